@@ -1,0 +1,32 @@
+"""Where the catalogue lives: --catalogue > $TRAINKB_CATALOGUE > this checkout > the bundled copy."""
+
+from __future__ import annotations
+
+import os
+from importlib import resources
+from pathlib import Path
+
+__all__ = ["ENV_VAR", "find_catalogue"]
+
+ENV_VAR = "TRAINKB_CATALOGUE"
+
+
+def _checkout_catalogue() -> Path | None:
+    """The top-level catalogue/ when trainkb runs from a source checkout (editable install)."""
+    top = Path(__file__).resolve().parents[2]
+    candidate = top / "catalogue"
+    if (top / "pyproject.toml").is_file() and (candidate / "areas.yaml").is_file():
+        return candidate
+    return None
+
+
+def find_catalogue(explicit: str | os.PathLike[str] | None = None) -> Path:
+    """Resolve the catalogue folder by the documented order of precedence."""
+    if explicit:
+        return Path(explicit)
+    if os.environ.get(ENV_VAR):
+        return Path(os.environ[ENV_VAR])
+    checkout = _checkout_catalogue()
+    if checkout is not None:
+        return checkout
+    return Path(str(resources.files("trainkb") / "_bundled_catalogue"))

@@ -1,0 +1,56 @@
+"""`kb`: the command-line entry point. Each subcommand lives in trainkb/commands/<name>.py."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from . import __version__
+
+__all__ = ["main"]
+
+COMMANDS = {
+    "list": "List entries, optionally of one area.",
+    "show": "Show one entry rendered in the terminal.",
+    "lint": "Validate every record and the catalogue's cross-references.",
+    "schema": "Print (or write) the JSON Schema of a record.",
+}
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="kb",
+        description="trainkb: paste a PyTorch training failure, get the entry that explains it.",
+    )
+    parser.add_argument("--version", action="version", version=f"kb (trainkb) {__version__}")
+    parser.add_argument("--catalogue", metavar="PATH",
+                        help="catalogue folder (default: $TRAINKB_CATALOGUE, this checkout, the bundled copy)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, help_text in COMMANDS.items():
+        module = importlib.import_module(f"trainkb.commands.{name}")
+        module.add_parser(sub.add_parser(name, help=help_text, description=help_text))
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run `kb` with ``argv``; return the exit status (0 ok, 1 findings, 2 usage)."""
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse exits 2 on usage errors and 0 on --help/--version
+        return int(exc.code or 0)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    module = importlib.import_module(f"trainkb.commands.{args.command}")
+    try:
+        return int(module.run(args))
+    except BrokenPipeError:  # `kb list | head` must not print a traceback
+        sys.stderr.close()
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""One module per `kb` subcommand: ``add_parser(parser)`` and ``run(args) -> int``."""

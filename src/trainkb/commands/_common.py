@@ -1,0 +1,35 @@
+"""Helpers shared by subcommands: loading the catalogue and reporting usage errors."""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import sys
+
+from .._catalogue import Catalogue, load_catalogue
+from .._locate import find_catalogue
+
+__all__ = ["EXIT_FINDINGS", "EXIT_OK", "EXIT_USAGE", "closest_ids", "open_catalogue", "usage_error"]
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+
+
+def open_catalogue(args: argparse.Namespace) -> Catalogue | None:
+    """Load the catalogue or explain (on stderr) why there is none to load."""
+    root = find_catalogue(getattr(args, "catalogue", None))
+    if not root.is_dir():
+        usage_error(f"catalogue folder not found: {root}")
+        return None
+    return load_catalogue(root)
+
+
+def usage_error(message: str) -> int:
+    print(f"kb: error: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def closest_ids(cat: Catalogue, wanted: str, limit: int = 3) -> list[str]:
+    """Nearest ids (and ids whose title matches) for an unknown id."""
+    by_upper = {i.upper(): i for i in cat.entries}
+    close = difflib.get_close_matches(wanted.upper(), list(by_upper), n=limit, cutoff=0.5)
+    return [by_upper[c] for c in close]

@@ -1,0 +1,24 @@
+"""`kb schema`: the JSON Schema of a record, for editors (catalogue/schema.json)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ._common import EXIT_OK
+
+
+def add_parser(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+
+
+def run(args: argparse.Namespace) -> int:
+    from .._jsonschema import render_schema
+
+    text = render_schema()
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return EXIT_OK

@@ -1,0 +1,38 @@
+"""`kb show ID`: one entry rendered as Markdown in the terminal, or as JSON."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from ._common import EXIT_OK, closest_ids, open_catalogue, usage_error
+
+
+def add_parser(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("id", help="entry id, e.g. D8")
+    parser.add_argument("--json", action="store_true", help="print the record as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    cat = open_catalogue(args)
+    if cat is None:
+        return 2
+    wanted = {i.upper(): i for i in cat.entries}.get(args.id.upper())
+    if wanted is None:
+        hint = closest_ids(cat, args.id)
+        suffix = f"; did you mean {', '.join(hint)}?" if hint else ""
+        return usage_error(f"unknown entry {args.id!r}{suffix}")
+    entry = cat.entries[wanted]
+    if args.json:
+        data = entry.model_dump(mode="json")
+        data["path"] = cat.display_path(entry.id)
+        data["backlinks"] = [vars(b) for b in cat.backlinks.get(entry.id, [])]
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+        return EXIT_OK
+    from rich.console import Console
+    from rich.markdown import Markdown
+
+    from .._markdown import entry_markdown
+
+    Console().print(Markdown(entry_markdown(entry, cat), code_theme="monokai"))
+    return EXIT_OK
