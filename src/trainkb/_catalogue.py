@@ -85,7 +85,7 @@ def validation_problems(err: ValidationError, located: Located, shown: str) -> l
     problems = []
     for item in err.errors(include_url=False):
         loc = _clean_loc(item["loc"])
-        known, (line, col) = located.position_of(loc)
+        _known, (line, col) = located.position_of(loc)
         message = item["msg"]
         if item["type"] == "extra_forbidden":
             message = "unknown key (not part of the record format)"

@@ -47,9 +47,8 @@ def _has_unbounded_repeat(pattern: object) -> bool:
 def _find_nested(pattern: object) -> bool:
     for op, av in pattern:  # type: ignore[attr-defined]
         outer_unbounded = av[1] == sre_constants.MAXREPEAT if op in _REPEATS else False
-        if outer_unbounded and op is not sre_constants.POSSESSIVE_REPEAT:
-            if _has_unbounded_repeat(av[2]):
-                return True
+        if outer_unbounded and op is not sre_constants.POSSESSIVE_REPEAT and _has_unbounded_repeat(av[2]):
+            return True
         if any(_find_nested(child) for child in _children(op, av)):
             return True
     return False
