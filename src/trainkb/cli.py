@@ -16,6 +16,8 @@ COMMANDS = {
     "show": "Show one entry rendered in the terminal.",
     "lint": "Validate every record and the catalogue's cross-references.",
     "schema": "Print (or write) the JSON Schema of a record.",
+    "check": "Run the entries' checks against the installed torch.",
+    "report": "Combine check reports from several environments.",
 }
 
 

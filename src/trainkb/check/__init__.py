@@ -1,0 +1,34 @@
+"""`kb check`: run the catalogue's snippets against the installed torch, contained and in parallel."""
+
+from ._process import WarmPool
+from ._report import (
+    environment_block,
+    github_annotations,
+    junit_xml,
+    load_report,
+    make_report,
+    merge_reports,
+    summary_text,
+)
+from ._runner import CheckResult, RunOptions, run_tasks, scrub_parent_environment
+from ._tasks import CheckTask, changed_entry_ids, parse_shard, select_tasks, skip_reason
+
+__all__ = [
+    "CheckResult",
+    "CheckTask",
+    "RunOptions",
+    "WarmPool",
+    "changed_entry_ids",
+    "environment_block",
+    "github_annotations",
+    "junit_xml",
+    "load_report",
+    "make_report",
+    "merge_reports",
+    "parse_shard",
+    "run_tasks",
+    "scrub_parent_environment",
+    "select_tasks",
+    "skip_reason",
+    "summary_text",
+]

@@ -1,0 +1,148 @@
+"""Start check processes from a warm forkserver and make sure none outlives `kb check`."""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import multiprocessing
+import os
+import signal
+import socket
+import threading
+from multiprocessing.connection import Connection
+from multiprocessing.context import BaseContext
+from multiprocessing.process import BaseProcess
+from typing import Any
+
+__all__ = ["BoundedOutput", "WarmPool", "free_port"]
+
+_HEAD_BYTES = 16 * 1024
+_TAIL_BYTES = 48 * 1024
+
+
+class BoundedOutput:
+    """Drains a pipe on a thread, keeping only its head and tail (a flood costs no memory)."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+        self._thread = threading.Thread(target=self._drain, daemon=True)
+        self._thread.start()
+
+    def _drain(self) -> None:
+        try:
+            while chunk := os.read(self._fd, 65536):
+                self.total += len(chunk)
+                room = _HEAD_BYTES - len(self.head)
+                if room > 0:
+                    self.head += chunk[:room]
+                    chunk = chunk[room:]
+                if chunk:
+                    self.tail += chunk
+                    if len(self.tail) > _TAIL_BYTES:
+                        del self.tail[: len(self.tail) - _TAIL_BYTES]
+        except OSError:
+            pass
+
+    def finish(self, wait: float = 2.0) -> None:
+        self._thread.join(wait)
+        with contextlib.suppress(OSError):
+            os.close(self._fd)
+
+    def text(self) -> str:
+        """Head and tail, with a marker where bytes were dropped."""
+        kept = len(self.head) + len(self.tail)
+        gap = self.total - kept
+        middle = f"\n[... {gap} bytes of output dropped ...]\n".encode() if gap > 0 else b""
+        return (bytes(self.head) + middle + bytes(self.tail)).decode("utf-8", "replace")
+
+
+_used_ports: set[int] = set()
+_port_lock = threading.Lock()
+
+
+def free_port() -> int:
+    """A port the kernel just handed out on 127.0.0.1, never one this process gave before."""
+    with _port_lock:
+        while True:
+            with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+                sock.bind(("127.0.0.1", 0))
+                port = sock.getsockname()[1]
+            if port not in _used_ports:
+                _used_ports.add(port)
+                return port
+
+
+class _Registry:
+    """Process groups still alive; killed on exit, on SIGTERM and on Ctrl-C."""
+
+    def __init__(self) -> None:
+        self._groups: set[int] = set()
+        self._lock = threading.Lock()
+        atexit.register(self.kill_all)
+
+    def add(self, pid: int) -> None:
+        with self._lock:
+            self._groups.add(pid)
+
+    def kill(self, pid: int) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+        with self._lock:
+            self._groups.discard(pid)
+
+    def kill_all(self) -> None:
+        with self._lock:
+            groups = list(self._groups)
+        for pid in groups:
+            self.kill(pid)
+
+
+class WarmPool:
+    """A multiprocessing forkserver that has imported torch once; each check is a fork of it."""
+
+    def __init__(self, preload: list[str] | None = None) -> None:
+        self._ctx: BaseContext = multiprocessing.get_context("forkserver")
+        self._ctx.set_forkserver_preload(["trainkb.check._warm", *(preload or [])])
+        self._start_lock = threading.Lock()
+        self.registry = _Registry()
+
+    @property
+    def context(self) -> BaseContext:
+        return self._ctx
+
+    def start(self, target: Any, args: tuple[Any, ...]) -> BaseProcess:
+        """Fork a child running ``target(*args)``; it is registered for killing at once."""
+        process = self._ctx.Process(target=target, args=args, daemon=False)
+        with self._start_lock:
+            process.start()
+        assert process.pid is not None
+        self.registry.add(process.pid)
+        return process
+
+    def result_pipe(self) -> tuple[Connection, Connection]:
+        return self._ctx.Pipe(duplex=False)
+
+    def stop(self, process: BaseProcess) -> None:
+        """Kill the child's whole process group (its own forks included) and reap it."""
+        if process.pid is not None:
+            self.registry.kill(process.pid)
+        process.join(5)
+
+    def probe(self, packages: list[str]) -> dict[str, Any]:
+        """Environment facts that need torch, computed in a warm child."""
+        from ._probe import probe
+
+        reader, writer = self.result_pipe()
+        process = self.start(probe, (writer, packages))
+        writer.close()
+        try:
+            if not reader.poll(120):
+                raise RuntimeError("the environment probe did not answer within 120 s")
+            return reader.recv()
+        finally:
+            self.stop(process)

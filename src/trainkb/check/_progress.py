@@ -1,0 +1,43 @@
+"""Progress while checks run: one rewritten line on a terminal, plain lines otherwise."""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections import Counter
+from typing import TextIO
+
+from ._runner import CheckResult
+
+__all__ = ["Progress"]
+
+_LABEL = {"passed": "PASS", "failed": "FAIL", "error": "ERROR", "skipped": "SKIP"}
+
+
+class Progress:
+    def __init__(self, total: int, stream: TextIO | None = None, quiet: bool = False) -> None:
+        self.total = total
+        self.stream = stream or sys.stderr
+        self.tty = self.stream.isatty()
+        self.quiet = quiet
+        self.counts: Counter[str] = Counter()
+        self._lock = threading.Lock()
+
+    def __call__(self, result: CheckResult) -> None:
+        with self._lock:
+            self.counts[result.status] += 1
+            done = sum(self.counts.values())
+            if self.quiet:
+                return
+            if self.tty:
+                if result.status in {"failed", "error"}:
+                    self.stream.write(f"\r\x1b[2K{_LABEL[result.status]} {result.entry}:{result.check}: "
+                                      f"{result.message[:200]}\n")
+                tally = " ".join(f"{self.counts[s]} {s}" for s in _LABEL if self.counts[s])
+                self.stream.write(f"\r\x1b[2K[{done}/{self.total}] {tally}  {result.entry}:{result.check}")
+                if done == self.total:
+                    self.stream.write("\n")
+            else:
+                self.stream.write(f"{_LABEL[result.status]:<5} {result.entry}:{result.check} "
+                                  f"({result.seconds:.2f} s) {result.message[:200]}\n")
+            self.stream.flush()

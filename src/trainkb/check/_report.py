@@ -1,0 +1,159 @@
+"""Reports of a check run: JSON (one environment or a merged matrix), JUnit XML, annotations, text."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import xml.etree.ElementTree as ET
+from collections import Counter
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ._runner import CheckResult
+
+__all__ = [
+    "REPORT_FORMAT",
+    "environment_block",
+    "environment_name",
+    "github_annotations",
+    "junit_xml",
+    "load_report",
+    "make_report",
+    "merge_reports",
+    "summary_text",
+]
+
+REPORT_FORMAT = "trainkb-check-report"
+REPORT_VERSION = 1
+_RESULT_KEYS = ("entry", "check", "status", "seconds", "message", "demonstrates", "claim", "expect")
+
+
+def _git_commit(path: Path) -> str | None:
+    try:
+        out = subprocess.run(["git", "-C", str(path), "rev-parse", "HEAD"], capture_output=True, text=True,
+                             timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None
+
+
+def environment_name(env: dict[str, Any]) -> str:
+    """A short stable label, e.g. 'cpu-torch2.13.0' or 'cuda-NVIDIA-H100-torch2.11.0'."""
+    torch = str(env.get("torch", "?")).split("+")[0]
+    if env.get("cuda_available") and env.get("gpus"):
+        device = "cuda-" + str(env["gpus"][0]).replace(" ", "-")
+        if len(env["gpus"]) > 1:
+            device += f"-x{len(env['gpus'])}"
+    else:
+        device = "cpu"
+    return f"{device}-torch{torch}"
+
+
+def environment_block(probed: dict[str, Any], catalogue_root: Path) -> dict[str, Any]:
+    block = {k: v for k, v in probed.items() if k != "packages"}
+    block["packages_missing"] = {k: v for k, v in probed.get("packages", {}).items() if v is not None}
+    block["catalogue_commit"] = _git_commit(catalogue_root)
+    block["timestamp"] = datetime.now(UTC).isoformat(timespec="seconds")
+    block["name"] = environment_name(probed)
+    return block
+
+
+def make_report(env: dict[str, Any], results: list[CheckResult]) -> dict[str, Any]:
+    """A report of one run; the same shape as a merged matrix with one environment."""
+    rows = []
+    for result in results:
+        row = {k: getattr(result, k) for k in _RESULT_KEYS}
+        row["environment"] = env["name"]
+        if result.evidence:
+            row["evidence"] = result.evidence[0][-8000:]
+        if result.output:
+            row["output"] = result.output[-8000:]
+        rows.append(row)
+    return {"format": REPORT_FORMAT, "version": REPORT_VERSION, "environments": [env],
+            "summary": dict(Counter(r.status for r in results)), "results": rows}
+
+
+def load_report(path: Path) -> dict[str, Any]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict) or data.get("format") != REPORT_FORMAT:
+        raise ValueError(f"{path}: not a trainkb check report")
+    return data
+
+
+def merge_reports(reports: list[dict[str, Any]]) -> dict[str, Any]:
+    """Combine runs from several environments; a later report replaces an environment of the same name."""
+    environments: dict[str, dict[str, Any]] = {}
+    results: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for report in reports:
+        for env in report["environments"]:
+            environments[env["name"]] = env
+            for key in [k for k in results if k[2] == env["name"]]:
+                del results[key]
+        for row in report["results"]:
+            results[(row["entry"], row["check"], row["environment"])] = row
+    rows = sorted(results.values(), key=lambda r: (r["environment"], r["entry"], r["check"]))
+    return {"format": REPORT_FORMAT, "version": REPORT_VERSION, "environments": list(environments.values()),
+            "summary": dict(Counter(r["status"] for r in rows)), "results": rows}
+
+
+def junit_xml(results: list[CheckResult], env_name: str) -> str:
+    counts = Counter(r.status for r in results)
+    suite = ET.Element("testsuite", name=f"kb-check ({env_name})", tests=str(len(results)),
+                       failures=str(counts["failed"]), errors=str(counts["error"]),
+                       skipped=str(counts["skipped"]), time=f"{sum(r.seconds for r in results):.3f}")
+    for result in results:
+        case = ET.SubElement(suite, "testcase", classname=result.entry, name=result.check,
+                             file=result.path, line=str(result.line), time=f"{result.seconds:.3f}")
+        if result.status in {"failed", "error"}:
+            tag = "failure" if result.status == "failed" else "error"
+            node = ET.SubElement(case, tag, message=result.message)
+            node.text = f"claim: {result.claim}\n{result.message}\n{result.output}"
+        elif result.status == "skipped":
+            ET.SubElement(case, "skipped", message=result.message)
+    root = ET.Element("testsuites")
+    root.append(suite)
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def _escape(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def github_annotations(results: list[CheckResult]) -> list[str]:
+    lines = []
+    for r in results:
+        if r.status in {"failed", "error"}:
+            title = f"kb check {r.entry}:{r.check} {r.status}"
+            lines.append(f"::error file={r.path},line={r.line},title={title}::{_escape(r.claim + ' — ' + r.message)}")
+        elif r.status == "skipped":
+            lines.append(f"::notice file={r.path},line={r.line},title=kb check {r.entry}:{r.check} skipped::"
+                         f"{_escape(r.message)}")
+    return lines
+
+
+def summary_text(results: list[CheckResult], env_name: str, wall: float) -> str:
+    counts = Counter(r.status for r in results)
+    parts = [f"kb check on {env_name}: {len(results)} checks in {wall:.1f} s — "
+             + ", ".join(f"{counts[s]} {s}" for s in ("passed", "failed", "error", "skipped") if counts[s])]
+    bad = [r for r in results if r.status in {"failed", "error"}]
+    if bad:
+        parts.append("\nFailures:")
+        for r in bad:
+            parts.append(f"  {r.status.upper()} {r.entry}:{r.check}  ({r.path}:{r.line})")
+            parts.append(f"    claim: {r.claim}")
+            parts.append(f"    what happened: {r.message}")
+            if r.output:
+                tail = "\n".join(r.output.strip().splitlines()[-12:])
+                parts.append("    output (tail):\n" + "\n".join("      " + line for line in tail.splitlines()))
+    skipped = [r for r in results if r.status == "skipped"]
+    if skipped:
+        reasons = Counter(r.message for r in skipped)
+        parts.append("\nSkipped:")
+        parts += [f"  {n} × {reason}" for reason, n in reasons.most_common()]
+    ran = sorted((r for r in results if r.status != "skipped"), key=lambda r: -r.seconds)[:5]
+    if ran:
+        parts.append("\nSlowest:")
+        parts += [f"  {r.seconds:6.2f} s  {r.entry}:{r.check}" for r in ran]
+    return "\n".join(parts)

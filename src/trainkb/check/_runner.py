@@ -1,0 +1,219 @@
+"""Run selected checks in parallel, each contained in its own forked process group."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
+from typing import Any
+
+from ._child import SECRET_NAME, run_snippet
+from ._process import BoundedOutput, WarmPool, free_port
+from ._tasks import CheckTask, skip_reason
+from ._verdict import ERROR, RankState, Verdict, decide, early_verdict
+
+__all__ = ["CheckResult", "RunOptions", "run_tasks"]
+
+_TORCHRUN_VARS = ("RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "GROUP_RANK", "ROLE_RANK",
+                  "MASTER_ADDR", "MASTER_PORT", "TORCHELASTIC_RUN_ID")
+
+
+@dataclass
+class RunOptions:
+    timeout: float = 60.0
+    memory_bytes: int | None = 16 * 1024**3
+    threads: int = 1
+    jobs: int = os.cpu_count() or 1
+
+
+@dataclass
+class CheckResult:
+    """The outcome of one check; ``evidence`` holds the traceback or warning it produced."""
+
+    entry: str
+    check: str
+    status: str
+    seconds: float
+    message: str
+    demonstrates: str
+    claim: str
+    expect: str
+    path: str
+    line: int
+    output: str = ""
+    evidence: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(vars(self))
+
+
+def _rank_env(rank: int, world: int, port: int | None) -> dict[str, str | None]:
+    if world == 1:  # a check must see a bare `python`, not whatever launched kb
+        return dict.fromkeys(_TORCHRUN_VARS)
+    return {"RANK": str(rank), "LOCAL_RANK": str(rank), "WORLD_SIZE": str(world),
+            "LOCAL_WORLD_SIZE": str(world), "GROUP_RANK": "0", "ROLE_RANK": str(rank),
+            "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "TORCHELASTIC_RUN_ID": None}
+
+
+def _spec(task: CheckTask, rank: int, world: int, port: int | None, cwd: str, limit: float,
+          options: RunOptions) -> dict[str, Any]:
+    env = {k: v for k, v in _rank_env(rank, world, port).items() if v is not None}
+    return {
+        "code": task.check.code,
+        "filename": f"<{task.key}>",
+        "cwd": cwd,
+        "env": env,
+        "unset": [k for k, v in _rank_env(rank, world, port).items() if v is None],
+        "memory_bytes": options.memory_bytes,
+        "cpu_seconds": int(limit * 2 + 30),
+        "threads": options.threads,
+    }
+
+
+class _Launch:
+    """The processes of one check, their pipes and what they reported."""
+
+    def __init__(self, pool: WarmPool, task: CheckTask, limit: float, options: RunOptions) -> None:
+        self.pool = pool
+        world = task.check.requires.processes
+        port = free_port() if world > 1 else None
+        self.cwd = tempfile.mkdtemp(prefix=f"kb-check-{task.entry_id}-")
+        self.ranks = [RankState(rank) for rank in range(world)]
+        self.processes = []
+        self.results: dict[Connection, int] = {}
+        self.outputs: list[tuple[BoundedOutput, BoundedOutput]] = []
+        for rank in range(world):
+            rank_dir = os.path.join(self.cwd, f"rank{rank}") if world > 1 else self.cwd
+            os.makedirs(rank_dir, exist_ok=True)
+            reader, writer = pool.result_pipe()
+            out_r, out_w = os.pipe()
+            err_r, err_w = os.pipe()
+            spec = _spec(task, rank, world, port, rank_dir, limit, options)
+            out_conn, err_conn = Connection(out_w, readable=False), Connection(err_w, readable=False)
+            try:
+                process = pool.start(run_snippet, (spec, writer, out_conn, err_conn))
+            finally:  # the child holds its own copies now
+                writer.close()
+                out_conn.close()
+                err_conn.close()
+            self.processes.append(process)
+            self.results[reader] = rank
+            self.outputs.append((BoundedOutput(out_r), BoundedOutput(err_r)))
+
+    def collect(self, deadline: float, check: Any, stop_early: bool) -> bool:
+        """Gather outcomes until every rank exited, a verdict is clear, or the deadline; True if hit."""
+        sentinels = {p.sentinel: rank for rank, p in enumerate(self.processes)}
+        while True:
+            open_results = list(self.results)
+            alive = [s for s, rank in sentinels.items() if self.ranks[rank].running]
+            if not alive and not open_results:
+                return False
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return True
+            for ready in wait([*open_results, *alive], timeout=remaining):
+                if ready in self.results:
+                    rank = self.results.pop(ready)
+                    try:
+                        self.ranks[rank].outcome = ready.recv()
+                    except (EOFError, OSError):
+                        pass
+                    ready.close()
+                else:
+                    rank = sentinels[ready]
+                    self.processes[rank].join(0)
+                    self.ranks[rank].exitcode = self.processes[rank].exitcode
+            exited = [s for s in self.ranks if not s.running]
+            for state in exited:  # an exit without a result means a crash; stop listening for it
+                for conn, rank in list(self.results.items()):
+                    if rank == state.rank and not conn.poll(0):
+                        self.results.pop(conn)
+                        conn.close()
+            if stop_early and early_verdict(check, self.ranks) is not None:
+                return False
+
+    def close(self) -> str:
+        for process in self.processes:
+            self.pool.stop(process)
+        texts = []
+        for rank, (out, err) in enumerate(self.outputs):
+            out.finish()
+            err.finish()
+            prefix = f"[rank{rank}] " if len(self.outputs) > 1 else ""
+            for label, stream in (("stdout", out), ("stderr", err)):
+                if stream.total:
+                    texts.append(f"--- {prefix}{label} ({stream.total} bytes) ---\n{stream.text()}")
+        for conn in self.results:
+            conn.close()
+        shutil.rmtree(self.cwd, ignore_errors=True)
+        return "\n".join(texts)
+
+
+def _run_one(pool: WarmPool, task: CheckTask, options: RunOptions) -> tuple[Verdict, float, str]:
+    expect = task.check.expect
+    hang_seconds = getattr(getattr(expect, "hangs", None), "seconds", None)
+    limit = task.check.timeout or options.timeout
+    wait_for = hang_seconds if hang_seconds is not None else limit
+    started = time.monotonic()
+    launch = _Launch(pool, task, limit, options)
+    try:
+        hit = launch.collect(started + wait_for, task.check, stop_early=hang_seconds is None)
+        elapsed = time.monotonic() - started
+        verdict = decide(task.check, launch.ranks, elapsed, hit, limit)
+    finally:
+        output = launch.close()
+    return verdict, time.monotonic() - started, output
+
+
+def _result(task: CheckTask, status: str, seconds: float, message: str, output: str = "",
+            evidence: list[str] | None = None) -> CheckResult:
+    check = task.check
+    return CheckResult(task.entry_id, check.name, status, round(seconds, 3), message, check.demonstrates,
+                       check.claim, task.expect_kind, task.path, task.line, output, evidence or [])
+
+
+def run_tasks(tasks: list[CheckTask], options: RunOptions, pool: WarmPool, env: dict[str, Any],
+              on_result: Callable[[CheckResult], None] | None = None) -> list[CheckResult]:
+    """Run every task (skips decided up front) and return results in task order."""
+    results: dict[int, CheckResult] = {}
+    runnable = []
+    for index, task in enumerate(tasks):
+        reason = skip_reason(task.check, env)
+        if reason is None:
+            runnable.append((index, task))
+        else:
+            results[index] = _result(task, "skipped", 0.0, reason)
+            if on_result:
+                on_result(results[index])
+
+    def work(item: tuple[int, CheckTask]) -> None:
+        index, task = item
+        try:
+            verdict, seconds, output = _run_one(pool, task, options)
+            keep_output = output if verdict.status != "passed" else ""
+            result = _result(task, verdict.status, seconds, verdict.message, keep_output, verdict.evidence)
+        except Exception as exc:  # the runner itself failed for this check; say so, keep going
+            result = _result(task, ERROR, 0.0, f"the checker could not run it: {type(exc).__name__}: {exc}")
+        results[index] = result
+        if on_result:
+            on_result(result)
+
+    with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as executor:
+        try:
+            list(executor.map(work, runnable))
+        except BaseException:
+            executor.shutdown(wait=False, cancel_futures=True)
+            pool.registry.kill_all()
+            raise
+    return [results[i] for i in range(len(tasks))]
+
+
+def scrub_parent_environment() -> None:
+    """Drop secret-looking variables before the forkserver copies our environment."""
+    for name in [n for n in os.environ if SECRET_NAME.search(n)]:
+        del os.environ[name]

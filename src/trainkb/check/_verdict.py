@@ -1,0 +1,136 @@
+"""Turn what each rank did into a status and a message a reader can act on."""
+
+from __future__ import annotations
+
+import re
+import signal
+from dataclasses import dataclass, field
+from typing import Any
+
+from .._schema import Check, ExpectHangs, ExpectRaises, ExpectWarns
+
+__all__ = ["RankState", "Verdict", "decide", "early_verdict"]
+
+PASSED, FAILED, ERROR = "passed", "failed", "error"
+
+
+@dataclass
+class RankState:
+    """One rank: its reported outcome (None if it sent none) and exit code (None while running)."""
+
+    rank: int
+    outcome: dict[str, Any] | None = None
+    exitcode: int | None = None
+    output: str = ""
+
+    @property
+    def running(self) -> bool:
+        return self.exitcode is None
+
+
+@dataclass
+class Verdict:
+    status: str
+    message: str
+    evidence: list[str] = field(default_factory=list)
+
+
+def _type_matches(mro: list[str], wanted: str) -> bool:
+    return any(name == wanted or name.endswith("." + wanted) for name in mro)
+
+
+def _short(name: str) -> str:
+    return name.removeprefix("builtins.")
+
+
+def _first_line(text: str, limit: int = 300) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= limit else line[:limit] + "…"
+
+
+def _died(state: RankState) -> str | None:
+    """A description when the rank was killed by a signal it did not ask for."""
+    if state.exitcode is None or state.exitcode >= 0 or state.outcome is not None:
+        return None
+    try:
+        name = signal.Signals(-state.exitcode).name
+    except ValueError:
+        name = f"signal {-state.exitcode}"
+    extra = {"SIGXCPU": " (CPU-time limit exceeded)", "SIGKILL": " (killed; memory limit or OOM killer?)"}
+    return f"rank {state.rank} died with {name}{extra.get(name, '')}"
+
+
+def _describe(state: RankState) -> str:
+    if (died := _died(state)) is not None:
+        return died
+    raised = state.outcome and state.outcome.get("raised")
+    if raised:
+        return f"rank {state.rank} raised {_short(raised['type'])}: {_first_line(raised['message'])}"
+    if state.exitcode not in (0, None):
+        return f"rank {state.rank} exited with status {state.exitcode}"
+    return f"rank {state.rank} finished normally"
+
+
+def _raise_matches(state: RankState, spec: Any) -> bool:
+    raised = state.outcome and state.outcome.get("raised")
+    return bool(raised and _type_matches(raised["mro"], spec.type) and re.search(spec.match, raised["message"]))
+
+
+def early_verdict(check: Check, ranks: list[RankState]) -> Verdict | None:
+    """A decision that need not wait for the other ranks (they may be blocked on this one)."""
+    expect = check.expect
+    if isinstance(expect, ExpectRaises):
+        for state in ranks:
+            if _raise_matches(state, expect.raises):
+                raised = state.outcome["raised"]  # type: ignore[index]
+                return Verdict(PASSED, f"rank {state.rank} raised {_short(raised['type'])} as expected",
+                               [raised["traceback"]])
+        return None
+    if isinstance(expect, ExpectHangs):
+        return None
+    for state in ranks:
+        if _died(state) is not None:
+            return Verdict(ERROR, _died(state) or "")
+        if not state.running and (state.exitcode != 0 or (state.outcome or {}).get("raised")):
+            return Verdict(FAILED, _describe(state) + _expected(check))
+    return None
+
+
+def _expected(check: Check) -> str:
+    expect = check.expect
+    if isinstance(expect, ExpectWarns):
+        return f" (expected a {expect.warns.category} warning matching /{expect.warns.match}/)"
+    return " (expected a clean exit)"
+
+
+def decide(check: Check, ranks: list[RankState], elapsed: float, deadline_hit: bool, limit: float) -> Verdict:
+    """The final verdict once every rank has exited or the deadline passed."""
+    expect = check.expect
+    if isinstance(expect, ExpectHangs):
+        if any(state.running for state in ranks):
+            alive = ", ".join(str(s.rank) for s in ranks if s.running)
+            return Verdict(PASSED, f"still running after {expect.hangs.seconds:g} s (rank {alive}); killed")
+        what = "; ".join(_describe(s) for s in ranks)
+        return Verdict(FAILED, f"finished after {elapsed:.1f} s, expected a hang of {expect.hangs.seconds:g} s: {what}")
+    if (early := early_verdict(check, ranks)) is not None:
+        return early
+    if deadline_hit:
+        alive = ", ".join(str(s.rank) for s in ranks if s.running)
+        return Verdict(FAILED, f"timed out after {limit:g} s (rank {alive} still running)")
+    if isinstance(expect, ExpectRaises):
+        spec = expect.raises
+        raised = [s for s in ranks if s.outcome and s.outcome.get("raised")]
+        if raised:
+            return Verdict(FAILED, f"{_describe(raised[0])}; expected {spec.type} matching /{spec.match}/",
+                           [raised[0].outcome["raised"]["traceback"]])  # type: ignore[index]
+        return Verdict(FAILED, f"completed without raising; expected {spec.type} matching /{spec.match}/")
+    if isinstance(expect, ExpectWarns):
+        spec_w = expect.warns
+        seen = [w for s in ranks for w in (s.outcome or {}).get("warnings", [])]
+        for warning in seen:
+            if _type_matches(warning["mro"], spec_w.category) and re.search(spec_w.match, warning["message"]):
+                return Verdict(PASSED, f"warned {_short(warning['category'])} as expected", [warning["text"]])
+        shown = "; ".join(f"{_short(w['category'])}: {_first_line(w['message'], 120)}" for w in seen[:3])
+        return Verdict(FAILED, f"no {spec_w.category} matching /{spec_w.match}/ was emitted"
+                       + (f" (saw {len(seen)}: {shown})" if seen else " (no warnings at all)"))
+    return Verdict(PASSED, "completed; its assertions held" if len(ranks) == 1 else "every rank completed")

@@ -1,0 +1,103 @@
+"""`kb check`: run the selected entries' checks against the torch installed here."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+import time
+from pathlib import Path
+
+from ._common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, open_catalogue, usage_error
+
+_SIZE = re.compile(r"^(\d+(?:\.\d+)?)([KMG]?)$", re.IGNORECASE)
+
+
+def _bytes(text: str) -> int | None:
+    if text.lower() in {"0", "none", "off"}:
+        return None
+    match = _SIZE.match(text)
+    if match is None:
+        raise argparse.ArgumentTypeError(f"expected a size such as 8G or 512M, got {text!r}")
+    scale = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3}[match[2].upper()]
+    return int(float(match[1]) * scale)
+
+
+def add_parser(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("ids", nargs="*", metavar="ID", help="entries to check (default: all)")
+    parser.add_argument("--area", help="only entries of this area")
+    parser.add_argument("--changed-since", metavar="GIT_REF", help="only entries whose record changed since GIT_REF")
+    parser.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1,
+                        help="checks run in parallel (default: CPU count)")
+    parser.add_argument("--timeout", type=float, default=60.0,
+                        help="seconds per check unless the check sets its own (default 60)")
+    parser.add_argument("--memory-limit", type=_bytes, default=16 * 1024**3, metavar="SIZE",
+                        help="address-space limit per check process, e.g. 8G; 'off' disables (default 16G)")
+    parser.add_argument("--shard", metavar="i/n", help="run only shard i of n (stable split for CI matrices)")
+    parser.add_argument("--strict", action="store_true", help="count skipped checks as failures")
+    parser.add_argument("--json", metavar="FILE", help="write the JSON report to FILE ('-' for stdout)")
+    parser.add_argument("--junit", metavar="FILE", help="write a JUnit XML report to FILE")
+    parser.add_argument("--format", choices=["text", "github"], default="text",
+                        help="github also prints Actions annotations for failures and skips")
+    parser.add_argument("--quiet", "-q", action="store_true", help="no per-check progress")
+
+
+def run(args: argparse.Namespace) -> int:
+    from .. import check as checker
+
+    if args.jobs < 1:
+        return usage_error("--jobs must be at least 1")
+    try:
+        shard = checker.parse_shard(args.shard) if args.shard else None
+    except ValueError as exc:
+        return usage_error(str(exc))
+    cat = open_catalogue(args)
+    if cat is None:
+        return EXIT_USAGE
+    if cat.problems:
+        for problem in cat.problems:
+            print(problem, file=sys.stderr)
+        return usage_error("the catalogue has invalid records; fix them first (`kb lint`)")
+    unknown = [i for i in args.ids if i.upper() not in {e.upper() for e in cat.entries}]
+    if unknown:
+        return usage_error(f"unknown entry id(s): {', '.join(unknown)}")
+    if args.area and cat.area(args.area) is None:
+        return usage_error(f"unknown area {args.area!r}")
+    only = None
+    if args.changed_since:
+        try:
+            only = checker.changed_entry_ids(cat, args.changed_since)
+        except Exception as exc:
+            return usage_error(f"--changed-since {args.changed_since}: {exc}")
+    tasks = checker.select_tasks(cat, args.ids or None, args.area, only, shard)
+
+    checker.scrub_parent_environment()
+    started = time.monotonic()
+    pool = checker.WarmPool()
+    packages = sorted({p for t in tasks for p in t.check.requires.packages})
+    try:
+        env = checker.environment_block(pool.probe(packages), cat.root)
+        options = checker.RunOptions(timeout=args.timeout, memory_bytes=args.memory_limit, jobs=args.jobs)
+        from ..check._progress import Progress
+
+        quiet = args.quiet or args.json == "-"
+        results = checker.run_tasks(tasks, options, pool, env, Progress(len(tasks), quiet=quiet))
+    finally:
+        pool.registry.kill_all()
+    wall = time.monotonic() - started
+
+    report = checker.make_report(env, results)
+    if args.json == "-":
+        print(json.dumps(report, indent=2))
+    elif args.json:
+        Path(args.json).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    if args.junit:
+        Path(args.junit).write_text(checker.junit_xml(results, env["name"]), encoding="utf-8")
+    if args.format == "github":
+        for line in checker.github_annotations(results):
+            print(line)
+    print(checker.summary_text(results, env["name"], wall), file=sys.stderr if args.json == "-" else sys.stdout)
+    bad = {"failed", "error"} | ({"skipped"} if args.strict else set())
+    return EXIT_FINDINGS if any(r.status in bad for r in results) else EXIT_OK

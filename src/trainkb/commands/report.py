@@ -1,0 +1,32 @@
+"""`kb report merge A.json B.json -o all.json`: one verification matrix from several runs."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from ._common import EXIT_OK, usage_error
+
+
+def add_parser(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    merge = sub.add_parser("merge", help="merge JSON reports; later files win for the same environment")
+    merge.add_argument("reports", nargs="+", type=Path, metavar="REPORT")
+    merge.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..check import load_report, merge_reports
+
+    try:
+        reports = [load_report(path) for path in args.reports]
+    except (OSError, ValueError) as exc:
+        return usage_error(str(exc))
+    text = json.dumps(merge_reports(reports), indent=2) + "\n"
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return EXIT_OK

@@ -1,0 +1,195 @@
+"""The search index: plain data built once from the catalogue, cached on disk.
+
+Building it needs the pydantic records (slow to import and validate); using it needs
+only lists, dicts and strings. So the index is plain data (marshal: primitives only, so loading runs no code) under the user's
+cache folder, keyed by the catalogue's content hash, and a cached `kb search` never
+parses YAML. Any cache failure falls back to building in memory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import marshal
+import math
+import os
+import re
+import sys
+import tempfile
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ._normalize import normalize, terms
+
+__all__ = ["FORMAT", "Index", "build_data", "cache_dir", "content_hash", "load_index"]
+
+FORMAT = 1  # bump when the plain-data layout or the normalisation changes
+_KEEP = 8  # cached indexes kept (one per catalogue state; old ones are deleted)
+K1, B = 1.2, 0.75
+# Term weight of each record field in the prose model (a BM25F-style field boost).
+FIELD_WEIGHTS = {"title": 3.0, "aliases": 2.0, "tags": 2.0, "symptom": 1.0, "signatures": 1.0,
+                 "root_cause": 0.5, "fix": 0.3}
+
+
+@dataclass(frozen=True)
+class Sig:
+    """A signature ready to search: compiled pattern plus its masked texts for fuzzy alignment."""
+
+    entry: int
+    source: str  # the literal or regex as written, shown as evidence
+    pattern: re.Pattern[str]
+    literal: str | None  # normalised literal, searched in normalised lines
+    type: str | None
+    kind: str
+    texts: tuple[str, ...]  # normalised literal and example
+    terms: frozenset[str]
+    shared: int  # how many other entries' examples this signature also matches
+
+
+class Index:
+    """Entries, signatures, aliases and a BM25 term model, all from plain data."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.entries: list[dict[str, str]] = data["entries"]
+        self.sigs = [
+            Sig(s["entry"], s["source"], re.compile(s["pattern"], re.IGNORECASE), s["literal"], s["type"], s["kind"],
+                tuple(s["texts"]), frozenset(s["terms"]), s["shared"])
+            for s in data["sigs"]
+        ]
+        self.aliases: list[tuple[int, str, frozenset[str]]] = [(a[0], a[1], frozenset(a[2])) for a in data["aliases"]]
+        self.postings: dict[str, list[tuple[int, float]]] = data["postings"]
+        self.idf: dict[str, float] = data["idf"]
+        self.sig_terms: dict[str, list[int]] = data["sig_terms"]
+        self.hash: str = data["hash"]
+
+
+def content_hash(root: Path) -> str:
+    """Same digest as ``Catalogue.content_hash`` without importing the record models."""
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.yaml")):
+        digest.update(str(path.relative_to(root)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _signature_data(entry_index: int, sig: Any) -> dict[str, Any]:
+    pattern = sig.regex if sig.regex is not None else re.escape(sig.literal)
+    texts = [normalize(sig.literal)] if sig.literal else []
+    texts.append(normalize(sig.example))
+    return {
+        "entry": entry_index, "source": sig.regex or sig.literal, "pattern": pattern,
+        "literal": normalize(sig.literal) if sig.literal else None, "type": sig.type, "kind": sig.kind,
+        "texts": texts, "terms": sorted(set(terms(" ".join([sig.literal or "", sig.example])))), "shared": 0,
+    }
+
+
+def _count_shared(sigs: list[dict[str, Any]], examples: list[tuple[int, str]]) -> None:
+    """A signature that also matches other entries' examples is generic: it names less."""
+    for sig in sigs:
+        pattern = re.compile(sig["pattern"], re.IGNORECASE)
+        sig["shared"] = len({e for e, text in examples if e != sig["entry"] and pattern.search(text)})
+
+
+def _field_texts(entry: Any) -> dict[str, str]:
+    return {
+        "title": entry.title, "aliases": " ".join(entry.aliases), "tags": " ".join(entry.tags),
+        "symptom": entry.symptom, "root_cause": entry.root_cause, "fix": entry.fix,
+        "signatures": " ".join(f"{s.literal or ''} {s.example} {s.type or ''}" for s in entry.signatures),
+    }
+
+
+def _bm25(docs: list[Counter[str]]) -> tuple[dict[str, list[tuple[int, float]]], dict[str, float]]:
+    """Postings with the BM25 term-frequency part precomputed, and each term's idf."""
+    lengths = [sum(doc.values()) for doc in docs]
+    average = sum(lengths) / max(len(lengths), 1) or 1.0
+    postings: dict[str, list[tuple[int, float]]] = {}
+    for index, doc in enumerate(docs):
+        norm = K1 * (1 - B + B * lengths[index] / average)
+        for term, tf in doc.items():
+            postings.setdefault(term, []).append((index, tf * (K1 + 1) / (tf + norm)))
+    n = len(docs)
+    idf = {t: math.log(1 + (n - len(p) + 0.5) / (len(p) + 0.5)) for t, p in postings.items()}
+    return postings, idf
+
+
+def build_data(entries: list[Any], digest: str) -> dict[str, Any]:
+    """The plain-data index of ``entries`` (pydantic ``Entry`` objects or look-alikes)."""
+    rows, sigs, aliases, docs, examples = [], [], [], [], []
+    for index, entry in enumerate(entries):
+        rows.append({"id": entry.id, "title": entry.title, "area": entry.area})
+        for sig in entry.signatures:
+            sigs.append(_signature_data(index, sig))
+            examples.append((index, sig.example))
+        for alias in [entry.title, *entry.aliases]:
+            aliases.append((index, normalize(alias), sorted(set(terms(alias)))))
+        doc: Counter[str] = Counter()
+        for name, text in _field_texts(entry).items():
+            for term in terms(text):
+                doc[term] += FIELD_WEIGHTS[name]
+        docs.append(doc)
+    _count_shared(sigs, examples)
+    postings, idf = _bm25(docs)
+    sig_terms: dict[str, list[int]] = {}
+    for number, sig in enumerate(sigs):
+        for term in sig["terms"]:
+            sig_terms.setdefault(term, []).append(number)
+    return {"format": FORMAT, "hash": digest, "entries": rows, "sigs": sigs, "aliases": aliases,
+            "postings": postings, "idf": idf, "sig_terms": sig_terms}
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "trainkb"
+
+
+def _cache_path(digest: str) -> Path:
+    version = f"{sys.version_info[0]}{sys.version_info[1]}"  # marshal's format follows the interpreter
+    return cache_dir() / f"index-{FORMAT}-py{version}-{digest}.marshal"
+
+
+def _read_cache(path: Path, digest: str) -> dict[str, Any] | None:
+    try:
+        data = marshal.loads(path.read_bytes())
+    except Exception:  # missing, corrupt, partial or foreign: only a miss
+        return None
+    if isinstance(data, dict) and data.get("format") == FORMAT and data.get("hash") == digest:
+        return data
+    return None
+
+
+def _write_cache(path: Path, data: dict[str, Any]) -> None:
+    """Write atomically and keep only the newest few indexes; never raise."""
+    tmp = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(marshal.dumps(data))
+        os.replace(tmp, path)
+        tmp = None
+        old = sorted(path.parent.glob("index-*.marshal"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for stale in old[_KEEP:]:
+            stale.unlink()
+    except Exception:  # read-only home, full disk, a racing writer: search still works
+        pass
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+
+
+def load_index(root: Path, use_cache: bool = True) -> Index:
+    """The index of the catalogue at ``root``, from the disk cache when its hash still matches."""
+    root = root.resolve()
+    digest = content_hash(root)
+    path = _cache_path(digest)
+    data = _read_cache(path, digest) if use_cache else None
+    if data is None:
+        from .._catalogue import load_catalogue  # pydantic and YAML only on a cache miss
+
+        data = build_data(load_catalogue(root).ordered(), digest)
+        if use_cache:
+            _write_cache(path, data)
+    return Index(data)

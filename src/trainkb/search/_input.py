@@ -1,0 +1,241 @@
+"""Understand a paste: clean it, find the exception messages in it, and say what it is.
+
+A paste is a Python traceback (possibly chained, possibly relayed by a launcher), a log
+(NCCL, torchrun, the shell), or a prose description with an error quoted somewhere in
+it. Search needs the lines with their original numbers (for evidence), the messages
+weighted by how likely each is the real failure (the final exception of the last
+traceback, or the root-cause rank of a torchrun failure), and the prose for the term
+model.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+__all__ = ["MAX_CHARS", "MAX_LINES", "MAX_LINE_CHARS", "Line", "Message", "Query", "parse"]
+
+MAX_CHARS = 200_000  # keep the tail: tracebacks end at the bottom
+MAX_LINES = 5_000
+MAX_LINE_CHARS = 2_000  # bound on what any regex or fuzzy comparison sees of one line
+MAX_CONTINUATION = 30  # lines a multi-line exception message may run on
+
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_PREFIX = re.compile(r"^\s*\[(?:rank|default)\s*(\d+)\]\s*:\s?|^\s*(?:>\s?)+|^\s*[│┃|]\s?")
+_BOX = re.compile(r"^[\s│┃╭╮╰╯─━┌┐└┘]+|[\s│┃╭╮╰╯─━┌┐└┘]+$")
+
+_TB_HEADER = re.compile(r"Traceback \(most recent call last\)")
+_FRAME = re.compile(r'^\s*File "[^"]*", line \d+|^\s*(?:-+>\s*)?\d+\s|^\S+\.py in \S+\(|^<ipython-input-|^\s*\.\.\.$|^\s*[~^]{3,}\s*$')
+_CHAIN = re.compile(r"During handling of the above exception|The above exception was the direct cause")
+_TYPE = r"(?:[A-Za-z_]\w*\.)*(?:[A-Z]\w*(?:Error|Exception|Warning|Interrupt|Exit|Fault|Failure)|KeyboardInterrupt|" \
+    r"StopIteration|AssertionError)"
+_EXC_LINE = re.compile(rf"^(?P<type>{_TYPE})(?::\s*(?P<msg>.*))?$")
+_WARN_LINE = re.compile(rf"^\S+:\d+:\s*(?P<type>{_TYPE}):\s*(?P<msg>.*)$")
+_EXC_INLINE = re.compile(rf"(?:^|[\s`'\"(>:])(?P<type>{_TYPE}):\s+(?P<msg>\S.*)$")
+_WRAPPER = re.compile(r"^Caught \w+ in (?:DataLoader worker process|replica) \d+|^\s*$")
+_WRAPPER_TYPES = frozenset({"ChildFailedError"})
+_ROOT_CAUSE = re.compile(r"Root Cause \(first observed failure\)")
+_FIELD = re.compile(r"^\s*(rank|exitcode|traceback)\s*:\s*(.*)$")
+_LOGGY = re.compile(
+    r"^\[?[EWIF]\d{4}|^\[?\d{4}-\d\d-\d\d|^(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\b|NCCL|ProcessGroup|"
+    r"\bKilled\b|Bus error|Segmentation fault|core dumped|\bexitcode\b|^\*{5,}|^[=\-]{10,}|^\s*\w[\w.]*:\d+:",
+)
+_SENTENCE = re.compile(r"[A-Za-z]{2,}")
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of the paste, cleaned; ``number`` is 1-based in the original input."""
+
+    number: int
+    text: str
+    rank: int | None = None
+    role: str = "text"  # text | frame | header | message
+
+
+@dataclass(frozen=True)
+class Message:
+    """An exception or warning message, possibly spread over several lines."""
+
+    type: str | None
+    text: str
+    line: int  # index into Query.lines of the line that carries the type
+    weight: float
+
+
+@dataclass
+class Query:
+    kind: str
+    lines: list[Line]
+    messages: list[Message] = field(default_factory=list)
+    prose: str = ""
+
+
+def _cap(text: str) -> tuple[str, int]:
+    """The tail of ``text`` within the limits, and how many lines were dropped before it."""
+    dropped = 0
+    if len(text) > MAX_CHARS:
+        cut = len(text) - MAX_CHARS
+        newline = text.find("\n", cut)
+        cut = newline + 1 if 0 <= newline < cut + 2_000 else cut
+        dropped = text.count("\n", 0, cut)
+        text = text[cut:]
+    if text.count("\n") >= MAX_LINES:
+        parts = text.split("\n")
+        dropped += len(parts) - MAX_LINES
+        text = "\n".join(parts[-MAX_LINES:])
+    return text, dropped
+
+
+def _clean(raw: str) -> tuple[str, int | None]:
+    """Drop colour codes, progress-bar redraws, rank/quote prefixes and box drawing."""
+    if "\r" in raw:
+        segments = [s for s in raw.split("\r") if s.strip()]
+        raw = segments[-1] if segments else ""
+    raw = _CONTROL.sub("", _ANSI.sub("", raw[: MAX_LINE_CHARS * 2]))
+    rank = None
+    for _ in range(3):  # "[rank0]: │ > text" stacks prefixes
+        match = _PREFIX.match(raw)
+        if not match or not match.group(0):
+            break
+        if match.group(1) is not None:
+            rank = int(match.group(1))
+        raw = raw[match.end():]
+    return _BOX.sub("", raw)[:MAX_LINE_CHARS].rstrip(), rank
+
+
+def _split(text: str | bytes) -> list[Line]:
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", errors="replace")
+    text, dropped = _cap(text)
+    lines = []
+    for offset, raw in enumerate(text.split("\n")):
+        cleaned, rank = _clean(raw)
+        lines.append(Line(dropped + offset + 1, cleaned, rank))
+    return lines
+
+
+def _exception_at(text: str, in_traceback: bool) -> tuple[str, str] | None:
+    """(type, message) when ``text`` is an exception or warning line."""
+    stripped = text.strip().strip("`")
+    for pattern in (_WARN_LINE, _EXC_LINE):
+        match = pattern.match(stripped)
+        if match and (match.group("msg") or in_traceback or pattern is _WARN_LINE or "." in match.group("type")):
+            return match.group("type"), (match.group("msg") or "").strip()
+    match = _EXC_INLINE.search(stripped)
+    if match:
+        return match.group("type"), match.group("msg").strip().rstrip("`'\"")
+    return None
+
+
+def _is_structural(text: str) -> bool:
+    return bool(not text.strip() or _TB_HEADER.search(text) or _CHAIN.search(text) or _FRAME.match(text))
+
+
+def _collect(lines: list[Line]) -> tuple[list[Line], list[tuple[str, str, int, int]]]:
+    """Mark roles and find (type, message, line index, traceback block) of every exception."""
+    out: list[Line] = []
+    found: list[tuple[str, str, int, int]] = []
+    block, in_tb, i = 0, False, 0
+    while i < len(lines):
+        line = lines[i]
+        text = line.text
+        if _TB_HEADER.search(text):
+            in_tb = True
+            out.append(Line(line.number, text, line.rank, "header"))
+            i += 1
+            continue
+        if _CHAIN.search(text):
+            out.append(Line(line.number, text, line.rank, "header"))
+            i += 1
+            continue
+        if in_tb and _FRAME.match(text):
+            out.append(Line(line.number, text, line.rank, "frame"))
+            i += 1
+            # the source line under a frame is indented code, not a message
+            if i < len(lines) and lines[i].text.startswith("    ") and not _FRAME.match(lines[i].text):
+                out.append(Line(lines[i].number, lines[i].text, lines[i].rank, "frame"))
+                i += 1
+            continue
+        hit = _exception_at(text, in_tb)
+        if hit is None:
+            out.append(line)
+            i += 1
+            continue
+        kind, message = hit
+        out.append(Line(line.number, text, line.rank, "message"))
+        at = len(out) - 1
+        i += 1
+        extra = 0
+        while i < len(lines) and extra < MAX_CONTINUATION and not _is_structural(lines[i].text) \
+                and (not message or _exception_at(lines[i].text, False) is None):
+            message = f"{message} {lines[i].text.strip()}".strip()
+            out.append(Line(lines[i].number, lines[i].text, lines[i].rank, "message"))
+            i += 1
+            extra += 1
+        found.append((kind, message, at, block))
+        if in_tb:
+            nxt = lines[i].text if i < len(lines) else ""
+            if not _CHAIN.search(nxt) and not (not nxt.strip() and i + 1 < len(lines)
+                                               and _CHAIN.search(lines[i + 1].text)):
+                block += 1
+            in_tb = False
+    return out, found
+
+
+def _root_cause(lines: list[Line]) -> tuple[int | None, list[tuple[str, int]]]:
+    """The failing rank and its `traceback :` field from a torchrun ChildFailedError summary."""
+    for index, line in enumerate(lines):
+        if not _ROOT_CAUSE.search(line.text):
+            continue
+        rank, extra = None, []
+        for j in range(index + 1, min(index + 14, len(lines))):
+            match = _FIELD.match(lines[j].text)
+            if not match:
+                continue
+            if match.group(1) == "rank":
+                digits = re.match(r"\d+", match.group(2))
+                rank = int(digits.group(0)) if digits else None
+            elif match.group(1) == "traceback" and "enable traceback" not in match.group(2):
+                extra.append((match.group(2).strip(), j))
+        return rank, extra
+    return None, []
+
+
+def _weigh(lines: list[Line], found: list[tuple[str, str, int, int]]) -> list[Message]:
+    """Weight 1.0 for the failure itself: the last traceback block (root-cause rank first)."""
+    root_rank, extra = _root_cause(lines)
+    real = [f for f in found if f[0].rsplit(".", 1)[-1] not in _WRAPPER_TYPES and not _WRAPPER.match(f[1])]
+    if root_rank is not None and any(lines[f[2]].rank == root_rank for f in real):
+        real = [f for f in real if lines[f[2]].rank == root_rank]
+    last_block = real[-1][3] if real else -1
+    messages = []
+    for kind, text, at, block in found:
+        if (kind, text, at, block) not in real:
+            weight = 0.5
+        elif block == last_block:
+            weight = 1.0
+        else:
+            weight = 0.9
+        messages.append(Message(kind, text, at, weight))
+    messages += [Message(None, text, at, 1.0) for text, at in extra]
+    return messages
+
+
+def _kind(lines: list[Line], messages: list[Message]) -> str:
+    if any(line.role in ("header", "frame") for line in lines) or any(
+            (m.type or "").endswith("ChildFailedError") for m in messages):
+        return "traceback"
+    loggy = sum(1 for line in lines if line.role == "message" or _LOGGY.search(line.text))
+    wordy = sum(1 for line in lines if line.role == "text" and len(_SENTENCE.findall(line.text)) >= 6
+                and not _LOGGY.search(line.text))
+    return "log" if loggy and loggy >= wordy else "prose"
+
+
+def parse(text: str | bytes) -> Query:
+    """Split, clean and classify ``text``; never raises on any input."""
+    lines, found = _collect(_split(text))
+    messages = _weigh(lines, found)
+    prose = "\n".join(line.text for line in lines if line.role in ("text", "message"))
+    return Query(_kind(lines, messages), lines, messages, prose)

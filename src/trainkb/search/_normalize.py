@@ -1,0 +1,67 @@
+"""Mask the variable parts of a log line and cut text into search terms.
+
+Two pastes of the same failure differ in numbers, shapes, paths, ranks and ports; a
+log-template miner (Drain) or Sentry's grouping masks those before comparing. The
+masks here are applied to both the paste and the catalogue's signatures so fuzzy
+comparison sees only the stable wording: exception classes and API names survive.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["MASKS", "normalize", "stem", "terms"]
+
+# (placeholder, pattern) in application order: wider constructs first, so a path's
+# digits or a shape's numbers are not masked piecemeal.
+MASKS: list[tuple[str, re.Pattern[str]]] = [
+    ("<url>", re.compile(r"\b(?:https?|file)://\S+")),
+    ("<path>", re.compile(r"(?:\b[A-Za-z]:)?(?:[\\/][\w.\-~@+]+){2,}[\\/]?|\b[\w.\-]+\.(?:py|cpp|cu|cc|h|hpp|so|pth|pt|ckpt|bin|safetensors|json|yaml|yml)\b")),
+    ("<addr>", re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b|\[::\d*\](?::\d+)?|\blocalhost:\d+")),
+    ("<hex>", re.compile(r"\b0x[0-9a-fA-F]+\b|\b[0-9a-f]{12,}\b")),
+    ("<shape>", re.compile(r"torch\.Size\(\[[^\]]*\]\)|\[\s*\d+(?:\s*,\s*\d+)+\s*\]|\(\s*\d+(?:\s*,\s*\d+)+\s*,?\s*\)")),
+    ("<size>", re.compile(r"\b\d+(?:\.\d+)?\s?(?:[KMGT]i?B|bytes|[kmgt]b)\b")),
+    ("<time>", re.compile(r"\b\d{1,4}[-/]\d{1,2}[-/]\d{1,4}(?:[ T]\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?)?\b|\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b")),
+    ("pid <num>", re.compile(r"\bpid\s*[:=]?\s*\d+", re.IGNORECASE)),
+    ("rank <num>", re.compile(r"\brank\s*[:=]?\s*\d+", re.IGNORECASE)),
+    ("port <num>", re.compile(r"\bport\s*[:=]?\s*\d+", re.IGNORECASE)),
+    ("<num>", re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?(?![\w])", re.IGNORECASE)),
+]
+
+_SPACES = re.compile(r"\s+")
+_WORD = re.compile(r"[a-z][a-z0-9_]*[a-z0-9]|[a-z]")
+_STOP = frozenset(
+    ["a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "could", "did", "do", "does", "doing", "for", "from", "get", "got", "had", "has", "have", "how", "i", "if", "in", "into", "is", "it", "its", "me", "my", "no", "not", "of", "on", "or", "our", "please", "so", "some", "than", "that", "the", "their", "then", "there", "these", "this", "those", "to", "too", "was", "we", "were", "what", "when", "where", "which", "while", "who", "why", "will", "with", "would", "you", "your", "after", "before", "also", "any", "just", "only", "very", "all", "one", "two", "use", "used", "using", "try", "tried", "run", "running", "same", "other", "more", "most", "here", "out", "up", "about"]
+)
+
+
+def normalize(line: str) -> str:
+    """Lower-case ``line`` with its variable parts masked and whitespace collapsed."""
+    out = line
+    for placeholder, pattern in MASKS:
+        out = pattern.sub(placeholder, out)
+    return _SPACES.sub(" ", out).strip().lower()
+
+
+def stem(word: str) -> str:
+    """A deliberately crude suffix stripper: 'shuffling', 'shuffled', 'shuffles' -> 'shuffl'."""
+    if len(word) <= 4 or "_" in word:
+        return word
+    for suffix in ("ations", "ation", "ings", "ing", "ies", "ied", "ed", "es", "ly", "s", "e"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    return word
+
+
+def terms(text: str) -> list[str]:
+    """Stemmed content words of ``text``; identifiers also yield their ``_``-separated parts."""
+    out: list[str] = []
+    for _placeholder, pattern in MASKS[:2]:  # url and path pieces are noise, not vocabulary
+        text = pattern.sub(" ", text)
+    for word in _WORD.findall(text.lower()):
+        if word in _STOP:
+            continue
+        out.append(stem(word))
+        if "_" in word:
+            out.extend(stem(part) for part in word.split("_") if len(part) > 2 and part not in _STOP)
+    return out
