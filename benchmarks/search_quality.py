@@ -1,0 +1,175 @@
+"""Search quality: top-1/top-3 per query kind, abstention, wrong-confident answers, vs two baselines.
+
+Cases come from ../shared/bench/dev-cases.jsonl (real pastes; read here, never copied into
+the repository) when present, plus benchmarks/search_cases.jsonl (written for this
+project). Each case: id, kind (traceback|log|prose), text, expect (acceptable entry ids,
+primary first; empty: nothing covers it and search should abstain).
+
+Baselines: BM25 over each record's whole text, and rapidfuzz token_set_ratio of the
+whole paste against each record's text. Neither can abstain.
+
+    python benchmarks/search_quality.py [--dev PATH] [--catalogue PATH] [--misses]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import sys
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+from rapidfuzz import fuzz, process
+
+from trainkb._catalogue import load_catalogue
+from trainkb._locate import find_catalogue
+from trainkb.search import get_index, search
+
+HERE = Path(__file__).resolve().parent
+DEFAULT_DEV = HERE.parent.parent / "shared" / "bench" / "dev-cases.jsonl"
+OWN = HERE / "search_cases.jsonl"
+KINDS = ("traceback", "log", "prose")
+Ranker = Callable[[str], tuple[list[str], bool, bool]]  # ids, abstained, top-1 high confidence
+
+
+def load_cases(path: Path, source: str) -> list[dict]:
+    if not path.is_file():
+        print(f"({source}: {path} not found, skipped)")
+        return []
+    cases = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    for case in cases:
+        case["set"] = source
+    return cases
+
+
+def _record_texts(root: Path) -> tuple[list[str], list[str]]:
+    entries = load_catalogue(root).ordered()
+    texts = []
+    for e in entries:
+        sigs = " ".join(f"{s.literal or s.regex} {s.example}" for s in e.signatures)
+        texts.append(" ".join([e.title, *e.aliases, *e.tags, e.symptom, e.root_cause, e.fix, sigs]))
+    return [e.id for e in entries], texts
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9_]+", text.lower())
+
+
+def bm25_baseline(ids: list[str], texts: list[str]) -> Ranker:
+    docs = [Counter(_words(t)) for t in texts]
+    lengths = [sum(d.values()) for d in docs]
+    avg = sum(lengths) / len(lengths)
+    df = Counter(w for d in docs for w in d)
+    n = len(docs)
+
+    def rank(query: str) -> tuple[list[str], bool, bool]:
+        q = set(_words(query))
+        scores = []
+        for i, d in enumerate(docs):
+            s = 0.0
+            for w in q & d.keys():
+                idf = math.log(1 + (n - df[w] + 0.5) / (df[w] + 0.5))
+                s += idf * d[w] * 2.2 / (d[w] + 1.2 * (0.25 + 0.75 * lengths[i] / avg))
+            scores.append(s)
+        order = sorted(range(n), key=lambda i: -scores[i])
+        return [ids[i] for i in order[:10]], False, False
+
+    return rank
+
+
+def fuzz_baseline(ids: list[str], texts: list[str]) -> Ranker:
+    def rank(query: str) -> tuple[list[str], bool, bool]:
+        found = process.extract(query, texts, scorer=fuzz.token_set_ratio, limit=10)
+        return [ids[i] for _t, _s, i in found], False, False
+
+    return rank
+
+
+def engine(catalogue: Path) -> Ranker:
+    index = get_index(catalogue)
+
+    def rank(query: str) -> tuple[list[str], bool, bool]:
+        response = search(query, top=10, catalogue=index)
+        high = bool(response.results) and response.results[0].confidence == "high"
+        return [r.id for r in response.results], response.abstained, high
+
+    return rank
+
+
+def evaluate(rank: Ranker, cases: list[dict], misses: list[str] | None = None) -> dict[str, dict[str, float]]:
+    rows: dict[str, Counter] = {k: Counter() for k in (*KINDS, "all")}
+    for case in cases:
+        ids, abstained, high = rank(case["text"])
+        expect = case["expect"]
+        for key in (case["kind"], "all"):
+            row = rows[key]
+            if expect:
+                row["positives"] += 1
+                row["top1"] += bool(ids) and ids[0] in expect and not abstained
+                row["top3"] += any(i in expect for i in ids[:3])
+                row["wrong_confident"] += high and ids[0] not in expect
+                row["abstained_on_positive"] += abstained
+            else:
+                row["negatives"] += 1
+                row["abstained"] += abstained
+                row["wrong_confident"] += high
+        if misses is not None and ((expect and (not ids or ids[0] not in expect or abstained))
+                                   or (not expect and not abstained)):
+            misses.append(f"{case['id']:<10} {case['kind']:<9} expect={','.join(expect) or '-':<14} "
+                          f"got={','.join(ids[:3]) or '-'}{' (abstained)' if abstained else ''}")
+    return {k: dict(v) for k, v in rows.items()}
+
+
+def _pct(a: float, b: float) -> str:
+    return f"{100 * a / b:5.1f}%" if b else "   n/a"
+
+
+def report(name: str, rows: dict[str, dict[str, float]], can_abstain: bool) -> None:
+    print(f"\n{name}")
+    print(f"  {'kind':<10}{'pos':>5}{'top-1':>9}{'top-3':>9}{'neg':>5}{'abstain':>9}{'wrong-high':>12}")
+    for kind in (*KINDS, "all"):
+        r = rows[kind]
+        pos, neg = r.get("positives", 0), r.get("negatives", 0)
+        abstain = _pct(r.get("abstained", 0), neg) if can_abstain else "  never"
+        print(f"  {kind:<10}{pos:>5}{_pct(r.get('top1', 0), pos):>9}{_pct(r.get('top3', 0), pos):>9}{neg:>5}"
+              f"{abstain:>9}{int(r.get('wrong_confident', 0)):>12}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dev", type=Path, default=DEFAULT_DEV, help="dev cases (JSON lines)")
+    parser.add_argument("--catalogue", type=Path, default=None)
+    parser.add_argument("--misses", action="store_true", help="list the ids of cases search gets wrong")
+    args = parser.parse_args()
+    root = find_catalogue(args.catalogue)
+    ids, texts = _record_texts(root)
+    cases = load_cases(args.dev, "dev") + load_cases(OWN, "own")
+    pending = [c for c in cases if c["expect"] and not set(c["expect"]) & set(ids)]
+    if pending:
+        print(f"({len(pending)} cases skipped: none of their expected entries is in the catalogue yet)")
+    cases = [c for c in cases if c not in pending]
+    if not cases:
+        print("no cases")
+        return 0
+    per_kind = ", ".join(f"{k} {sum(c['kind'] == k for c in cases)}" for k in KINDS)
+    print(f"catalogue: {len(ids)} entries; cases: {len(cases)} ({per_kind})")
+    misses: list[str] = []
+    for subset in ("dev", "own"):
+        chosen = [c for c in cases if c["set"] == subset]
+        if not chosen:
+            continue
+        print(f"\n=== {subset} cases ({len(chosen)})")
+        report("trainkb search", evaluate(engine(root), chosen, misses if args.misses else None), True)
+        report("baseline: BM25 over record text", evaluate(bm25_baseline(ids, texts), chosen), False)
+        report("baseline: rapidfuzz token_set_ratio", evaluate(fuzz_baseline(ids, texts), chosen), False)
+    if args.misses:
+        print("\nmisses (case id, kind, expected, top-3 returned):")
+        print("\n".join(f"  {m}" for m in misses) or "  none")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,15 @@
+"""Search: paste a traceback, log or symptom, get the entries that explain it, with evidence.
+
+``search(text)`` is a pure function of the text and the catalogue; the catalogue's index
+is built once per process and cached on disk keyed by the catalogue's content hash.
+"""
+
+from __future__ import annotations
+
+from ._index import Index, cache_dir
+from ._normalize import MASKS, normalize
+from ._score import Evidence
+from ._search import HIGH, MEDIUM, SearchResponse, SearchResult, get_index, search
+
+__all__ = ["HIGH", "MASKS", "MEDIUM", "Evidence", "Index", "SearchResponse", "SearchResult", "cache_dir",
+           "get_index", "normalize", "search"]

@@ -1,0 +1,223 @@
+"""Score every entry against a parsed paste: signature hits, fuzzy alignment, prose.
+
+Three kinds of evidence, each mapped onto the same 0-100 scale before they are combined:
+
+- an exact signature hit (literal substring or regex) on a line, weighted by that line's
+  role (the final exception counts most) and discounted for short or generic signatures;
+- a rapidfuzz alignment of a signature's text or example inside an exception message,
+  for retyped, reworded or truncated messages;
+- a BM25 term model over each record's text plus the coverage of its title and aliases,
+  for prose descriptions.
+
+The best kind sets the score and the others add a little. When the paste's own failure
+message matches no signature anywhere, the prose side is capped: the paste is about an
+error the catalogue does not know, and topic words alone must not look like a match.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_right
+from dataclasses import dataclass, field
+
+from rapidfuzz import fuzz
+
+from ._index import Index, Sig
+from ._input import MAX_LINE_CHARS, Message, Query
+from ._normalize import normalize, terms
+
+__all__ = ["Evidence", "Scored", "score_entries"]
+
+MAX_HITS_PER_SIG = 3
+FUZZY_FLOOR = 72  # partial_ratio below this is noise for messages of ordinary length
+UNKNOWN_ERROR_CAP = 52.0  # prose-only score when the failure message matched no signature
+ROLE_WEIGHT = {"message": 0.9, "text": 0.85, "header": 0.6, "frame": 0.6}
+
+
+@dataclass(frozen=True)
+class Evidence:
+    line: int  # 1-based line number in the original input
+    text: str
+    signature: str
+    span: tuple[int, int] | None  # character span in ``text`` when the match is exact
+    strength: float = field(default=0.0, compare=False)
+
+
+@dataclass
+class Scored:
+    entry: int
+    score: float
+    signature: float = 0.0
+    prose: float = 0.0
+    evidence: list[Evidence] = field(default_factory=list)
+
+
+def _owners(query: Query) -> list[Message | None]:
+    """The message each line belongs to (a message runs on over its continuation lines)."""
+    starts = {m.line: m for m in query.messages}
+    owners: list[Message | None] = []
+    current = None
+    for i, line in enumerate(query.lines):
+        if i in starts:
+            current = starts[i]
+        elif line.role != "message":
+            current = None
+        owners.append(current)
+    return owners
+
+
+def _specificity(sig: Sig) -> float:
+    """Short or shared signatures name the failure less surely than long, unique ones."""
+    size = len(sig.literal) if sig.literal is not None else len(sig.pattern.pattern)
+    brevity = min(1.0, 0.75 + size / 160)
+    return brevity * (1.0 - 0.06 * min(sig.shared, 3))
+
+
+def _type_bonus(sig: Sig, message: Message | None) -> float:
+    if not sig.type or message is None or not message.type:
+        return 0.0
+    return 3.0 if sig.type.rsplit(".", 1)[-1] == message.type.rsplit(".", 1)[-1] else 0.0
+
+
+def _exact(index: Index, query: Query) -> dict[int, list[Evidence]]:
+    """Exact signature hits: regex/literal on the cleaned lines, literals also on masked lines."""
+    lines = query.lines
+    owners = _owners(query)
+    weights = [o.weight if o else ROLE_WEIGHT.get(line.role, 0.85) for o, line in zip(owners, lines, strict=True)]
+    raw = "\n".join(line.text for line in lines)
+    starts, pos = [], 0
+    for line in lines:
+        starts.append(pos)
+        pos += len(line.text) + 1
+    masked: list[str] | None = None
+    hits: dict[int, list[Evidence]] = {}
+    for sig in index.sigs:
+        found = []
+        for match in sig.pattern.finditer(raw):
+            at = bisect_right(starts, match.start()) - 1
+            found.append((at, (match.start() - starts[at], min(match.end() - starts[at], len(lines[at].text)))))
+            if len(found) >= MAX_HITS_PER_SIG:
+                break
+        if not found and sig.literal:
+            if masked is None:
+                masked = [normalize(line.text) for line in lines]
+            found = [(i, None) for i, text in enumerate(masked) if sig.literal in text][:MAX_HITS_PER_SIG]
+        for at, span in found:
+            strength = 96.0 * weights[at] * _specificity(sig) + _type_bonus(sig, owners[at])
+            hits.setdefault(sig.entry, []).append(Evidence(lines[at].number, lines[at].text.strip() if span is None
+                                                           else lines[at].text, sig.source, span, strength))
+    return hits
+
+
+def _fuzzy(index: Index, query: Query) -> dict[int, list[Evidence]]:
+    """Align signature texts inside the exception messages, for retyped or reworded pastes."""
+    hits: dict[int, list[Evidence]] = {}
+    for message in query.messages:
+        text = normalize(message.text[: MAX_LINE_CHARS])
+        if len(text) < 12:
+            continue
+        words = set(terms(message.text[: MAX_LINE_CHARS]))
+        overlap: dict[int, int] = {}
+        for word in words:
+            for number in index.sig_terms.get(word, ()):
+                overlap[number] = overlap.get(number, 0) + 1
+        for number, shared in overlap.items():
+            sig = index.sigs[number]
+            if shared < max(2, 0.5 * len(sig.terms)):
+                continue
+            best = 0.0
+            for candidate in sig.texts:
+                ratio = fuzz.partial_ratio(candidate, text, score_cutoff=FUZZY_FLOOR)
+                if not ratio:
+                    continue
+                coverage = min(len(text), len(candidate)) / max(len(candidate), 1)
+                best = max(best, (ratio - FUZZY_FLOOR) / (100 - FUZZY_FLOOR) * math.sqrt(coverage))
+            if best > 0:
+                line = query.lines[message.line]
+                strength = 90.0 * best * message.weight * _specificity(sig) + _type_bonus(sig, message)
+                hits.setdefault(sig.entry, []).append(Evidence(line.number, line.text.strip(), sig.source, None,
+                                                               strength))
+    return hits
+
+
+def _bm25(index: Index, query_terms: list[str]) -> dict[int, float]:
+    counts: dict[str, int] = {}
+    for term in query_terms:
+        counts[term] = counts.get(term, 0) + 1
+    scores: dict[int, float] = {}
+    for term, count in counts.items():
+        idf = index.idf.get(term)
+        if idf is None:
+            continue
+        boost = idf * min(count, 4) ** 0.5
+        for doc, weight in index.postings[term]:
+            scores[doc] = scores.get(doc, 0.0) + boost * weight
+    return scores
+
+
+def _alias_cover(index: Index, query_terms: set[str], candidates: set[int]) -> dict[int, float]:
+    """How completely (idf-weighted) a title or alias of each candidate appears in the paste."""
+    best: dict[int, float] = {}
+    for entry, _text, words in index.aliases:
+        if entry not in candidates or len(words) < 2:
+            continue
+        total = sum(index.idf.get(w, 0.0) for w in words)
+        if total <= 0:
+            continue
+        cover = sum(index.idf.get(w, 0.0) for w in words if w in query_terms) / total
+        cover *= min(1.0, len(words) / 4)
+        best[entry] = max(best.get(entry, 0.0), cover)
+    return best
+
+
+def _prose(index: Index, query: Query) -> dict[int, float]:
+    """BM25 relative to the best-scoring entry, blended with title/alias coverage, as 0-100."""
+    query_terms = terms(query.prose)
+    raw = _bm25(index, query_terms)
+    if not raw:
+        return {}
+    top = max(raw.values())
+    unique = set(query_terms)
+    covered = _alias_cover(index, unique, set(sorted(raw, key=raw.__getitem__, reverse=True)[:25]))
+    # saturating absolute strength: a handful of rare shared terms is already telling
+    strength = 1 - math.exp(-top / 18.0)
+    out = {}
+    for doc, value in raw.items():
+        relative = value / top
+        out[doc] = 100.0 * (0.55 * strength * relative ** 2 + 0.45 * covered.get(doc, 0.0) * relative)
+    return out
+
+
+def score_entries(index: Index, query: Query) -> list[Scored]:
+    """Every entry with some evidence, best first."""
+    exact = _exact(index, query)
+    fuzzy = _fuzzy(index, query)
+    prose = _prose(index, query)
+    failure_known = any(
+        ev.strength >= 60 and any(ev.line == query.lines[m.line].number for m in query.messages if m.weight >= 1.0)
+        for found in (exact, fuzzy) for evs in found.values() for ev in evs
+    ) or not any(m.weight >= 1.0 and m.type for m in query.messages)
+    scored = []
+    for entry in set(exact) | set(fuzzy) | set(prose):
+        evidence = sorted(exact.get(entry, []) + fuzzy.get(entry, []), key=lambda e: -e.strength)
+        signature = evidence[0].strength if evidence else 0.0
+        distinct = {e.signature for e in evidence}
+        signature = min(100.0, signature + 2.0 * max(len(distinct) - 1, 0))
+        text_score = prose.get(entry, 0.0)
+        if not failure_known:
+            text_score = min(text_score, UNKNOWN_ERROR_CAP)
+        best, other = max(signature, text_score), min(signature, text_score)
+        total = min(100.0, best + 0.12 * other)
+        scored.append(Scored(entry, round(total, 1), signature, text_score, _dedupe(evidence)))
+    scored.sort(key=lambda s: (-s.score, -s.prose, index.entries[s.entry]["id"]))
+    return scored
+
+
+def _dedupe(evidence: list[Evidence]) -> list[Evidence]:
+    seen, out = set(), []
+    for item in evidence:
+        key = (item.line, item.signature)
+        if key not in seen:
+            seen.add(key)
+            out.append(item)
+    return out[:5]

@@ -1,0 +1,79 @@
+"""The public entry point: ``search(text)`` -> ranked, calibrated, evidenced results."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .._locate import find_catalogue
+from ._index import Index, load_index
+from ._input import parse
+from ._score import Evidence, score_entries
+
+__all__ = ["HIGH", "MEDIUM", "SearchResponse", "SearchResult", "get_index", "search"]
+
+HIGH, MEDIUM = 75.0, 55.0  # score thresholds of the confidence bands; below MEDIUM is low
+
+_INDEXES: dict[tuple[str, bool], Index] = {}
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    id: str
+    title: str
+    area: str
+    score: float
+    confidence: str  # high | medium | low
+    evidence: list[Evidence] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id, "title": self.title, "area": self.area, "score": self.score,
+            "confidence": self.confidence,
+            "evidence": [{"line": e.line, "text": e.text, "signature": e.signature,
+                          "span": list(e.span) if e.span else None} for e in self.evidence],
+        }
+
+
+@dataclass(frozen=True)
+class SearchResponse:
+    query_kind: str  # traceback | log | prose
+    abstained: bool  # True: nothing is credible; results are only the closest entries
+    results: list[SearchResult]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"query_kind": self.query_kind, "abstained": self.abstained,
+                "results": [r.to_json() for r in self.results]}
+
+
+def get_index(catalogue: str | os.PathLike[str] | None = None, use_cache: bool = True) -> Index:
+    """The index of a catalogue, built (or read from the disk cache) once per process."""
+    root = str(Path(find_catalogue(catalogue)).resolve())
+    key = (root, use_cache)
+    if key not in _INDEXES:
+        _INDEXES[key] = load_index(Path(root), use_cache=use_cache)
+    return _INDEXES[key]
+
+
+def _confidence(score: float) -> str:
+    return "high" if score >= HIGH else "medium" if score >= MEDIUM else "low"
+
+
+def search(text: str | bytes, top: int = 10, catalogue: str | os.PathLike[str] | Index | None = None) -> SearchResponse:
+    """Rank the entries that explain ``text`` (a traceback, a log or a description).
+
+    Never raises on the text itself. ``abstained`` is true when no entry reaches medium
+    confidence; the closest entries are still returned, all marked low.
+    """
+    index = catalogue if isinstance(catalogue, Index) else get_index(catalogue)
+    query = parse(text)
+    scored = score_entries(index, query)[: max(top, 0)]
+    results = [
+        SearchResult(index.entries[s.entry]["id"], index.entries[s.entry]["title"], index.entries[s.entry]["area"],
+                     s.score, _confidence(s.score), s.evidence)
+        for s in scored
+    ]
+    abstained = not results or results[0].confidence == "low"
+    return SearchResponse(query.kind, abstained, results)
