@@ -9,6 +9,7 @@ import os
 import signal
 import socket
 import threading
+from multiprocessing import spawn
 from multiprocessing.connection import Connection
 from multiprocessing.context import BaseContext
 from multiprocessing.process import BaseProcess
@@ -102,6 +103,21 @@ class _Registry:
             self.kill(pid)
 
 
+def _without_main(name: str) -> dict[str, Any]:
+    """Preparation data minus the re-run of ``__main__`` that spawn/forkserver children do.
+
+    Re-running the caller's main script in every check (pytest, a benchmark, `kb`) would cost
+    time and, for an unguarded script, recurse.
+    """
+    data = _get_preparation_data(name)
+    data.pop("init_main_from_path", None)
+    data.pop("init_main_from_name", None)
+    return data
+
+
+_get_preparation_data = spawn.get_preparation_data
+
+
 class WarmPool:
     """A multiprocessing forkserver that has imported torch once; each check is a fork of it."""
 
@@ -119,7 +135,11 @@ class WarmPool:
         """Fork a child running ``target(*args)``; it is registered for killing at once."""
         process = self._ctx.Process(target=target, args=args, daemon=False)
         with self._start_lock:
-            process.start()
+            spawn.get_preparation_data = _without_main
+            try:
+                process.start()
+            finally:
+                spawn.get_preparation_data = _get_preparation_data
         assert process.pid is not None
         self.registry.add(process.pid)
         return process

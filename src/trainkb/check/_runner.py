@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
@@ -119,10 +120,8 @@ class _Launch:
             for ready in wait([*open_results, *alive], timeout=remaining):
                 if ready in self.results:
                     rank = self.results.pop(ready)
-                    try:
+                    with contextlib.suppress(EOFError, OSError):
                         self.ranks[rank].outcome = ready.recv()
-                    except (EOFError, OSError):
-                        pass
                     ready.close()
                 else:
                     rank = sentinels[ready]

@@ -33,7 +33,8 @@ class CheckTask:
 
     @property
     def expect_kind(self) -> str:
-        return self.check.expect if isinstance(self.check.expect, str) else next(iter(type(self.check.expect).model_fields))
+        expect = self.check.expect
+        return expect if isinstance(expect, str) else next(iter(type(expect).model_fields))
 
 
 def parse_shard(text: str) -> tuple[int, int]:

@@ -4,20 +4,18 @@ Only imports: running any parallel torch op here would leave OpenMP state that c
 deadlock forked children.
 """
 
+import contextlib
+
 import torch
 import torch.distributed
 import torch.nn
 import torch.optim
 import torch.utils.data
 
-try:  # imported lazily by the first optimizer step; worth paying once here
+with contextlib.suppress(Exception):  # imported lazily by the first optimizer step; pay once here
     import torch._dynamo  # noqa: F401
-except Exception:  # pragma: no cover - optional on exotic builds
-    pass
 
-try:
+with contextlib.suppress(ImportError):
     import numpy  # noqa: F401
-except ImportError:  # pragma: no cover
-    pass
 
 from . import _child  # noqa: F401
