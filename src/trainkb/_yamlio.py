@@ -49,7 +49,7 @@ class Located:
 
     def position_of(self, loc: Path_) -> tuple[Path_, tuple[int, int]]:
         """The deepest known prefix of ``loc`` and its position (falls back to 1:1)."""
-        for cut in range(len(loc), 0, -1):
+        for cut in range(len(loc), -1, -1):
             if loc[:cut] in self.positions:
                 return loc[:cut], self.positions[loc[:cut]]
         return (), (1, 1)
@@ -120,7 +120,7 @@ def load_yaml(file: Path, display: str | None = None) -> tuple[Located | None, l
         node = loader.get_single_node()
         if node is None or (isinstance(node, yaml.ScalarNode) and not node.value):
             return None, [YamlProblem(shown, 1, 1, "", "file holds no YAML document")]
-        located = Located(None)
+        located = Located(None, {(): (node.start_mark.line + 1, node.start_mark.column + 1)})
         problems: list[YamlProblem] = []
         _walk(node, (), located, problems, shown)
         if problems:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import re
 import sys
 
 from .._catalogue import Catalogue, load_catalogue
@@ -28,8 +29,17 @@ def usage_error(message: str) -> int:
     return EXIT_USAGE
 
 
+_ID = re.compile(r"^([A-Z]+)(\d+)$")
+
+
 def closest_ids(cat: Catalogue, wanted: str, limit: int = 3) -> list[str]:
-    """Nearest ids (and ids whose title matches) for an unknown id."""
+    """Nearest ids for an unknown one: same prefix by numeric distance, else by spelling."""
+    match = _ID.match(wanted.strip().upper())
+    if match:
+        prefix, number = match[1], int(match[2])
+        same = [(abs(int(m[2]) - number), i) for i in cat.entries if (m := _ID.match(i)) and m[1] == prefix]
+        if same:
+            return [i for _, i in sorted(same)[:limit]]
     by_upper = {i.upper(): i for i in cat.entries}
     close = difflib.get_close_matches(wanted.upper(), list(by_upper), n=limit, cutoff=0.5)
     return [by_upper[c] for c in close]

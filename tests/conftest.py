@@ -1,0 +1,33 @@
+"""Shared fixtures: small throw-away catalogues written to tmp_path."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from helpers import AREAS
+
+from trainkb._jsonschema import render_schema
+
+
+@pytest.fixture
+def make_catalogue(tmp_path: Path) -> Callable[..., Path]:
+    """Write areas.yaml, schema.json and the given records; return the catalogue folder."""
+
+    def make(records: dict[str, str | bytes], areas: str = AREAS, schema: bool = True) -> Path:
+        root = tmp_path / "catalogue"
+        root.mkdir(exist_ok=True)
+        (root / "areas.yaml").write_text(areas, encoding="utf-8")
+        if schema:
+            (root / "schema.json").write_text(render_schema(), encoding="utf-8")
+        for rel, text in records.items():
+            path = root / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(text, bytes):
+                path.write_bytes(text)
+            else:
+                path.write_text(text, encoding="utf-8")
+        return root
+
+    return make

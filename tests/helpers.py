@@ -1,0 +1,43 @@
+"""Builders for small test catalogues."""
+
+from __future__ import annotations
+
+import textwrap
+
+from trainkb._jsonschema import MODELINE
+
+AREAS = """\
+areas:
+  - id: alpha
+    title: Alpha
+    order: 1
+    scope: Things that go wrong first.
+    sections:
+      - {id: one, title: One}
+      - {id: two, title: Two}
+  - id: beta
+    title: Beta
+    order: 2
+    scope: Things that go wrong later.
+    sections:
+      - {id: three, title: Three}
+"""
+
+
+def record(entry_id: str = "D1", area: str = "alpha", section: str = "one", extra: str = "",
+           checks: str | None = None, modeline: bool = True) -> str:
+    """A valid record; ``extra`` is appended as more top-level YAML."""
+    body = textwrap.dedent(f"""\
+        id: {entry_id}
+        title: A sample failure for tests
+        area: {area}
+        section: {section}
+        tags: [sample]
+        aliases: [sample alias]
+        symptom: Something prints an error.
+        root_cause: Something is wrong.
+        fix: Do the right thing.
+        """)
+    body += checks if checks is not None else "verification: {status: pending, reason: test record}\n"
+    body += textwrap.dedent(extra)
+    return (MODELINE + "\n" if modeline else "") + body

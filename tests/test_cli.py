@@ -1,0 +1,118 @@
+"""`kb` subcommands in-process through main(argv): output, JSON and exit codes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from helpers import record
+
+from trainkb import __version__
+from trainkb.cli import main
+
+
+@pytest.fixture
+def cat(make_catalogue):
+    links = "links:\n  - {id: D2, relation: see-also, why: The other one explains the rest.}\n"
+    return str(make_catalogue({
+        "alpha/D1-sample.yaml": record(extra=links),
+        "beta/D2-other.yaml": record("D2", "beta", "three"),
+        "alpha/D11-more.yaml": record("D11", "alpha", "two"),
+    }))
+
+
+def test_version(capsys):
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"kb (trainkb) {__version__}"
+
+
+def test_help_and_no_arguments(capsys):
+    assert main(["--help"]) == 0
+    assert "lint" in capsys.readouterr().out
+    assert main([]) == 0
+    assert "usage: kb" in capsys.readouterr().out
+
+
+def test_unknown_command_is_a_usage_error(capsys):
+    assert main(["frobnicate"]) == 2
+    assert "invalid choice" in capsys.readouterr().err
+
+
+def test_list_text_and_json(cat, capsys):
+    assert main(["--catalogue", cat, "list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines] == ["D1", "D11", "D2"]
+    assert main(["--catalogue", cat, "list", "--area", "beta", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert rows == [{"id": "D2", "title": "A sample failure for tests", "area": "beta", "section": "three",
+                     "tags": ["sample"], "checks": 0, "verification": "pending",
+                     "path": "catalogue/beta/D2-other.yaml"}]
+
+
+def test_list_unknown_area(cat, capsys):
+    assert main(["--catalogue", cat, "list", "--area", "nope"]) == 2
+    assert "unknown area 'nope'" in capsys.readouterr().err
+
+
+def test_show_renders_markdown_with_backlinks(cat, capsys):
+    assert main(["--catalogue", cat, "show", "d2"]) == 0
+    out = capsys.readouterr().out
+    assert "D2 — A sample failure for tests" in out
+    assert "Linked from D1" in out
+
+
+def test_show_json(cat, capsys):
+    assert main(["--catalogue", cat, "show", "D2", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["id"] == "D2"
+    assert data["backlinks"] == [{"source": "D1", "relation": "see-also", "why": "The other one explains the rest."}]
+
+
+def test_show_unknown_suggests_closest(cat, capsys):
+    assert main(["--catalogue", cat, "show", "D12"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown entry 'D12'" in err
+    assert "did you mean D11, D2, D1?" in err
+
+
+def test_lint_exit_codes_and_formats(make_catalogue, capsys):
+    good = str(make_catalogue({"alpha/D1-sample.yaml": record()}))
+    assert main(["--catalogue", good, "lint"]) == 0
+    assert "1 entries, 0 finding(s)" in capsys.readouterr().out
+    bad = make_catalogue({"alpha/D1-sample.yaml": record(extra="oops: 1\n")})
+    assert main(["--catalogue", str(bad), "lint", "--format", "github"]) == 1
+    assert capsys.readouterr().out.startswith("::error file=catalogue/alpha/D1-sample.yaml,line=12,col=1")
+    assert main(["--catalogue", str(bad), "lint", "--json"]) == 1
+    [finding] = json.loads(capsys.readouterr().out)
+    assert finding["rule"] == "schema" and finding["field"] == "oops"
+
+
+def test_missing_catalogue_folder(tmp_path, capsys):
+    assert main(["--catalogue", str(tmp_path / "nowhere"), "list"]) == 2
+    assert "catalogue folder not found" in capsys.readouterr().err
+
+
+def test_schema_prints_and_writes(tmp_path, capsys):
+    assert main(["schema"]) == 0
+    printed = capsys.readouterr().out
+    assert json.loads(printed)["title"] == "trainkb catalogue entry"
+    target = tmp_path / "schema.json"
+    assert main(["schema", "-o", str(target)]) == 0
+    assert target.read_text() == printed
+
+
+def test_catalogue_precedence(monkeypatch, cat, tmp_path):
+    from trainkb._locate import ENV_VAR, find_catalogue
+
+    monkeypatch.setenv(ENV_VAR, cat)
+    assert str(find_catalogue()) == cat
+    assert find_catalogue(tmp_path) == tmp_path
+    monkeypatch.delenv(ENV_VAR)
+    assert find_catalogue().name == "catalogue"  # this checkout's copy
+
+
+def test_real_catalogue_is_lint_clean(capsys):
+    """The shipped catalogue passes every rule (README's promise)."""
+    status = main(["lint"])
+    out = capsys.readouterr().out
+    assert status == 0, out

@@ -1,0 +1,115 @@
+"""One failing fixture per lint rule, with its exact message."""
+
+from __future__ import annotations
+
+import pytest
+from helpers import record
+
+from trainkb._catalogue import load_catalogue
+from trainkb._lint import lint_catalogue
+
+P = "catalogue/alpha/D1-sample.yaml"
+
+
+def lint(root):
+    return [str(f) for f in lint_catalogue(load_catalogue(root))]
+
+
+def test_clean_catalogue_has_no_findings(make_catalogue):
+    root = make_catalogue({"alpha/D1-sample.yaml": record(), "beta/D2-other.yaml": record("D2", "beta", "three")})
+    assert lint(root) == []
+
+
+SIG = "signatures:\n  - {sig}\n"
+
+RULES = [
+    ("filename", {"alpha/D1_sample.yaml": record()},
+     "catalogue/alpha/D1_sample.yaml:2:1: id: file name 'D1_sample.yaml' must be '<ID>-<slug>.yaml' [filename]"),
+    ("filename-id", {"alpha/D9-sample.yaml": record()},
+     "catalogue/alpha/D9-sample.yaml:2:1: id: id 'D1' does not match the file name 'D9-sample.yaml' [filename]"),
+    ("folder", {"beta/D1-sample.yaml": record()},
+     "catalogue/beta/D1-sample.yaml:4:1: area: area 'alpha' does not match the folder 'beta' [folder]"),
+    ("unknown-area", {"gamma/D1-sample.yaml": record(area="gamma")},
+     "catalogue/gamma/D1-sample.yaml:4:1: area: unknown area 'gamma' (areas.yaml has: alpha, beta) [unknown-area]"),
+    ("unknown-section", {"alpha/D1-sample.yaml": record(section="three")},
+     f"{P}:5:1: section: unknown section 'three' of area 'alpha' (known: one, two) [unknown-section]"),
+    ("empty-prose", {"alpha/D1-sample.yaml": record().replace("fix: Do the right thing.", "fix: '   '")},
+     f"{P}:10:1: fix: must not be empty [empty-prose]"),
+    ("dangling-link", {"alpha/D1-sample.yaml": record(extra="links:\n  - {id: D7, relation: see-also, why: x}\n")},
+     f"{P}:13:6: links[0].id: links to unknown entry 'D7' [dangling-link]"),
+    ("self-link", {"alpha/D1-sample.yaml": record(extra="links:\n  - {id: D1, relation: see-also, why: x}\n")},
+     f"{P}:13:6: links[0].id: an entry must not link to itself [self-link]"),
+    ("regex-compile", {"alpha/D1-sample.yaml": record(extra=SIG.format(sig="{regex: 'bad (group', example: x}"))},
+     f"{P}:13:6: signatures[0].regex: regex does not compile: missing ), unterminated subpattern at position 4"
+     " [regex-compile]"),
+    ("signature-example", {"alpha/D1-sample.yaml": record(
+        extra=SIG.format(sig="{regex: 'size \\d+ mismatch', example: 'size x mismatch'}"))},
+     f"{P}:13:34: signatures[0].example: the regex does not match its own example [signature-example]"),
+    ("literal-example", {"alpha/D1-sample.yaml": record(
+        extra=SIG.format(sig="{literal: 'CUDA error', example: 'cuda error: oops'}"))},
+     f"{P}:13:29: signatures[0].example: the literal does not occur in its own example [signature-example]"),
+    ("regex-backtracking", {"alpha/D1-sample.yaml": record(
+        extra=SIG.format(sig="{regex: '(a+)+b', example: 'aaab'}"))},
+     f"{P}:13:6: signatures[0].regex: nested quantifier (a repeat inside a repeat) can backtrack catastrophically"
+     " [regex-backtracking]"),
+    ("reference-https", {"alpha/D1-sample.yaml": record(
+        extra="references:\n  - {title: Docs, url: 'http://example.com/x'}\n")},
+     f"{P}:13:19: references[0].url: reference URL must be https: http://example.com/x [reference-https]"),
+    ("modeline", {"alpha/D1-sample.yaml": record(modeline=False)},
+     "catalogue/alpha/D1-sample.yaml:1:1: first line must be '# yaml-language-server: $schema=../schema.json'"
+     " [modeline]"),
+    ("schema", {"alpha/D1-sample.yaml": record(extra="colour: blue\n")},
+     f"{P}:12:1: colour: unknown key (not part of the record format) [schema]"),
+]
+
+
+@pytest.mark.parametrize(("rule", "files", "expected"), RULES, ids=[r[0] for r in RULES])
+def test_each_rule(make_catalogue, rule, files, expected):
+    assert lint(make_catalogue(files)) == [expected]
+
+
+def test_duplicate_id(make_catalogue):
+    root = make_catalogue({"alpha/D1-sample.yaml": record(), "alpha/D1-again.yaml": record()})
+    assert lint(root) == [
+        "catalogue/alpha/D1-sample.yaml:1:1: id 'D1' is already used by catalogue/alpha/D1-again.yaml [duplicate-id]"
+    ]
+
+
+def test_duplicate_link(make_catalogue):
+    links = "links:\n  - {id: D2, relation: see-also, why: x}\n  - {id: D2, relation: contrast, why: y}\n"
+    root = make_catalogue({"alpha/D1-sample.yaml": record(extra=links),
+                           "beta/D2-other.yaml": record("D2", "beta", "three")})
+    assert lint(root) == [f"{P}:14:6: links[1].id: D2 is linked more than once [duplicate-link]"]
+
+
+def test_stale_and_missing_schema(make_catalogue):
+    root = make_catalogue({"alpha/D1-sample.yaml": record()})
+    (root / "schema.json").write_text("{}\n")
+    assert lint(root) == ["catalogue/schema.json:1:1: schema.json is out of date; "
+                          "run `kb schema -o catalogue/schema.json` [schema-stale]"]
+    (root / "schema.json").unlink()
+    assert lint(root) == ["catalogue/schema.json:1:1: schema.json is missing; "
+                          "run `kb schema -o catalogue/schema.json` [schema-stale]"]
+
+
+def test_also_matches_must_name_real_entries(make_catalogue):
+    checks = """\
+checks:
+  - name: demo
+    claim: Demonstrates a thing.
+    demonstrates: failure
+    code: "pass"
+    expect: ok
+    also_matches: [D5]
+"""
+    root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks)})
+    assert lint(root) == [f"{P}:17:20: checks[0].also_matches[0]: also_matches names unknown entry 'D5'"
+                          " [dangling-link]"]
+
+
+def test_github_format():
+    from trainkb._lint import Finding
+
+    finding = Finding("catalogue/a/D1-x.yaml", 3, 5, "title", "empty-prose", "50% bad\nsecond line")
+    assert finding.github() == ("::error file=catalogue/a/D1-x.yaml,line=3,col=5,title=kb lint empty-prose::"
+                                "title: 50%25 bad%0Asecond line")
