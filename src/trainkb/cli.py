@@ -16,6 +16,7 @@ COMMANDS = {
     "show": "Show one entry rendered in the terminal.",
     "lint": "Validate every record and the catalogue's cross-references.",
     "schema": "Print (or write) the JSON Schema of a record.",
+    "search": "Find the entries that explain a pasted traceback, log or symptom.",
     "check": "Run the entries' checks against the installed torch.",
     "report": "Combine check reports from several environments.",
 }

@@ -25,9 +25,10 @@ from ._normalize import normalize, terms
 
 __all__ = ["FORMAT", "Index", "build_data", "cache_dir", "content_hash", "load_index"]
 
-FORMAT = 1  # bump when the plain-data layout or the normalisation changes
+FORMAT = 2  # bump when the plain-data layout or the normalisation changes
 _KEEP = 8  # cached indexes kept (one per catalogue state; old ones are deleted)
 K1, B = 1.2, 0.75
+_REGEX_SYNTAX = re.compile(r"\\[a-zA-Z]|\(\?[:!=<]*|[()\[\]{}|*+?^$\\]")  # a regex read as words
 # Term weight of each record field in the prose model (a BM25F-style field boost).
 FIELD_WEIGHTS = {"title": 3.0, "aliases": 2.0, "tags": 2.0, "symptom": 1.0, "signatures": 1.0,
                  "root_cause": 0.5, "fix": 0.3}
@@ -81,7 +82,7 @@ def _signature_data(entry_index: int, sig: Any) -> dict[str, Any]:
     return {
         "entry": entry_index, "source": sig.regex or sig.literal, "pattern": pattern,
         "literal": normalize(sig.literal) if sig.literal else None, "type": sig.type, "kind": sig.kind,
-        "texts": texts, "terms": sorted(set(terms(" ".join([sig.literal or "", sig.example])))), "shared": 0,
+        "texts": texts, "terms": sorted(set(terms(sig.literal or _REGEX_SYNTAX.sub(" ", sig.regex)))), "shared": 0,
     }
 
 

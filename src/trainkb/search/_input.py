@@ -32,7 +32,7 @@ _TYPE = r"(?:[A-Za-z_]\w*\.)*(?:[A-Z]\w*(?:Error|Exception|Warning|Interrupt|Exi
     r"StopIteration|AssertionError)"
 _EXC_LINE = re.compile(rf"^(?P<type>{_TYPE})(?::\s*(?P<msg>.*))?$")
 _WARN_LINE = re.compile(rf"^\S+:\d+:\s*(?P<type>{_TYPE}):\s*(?P<msg>.*)$")
-_EXC_INLINE = re.compile(rf"(?:^|[\s`'\"(>:])(?P<type>{_TYPE}):\s+(?P<msg>\S.*)$")
+_EXC_INLINE = re.compile(rf"(?<![\w.])(?P<type>{_TYPE}):\s+(?P<msg>\S.*)$")
 _WRAPPER = re.compile(r"^Caught \w+ in (?:DataLoader worker process|replica) \d+|^\s*$")
 _WRAPPER_TYPES = frozenset({"ChildFailedError"})
 _ROOT_CAUSE = re.compile(r"Root Cause \(first observed failure\)")

@@ -30,6 +30,7 @@ __all__ = ["Evidence", "Scored", "score_entries"]
 
 MAX_HITS_PER_SIG = 3
 FUZZY_FLOOR = 72  # partial_ratio below this is noise for messages of ordinary length
+MAX_TEXT_SEGMENTS = 300  # plain lines aligned against signatures (the last ones of a long log)
 UNKNOWN_ERROR_CAP = 52.0  # prose-only score when the failure message matched no signature
 ROLE_WEIGHT = {"message": 0.9, "text": 0.85, "header": 0.6, "frame": 0.6}
 
@@ -109,16 +110,25 @@ def _exact(index: Index, query: Query) -> dict[int, list[Evidence]]:
     return hits
 
 
+def _segments(query: Query) -> list[tuple[int, str, float, Message | None]]:
+    """(line index, text, weight, message) to align signatures in: messages, then other text lines."""
+    out: list[tuple[int, str, float, Message | None]] = [(m.line, m.text, m.weight, m) for m in query.messages]
+    owners = _owners(query)
+    plain = [i for i, line in enumerate(query.lines) if line.role == "text" and owners[i] is None
+             and len(line.text) >= 16]
+    out += [(i, query.lines[i].text, ROLE_WEIGHT["text"], None) for i in plain[-MAX_TEXT_SEGMENTS:]]
+    return out
+
+
 def _fuzzy(index: Index, query: Query) -> dict[int, list[Evidence]]:
-    """Align signature texts inside the exception messages, for retyped or reworded pastes."""
+    """Align signature texts inside messages and lines, for retyped, cut or reworded pastes."""
     hits: dict[int, list[Evidence]] = {}
-    for message in query.messages:
-        text = normalize(message.text[: MAX_LINE_CHARS])
+    for at, raw, weight, message in _segments(query):
+        text = normalize(raw[:MAX_LINE_CHARS])
         if len(text) < 12:
             continue
-        words = set(terms(message.text[: MAX_LINE_CHARS]))
         overlap: dict[int, int] = {}
-        for word in words:
+        for word in set(terms(raw[:MAX_LINE_CHARS])):
             for number in index.sig_terms.get(word, ()):
                 overlap[number] = overlap.get(number, 0) + 1
         for number, shared in overlap.items():
@@ -133,8 +143,8 @@ def _fuzzy(index: Index, query: Query) -> dict[int, list[Evidence]]:
                 coverage = min(len(text), len(candidate)) / max(len(candidate), 1)
                 best = max(best, (ratio - FUZZY_FLOOR) / (100 - FUZZY_FLOOR) * math.sqrt(coverage))
             if best > 0:
-                line = query.lines[message.line]
-                strength = 90.0 * best * message.weight * _specificity(sig) + _type_bonus(sig, message)
+                line = query.lines[at]
+                strength = 90.0 * best * weight * _specificity(sig) + _type_bonus(sig, message)
                 hits.setdefault(sig.entry, []).append(Evidence(line.number, line.text.strip(), sig.source, None,
                                                                strength))
     return hits

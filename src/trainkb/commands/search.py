@@ -1,0 +1,76 @@
+"""`kb search`: find the entries that explain a pasted traceback, log or symptom.
+
+Imports only the search package (no pydantic, YAML, torch, textual or jinja2 on a warm
+cache), so that pasting into a terminal answers at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .._locate import find_catalogue
+
+if TYPE_CHECKING:
+    from ..search import SearchResponse
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+MAX_STDIN_BYTES = 64 * 1024 * 1024  # a bigger paste is cut; search keeps only the tail anyway
+
+
+def add_parser(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("text", nargs="?", default=None,
+                        help="the traceback, log or description; '-' or omitted with piped input reads stdin")
+    parser.add_argument("--json", action="store_true", help="print the JSON contract (see docs/search.md)")
+    parser.add_argument("--top", type=int, default=5, metavar="N", help="how many entries to show (default 5)")
+    parser.add_argument("search_catalogue", nargs="?", default=None, metavar="CATALOGUE",
+                        help="catalogue folder (same as the global --catalogue)")
+
+
+def _read_stdin() -> str:
+    data = sys.stdin.buffer.read(MAX_STDIN_BYTES) if hasattr(sys.stdin, "buffer") else sys.stdin.read()
+    return data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
+
+
+def _query(args: argparse.Namespace) -> str | None:
+    if args.text is not None and args.text != "-":
+        return args.text
+    if args.text == "-" or not sys.stdin.isatty():
+        return _read_stdin()
+    return None
+
+
+def _print_text(response: SearchResponse) -> None:
+    results = response.results
+    if response.abstained:
+        print("No confident match" + (" — closest entries:" if results else "."))
+    for result in results:
+        print(f"{result.id:<5} {result.score:5.1f}  {result.confidence:<6}  {result.title}")
+        for ev in result.evidence[:2]:
+            print(f"      line {ev.line}: {ev.text[:110]}")
+            print(f"        matches: {ev.signature[:100]}")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..search import search  # after argument parsing, so `kb --help` stays light
+
+    if args.top < 1:
+        print("kb: error: --top must be at least 1", file=sys.stderr)
+        return EXIT_USAGE
+    text = _query(args)
+    if text is None or not text.strip():
+        print("kb: error: give the text to search, or pipe it in (kb search - < log.txt)", file=sys.stderr)
+        return EXIT_USAGE
+    root = Path(find_catalogue(args.search_catalogue or getattr(args, "catalogue", None)))
+    if not root.is_dir():
+        print(f"kb: error: catalogue folder not found: {root}", file=sys.stderr)
+        return EXIT_USAGE
+    response = search(text, top=args.top, catalogue=root)
+    if args.json:
+        print(json.dumps(response.to_json(), indent=2, ensure_ascii=False))
+    else:
+        _print_text(response)
+    return EXIT_OK if response.results and not response.abstained else EXIT_FINDINGS

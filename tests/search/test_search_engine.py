@@ -1,0 +1,130 @@
+"""Ranking, evidence, abstention, the JSON contract and the disk cache, on a fixture catalogue."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from trainkb.search import search
+from trainkb.search._index import load_index
+
+DDP_TRACEBACK = """\
+Traceback (most recent call last):
+  File "train.py", line 40, in <module>
+    loss = model(x).sum()
+  File "/opt/conda/lib/python3.10/site-packages/torch/nn/modules/module.py", line 1501, in _call_impl
+    return forward_call(*args, **kwargs)
+RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one. This error \
+indicates that your module has parameters that were not used in producing loss.
+"""
+
+
+def test_exact_signature_ranks_first_with_evidence(catalogue: Path) -> None:
+    response = search(DDP_TRACEBACK, catalogue=catalogue)
+    assert response.query_kind == "traceback" and not response.abstained
+    top = response.results[0]
+    assert top.id == "D1" and top.confidence == "high"
+    evidence = top.evidence[0]
+    assert evidence.line == 6
+    assert evidence.span is not None
+    start, end = evidence.span
+    assert evidence.text[start:end] == "Expected to have finished reduction in the prior iteration before starting a new one"
+
+
+def test_regex_signature_on_a_log_line(catalogue: Path) -> None:
+    log = "step 10 ok\nParameter indices which did not receive grad for rank 3: 7 8\nstep 11"
+    top = search(log, catalogue=catalogue).results[0]
+    assert top.id == "D1" and top.evidence[0].line == 2
+
+
+def test_retyped_message_still_matches_fuzzily(catalogue: Path) -> None:
+    retyped = "RuntimeError: expected to have finished the reduction in prior iteration before starting new one"
+    top = search(retyped, catalogue=catalogue).results[0]
+    assert top.id == "D1" and top.confidence in {"high", "medium"}
+
+
+def test_rank_prefixed_launcher_log(catalogue: Path) -> None:
+    log = ("[rank1]: Traceback (most recent call last):\n[rank1]:   File \"t.py\", line 2, in <module>\n"
+           "[rank1]: torch.distributed.DistNetworkError: The server socket has failed to listen on any local "
+           "network address. port: 29511, useIpv6: false, code: -98, name: EADDRINUSE, message: address already "
+           "in use\n")
+    response = search(log, catalogue=catalogue)
+    assert response.results[0].id == "D2" and response.results[0].confidence == "high"
+
+
+def test_prose_description_finds_the_entry(catalogue: Path) -> None:
+    response = search("loss is flat and the weights are identical after optimizer.step()", catalogue=catalogue)
+    assert response.query_kind == "prose"
+    assert response.results[0].id == "P2"
+    assert response.results[0].evidence == []
+
+
+def test_unrelated_error_abstains_but_lists_closest(catalogue: Path) -> None:
+    paste = ('Traceback (most recent call last):\n  File "m.py", line 1, in <module>\n'
+             "RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x12 and 10x5)\n")
+    response = search(paste, catalogue=catalogue)
+    assert response.abstained
+    assert all(r.confidence == "low" for r in response.results)
+
+
+def test_unknown_error_with_topic_words_still_abstains(catalogue: Path) -> None:
+    paste = ("My DDP loss is NaN and the optimizer does not step.\n"
+             "RuntimeError: one of the variables needed for gradient computation has been modified by an inplace "
+             "operation")
+    assert search(paste, catalogue=catalogue).abstained
+
+
+def test_empty_and_whitespace_abstain(catalogue: Path) -> None:
+    for text in ("", "   \n\n", "\x00\x00"):
+        response = search(text, catalogue=catalogue)
+        assert response.abstained and response.results == []
+
+
+def test_top_limits_results(catalogue: Path) -> None:
+    assert len(search("DDP optimizer NaN shared memory port", top=2, catalogue=catalogue).results) <= 2
+    assert search(DDP_TRACEBACK, top=0, catalogue=catalogue).results == []
+
+
+def test_json_contract(catalogue: Path) -> None:
+    data = json.loads(json.dumps(search(DDP_TRACEBACK, catalogue=catalogue).to_json()))
+    assert set(data) >= {"query_kind", "abstained", "results"}
+    assert data["query_kind"] in {"traceback", "log", "prose"} and isinstance(data["abstained"], bool)
+    for result in data["results"]:
+        assert set(result) >= {"id", "title", "area", "score", "confidence", "evidence"}
+        assert 0 <= result["score"] <= 100 and result["confidence"] in {"high", "medium", "low"}
+        for ev in result["evidence"]:
+            assert set(ev) >= {"line", "text", "signature"}
+            assert isinstance(ev["line"], int) and ev["line"] >= 1
+
+
+def test_scores_are_sorted_and_bounded(catalogue: Path) -> None:
+    results = search(DDP_TRACEBACK + "\nBus error (core dumped)\n", catalogue=catalogue).results
+    scores = [r.score for r in results]
+    assert scores == sorted(scores, reverse=True)
+    assert {"D1", "D3"} <= {r.id for r in results}
+
+
+def test_index_is_cached_on_disk_and_rebuilt_when_the_catalogue_changes(catalogue: Path, private_cache: Path) -> None:
+    first = load_index(catalogue)
+    files = list(private_cache.glob("index-*.marshal"))
+    assert len(files) == 1
+    again = load_index(catalogue)
+    assert again.hash == first.hash
+    record = catalogue / "beta" / "P2-optimizer.yaml"
+    record.write_text(record.read_text().replace("Loss flat", "Loss stays flat"))
+    changed = load_index(catalogue)
+    assert changed.hash != first.hash
+    assert "Loss stays flat" in changed.entries[[e["id"] for e in changed.entries].index("P2")]["title"]
+
+
+def test_corrupt_cache_is_only_a_miss(catalogue: Path, private_cache: Path) -> None:
+    load_index(catalogue)
+    for path in private_cache.glob("index-*.marshal"):
+        path.write_bytes(b"\x00garbage")
+    assert search(DDP_TRACEBACK, catalogue=load_index(catalogue)).results[0].id == "D1"
+
+
+def test_unwritable_cache_does_not_break_search(catalogue: Path, private_cache: Path) -> None:
+    private_cache.parent.mkdir(parents=True)
+    private_cache.write_text("a file where the cache folder should be")
+    assert search(DDP_TRACEBACK, catalogue=load_index(catalogue)).results[0].id == "D1"

@@ -1,0 +1,98 @@
+"""Understanding the paste: cleaning, capping, traceback splitting, kinds."""
+
+from __future__ import annotations
+
+from trainkb.search._input import MAX_LINES, parse
+
+CHAINED = """\
+Traceback (most recent call last):
+  File "a.py", line 3, in <module>
+    f()
+KeyError: 'x'
+
+During handling of the above exception, another exception occurred:
+
+Traceback (most recent call last):
+  File "a.py", line 5, in <module>
+    g()
+RuntimeError: boom happened here
+"""
+
+CHILD_FAILED = """\
+[rank0]: Traceback (most recent call last):
+[rank0]:   File "t.py", line 1, in <module>
+[rank0]: RuntimeError: rank zero was fine until the others died
+[rank2]: Traceback (most recent call last):
+[rank2]:   File "t.py", line 1, in <module>
+[rank2]: ValueError: the real failure of rank two
+torch.distributed.elastic.multiprocessing.errors.ChildFailedError:
+============================================================
+Root Cause (first observed failure):
+[0]:
+  time      : 2026-01-01_00:00:00
+  rank      : 2 (local_rank: 2)
+  exitcode  : 1 (pid: 99)
+  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html
+"""
+
+
+def test_ansi_and_carriage_return_residue_are_removed() -> None:
+    query = parse("\x1b[31mERROR\x1b[0m something\n 10%|#  | 1/10\r 50%|#####  | 5/10\r100%|#####| 10/10\n")
+    assert query.lines[0].text == "ERROR something"
+    assert query.lines[1].text.startswith("100%")
+
+
+def test_tail_is_kept_and_line_numbers_stay_original() -> None:
+    text = "\n".join(f"noise line {i}" for i in range(MAX_LINES + 500)) + "\nRuntimeError: the end"
+    query = parse(text)
+    assert len(query.lines) <= MAX_LINES
+    assert query.lines[-1].number == MAX_LINES + 501
+    assert query.lines[-1].text == "RuntimeError: the end"
+
+
+def test_chained_traceback_puts_the_last_chain_first() -> None:
+    query = parse(CHAINED)
+    assert query.kind == "traceback"
+    by_type = {m.type: m for m in query.messages}
+    assert by_type["RuntimeError"].text == "boom happened here"
+    assert by_type["RuntimeError"].weight == 1.0
+    assert by_type["KeyError"].weight == 1.0  # same chain: the original cause counts as much
+    assert query.lines[by_type["RuntimeError"].line].number == 11
+
+
+def test_child_failed_error_prefers_the_root_cause_rank() -> None:
+    query = parse(CHILD_FAILED)
+    weights = {m.type: m.weight for m in query.messages}
+    assert weights["ValueError"] == 1.0
+    assert weights["RuntimeError"] < 1.0
+    assert weights["torch.distributed.elastic.multiprocessing.errors.ChildFailedError"] < 1.0
+    assert query.lines[0].rank == 0 and query.lines[0].text.startswith("Traceback")
+
+
+def test_multiline_message_runs_on() -> None:
+    query = parse('RuntimeError: Error(s) in loading state_dict for Net:\n\tMissing key(s) in state_dict: "a".\n')
+    assert "Missing key(s)" in query.messages[0].text
+
+
+def test_python_warning_line() -> None:
+    query = parse("/x/lr_scheduler.py:123: UserWarning: Detected call of `lr_scheduler.step()` before it\n  s.step()")
+    assert query.messages[0].type == "UserWarning"
+    assert query.messages[0].text.startswith("Detected call")
+
+
+def test_kinds() -> None:
+    assert parse(CHAINED).kind == "traceback"
+    assert parse("[E ProcessGroupNCCL.cpp:1] Watchdog caught collective operation timeout\nKilled").kind == "log"
+    assert parse("Bus error (core dumped)").kind == "log"
+    assert parse("my loss goes flat after the first few steps and never moves again").kind == "prose"
+
+
+def test_quoted_error_inside_prose_is_a_message() -> None:
+    query = parse("When I train I get `RuntimeError: CUDA error: device-side assert triggered` on step 3")
+    assert query.messages and query.messages[0].type == "RuntimeError"
+    assert query.messages[0].text.startswith("CUDA error")
+
+
+def test_bytes_and_control_characters() -> None:
+    query = parse(b"\xff\xfe\x00RuntimeError: bad\x07 thing\n")
+    assert query.messages[0].text == "bad thing"
