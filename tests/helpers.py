@@ -41,3 +41,15 @@ def record(entry_id: str = "D1", area: str = "alpha", section: str = "one", extr
     body += checks if checks is not None else "verification: {status: pending, reason: test record}\n"
     body += textwrap.dedent(extra)
     return (MODELINE + "\n" if modeline else "") + body
+
+
+def checks_yaml(*checks: dict) -> str:
+    """A `checks:` block from dicts with at least code and expect (name/claim filled in)."""
+    import yaml
+
+    full = []
+    for i, check in enumerate(checks):
+        item = {"name": f"c{i}", "claim": "It behaves as claimed.", "demonstrates": "failure"}
+        item.update(check)
+        full.append(item)
+    return yaml.safe_dump({"checks": full}, sort_keys=False)

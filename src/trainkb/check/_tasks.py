@@ -100,7 +100,7 @@ def skip_reason(check: Check, env: dict[str, Any]) -> str | None:
     if needs.min_gpus and env["gpu_count"] < needs.min_gpus:
         return f"needs {needs.min_gpus} GPUs; {env['gpu_count']} available"
     for package in needs.packages:
-        problem = env["packages"].get(package)
+        problem = env.get("packages_missing", {}).get(package)
         if problem is not None:
             return f"needs package {package!r} ({problem})"
     return None

@@ -114,6 +114,9 @@ def decide(check: Check, ranks: list[RankState], elapsed: float, deadline_hit: b
         return Verdict(FAILED, f"finished after {elapsed:.1f} s, expected a hang of {expect.hangs.seconds:g} s: {what}")
     if (early := early_verdict(check, ranks)) is not None:
         return early
+    for state in ranks:
+        if (died := _died(state)) is not None:
+            return Verdict(ERROR, died)
     if deadline_hit:
         alive = ", ".join(str(s.rank) for s in ranks if s.running)
         return Verdict(FAILED, f"timed out after {limit:g} s (rank {alive} still running)")

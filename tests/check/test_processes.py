@@ -1,0 +1,182 @@
+"""Multi-rank checks, skips, and the guarantee that nothing outlives `kb check`."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from helpers import checks_yaml, record
+
+from trainkb.cli import main
+
+GLOO_DEADLOCK = """\
+import os, time
+import torch
+import torch.distributed as dist
+from pathlib import Path
+Path(os.environ["PID_DIR"], f"rank{os.environ['RANK']}").write_text(str(os.getpid()))
+dist.init_process_group("gloo")
+if dist.get_rank() == 0:
+    dist.all_reduce(torch.ones(1))   # rank 1 never joins: rank 0 waits forever
+else:
+    time.sleep(600)
+"""
+
+GLOO_OK = """\
+import torch
+import torch.distributed as dist
+dist.init_process_group("gloo")
+t = torch.ones(1) * (dist.get_rank() + 1)
+dist.all_reduce(t)
+assert t.item() == 3.0, t
+assert dist.get_world_size() == 2
+dist.destroy_process_group()
+"""
+
+FORKS_GRANDCHILD = """\
+import os, subprocess, sys, time
+from pathlib import Path
+child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+Path(os.environ["PID_DIR"], "grandchild").write_text(str(child.pid))
+time.sleep(600)
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, IndexError):
+        return False
+    return state not in {"Z", "X"}
+
+
+def test_two_rank_gloo_checks_and_deadlock_with_no_survivors(make_catalogue, tmp_path):
+    """Run `kb check` as a real process; afterwards no rank and no grandchild may be alive."""
+    piddir = tmp_path / "pids"
+    piddir.mkdir()
+    checks = checks_yaml(
+        {"name": "deadlock", "code": GLOO_DEADLOCK, "expect": {"hangs": {"seconds": 3}},
+         "requires": {"processes": 2}},
+        {"name": "allreduce", "code": GLOO_OK, "expect": "ok", "requires": {"processes": 2}},
+        {"name": "grandchild", "code": FORKS_GRANDCHILD, "expect": {"hangs": {"seconds": 2}}},
+    )
+    root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks)})
+    report = tmp_path / "report.json"
+    env = dict(os.environ, PID_DIR=str(piddir))
+    proc = subprocess.run([sys.executable, "-m", "trainkb", "--catalogue", str(root), "check", "--json",
+                           str(report), "-j", "2"], env=env, capture_output=True, text=True, timeout=180)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    statuses = {r["check"]: r["status"] for r in json.loads(report.read_text())["results"]}
+    assert statuses == {"deadlock": "passed", "allreduce": "passed", "grandchild": "passed"}
+    pids = [int(p.read_text()) for p in piddir.iterdir()]
+    assert len(pids) == 3
+    time.sleep(0.5)
+    assert [pid for pid in pids if _alive(pid)] == []
+
+
+def test_a_rank_that_raises_frees_the_others(make_catalogue, capsys):
+    code = ("import torch, torch.distributed as dist\ndist.init_process_group('gloo')\n"
+            "if dist.get_rank() == 1:\n    raise ValueError('rank one broke')\n"
+            "dist.all_reduce(torch.ones(1))\n")
+    checks = checks_yaml({"code": code, "expect": {"raises": {"type": "ValueError", "match": "rank one"}},
+                          "requires": {"processes": 2}, "timeout": 30})
+    root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks)})
+    started = time.monotonic()
+    assert main(["--catalogue", str(root), "check", "-q"]) == 0
+    assert time.monotonic() - started < 25
+    assert "1 passed" in capsys.readouterr().out
+
+
+def test_skips_are_reported_and_strict_fails_them(make_catalogue, capsys):
+    checks = checks_yaml(
+        {"name": "gpu", "code": "pass", "expect": "ok", "requires": {"cuda": True}},
+        {"name": "pkg", "code": "pass", "expect": "ok", "requires": {"packages": ["surely_not_installed_pkg"]}},
+        {"name": "old", "code": "pass", "expect": "ok", "requires": {"torch": "<1.0"}},
+        {"name": "runs", "code": "pass", "expect": "ok"},
+    )
+    root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks)})
+    assert main(["--catalogue", str(root), "check", "-q"]) == 0
+    out = capsys.readouterr().out
+    assert "1 passed, 3 skipped" in out
+    assert "needs CUDA; no GPU is available here" in out
+    assert "needs package 'surely_not_installed_pkg' (ModuleNotFoundError" in out
+    assert "needs torch<1.0; this is 2." in out
+    assert main(["--catalogue", str(root), "check", "-q", "--strict"]) == 1
+
+
+def test_json_junit_and_github_outputs(make_catalogue, tmp_path, capsys):
+    checks = checks_yaml({"name": "good", "code": "pass", "expect": "ok"},
+                         {"name": "bad", "code": "assert False, 'nope'", "expect": "ok"})
+    root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks)})
+    report, junit = tmp_path / "r.json", tmp_path / "j.xml"
+    status = main(["--catalogue", str(root), "check", "-q", "--json", str(report), "--junit", str(junit),
+                   "--format", "github"])
+    assert status == 1
+    out = capsys.readouterr().out
+    assert "::error file=catalogue/alpha/D1-sample.yaml,line=" in out
+    data = json.loads(report.read_text())
+    assert data["format"] == "trainkb-check-report"
+    env = data["environments"][0]
+    assert env["torch"].startswith("2.") and env["python"] and env["platform"] and env["timestamp"]
+    assert env["name"].startswith("cpu-torch")
+    assert [(r["check"], r["status"]) for r in data["results"]] == [("good", "passed"), ("bad", "failed")]
+    suite = ET.parse(junit).getroot().find("testsuite")
+    assert suite.get("tests") == "2" and suite.get("failures") == "1"
+    assert suite.find("testcase[@name='bad']/failure").get("message").startswith("rank 0 raised AssertionError")
+
+
+def test_shards_partition_the_checks(make_catalogue, tmp_path):
+    checks = checks_yaml(*({"name": f"c{i}", "code": "pass", "expect": "ok"} for i in range(8)))
+    root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks)})
+    seen = []
+    for i in (1, 2, 3):
+        out = tmp_path / f"s{i}.json"
+        assert main(["--catalogue", str(root), "check", "-q", "--shard", f"{i}/3", "--json", str(out)]) == 0
+        seen += [r["check"] for r in json.loads(out.read_text())["results"]]
+    assert sorted(seen) == sorted(f"c{i}" for i in range(8))
+    assert main(["--catalogue", str(root), "check", "--shard", "4/3"]) == 2
+
+
+def test_report_merge_builds_a_matrix(make_catalogue, tmp_path, capsys):
+    root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml({"code": "pass", "expect": "ok"}))})
+    cpu = tmp_path / "cpu.json"
+    assert main(["--catalogue", str(root), "check", "-q", "--json", str(cpu)]) == 0
+    gpu_data = json.loads(cpu.read_text())
+    gpu_data["environments"][0]["name"] = "cuda-NVIDIA-H100-torch2.11.0"
+    for row in gpu_data["results"]:
+        row["environment"] = "cuda-NVIDIA-H100-torch2.11.0"
+    gpu = tmp_path / "gpu.json"
+    gpu.write_text(json.dumps(gpu_data))
+    merged = tmp_path / "all.json"
+    assert main(["report", "merge", str(cpu), str(gpu), "-o", str(merged)]) == 0
+    data = json.loads(merged.read_text())
+    assert [e["name"] for e in data["environments"]][1] == "cuda-NVIDIA-H100-torch2.11.0"
+    assert len(data["results"]) == 2
+    assert main(["report", "merge", str(tmp_path / "missing.json")]) == 2
+
+
+def test_usage_errors(make_catalogue, capsys):
+    root = str(make_catalogue({"alpha/D1-sample.yaml": record()}))
+    assert main(["--catalogue", root, "check", "ZZ9"]) == 2
+    assert main(["--catalogue", root, "check", "--jobs", "0"]) == 2
+    assert main(["--catalogue", root, "check", "--area", "nope"]) == 2
+    assert "unknown" in capsys.readouterr().err
+
+
+def test_changed_since_selects_edited_records(make_catalogue, tmp_path):
+    root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml({"code": "pass", "expect": "ok"})),
+                           "beta/D2-other.yaml": record("D2", "beta", "three",
+                                                        checks=checks_yaml({"code": "pass", "expect": "ok"}))})
+    git = ["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "x"], check=True)
+    (root / "beta/D2-other.yaml").write_text((root / "beta/D2-other.yaml").read_text() + "\n")
+    out = tmp_path / "r.json"
+    assert main(["--catalogue", str(root), "check", "-q", "--changed-since", "HEAD", "--json", str(out)]) == 0
+    assert [r["entry"] for r in json.loads(out.read_text())["results"]] == ["D2"]
