@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from helpers import record
+
 from trainkb._catalogue import load_catalogue
 from trainkb._yamlio import MAX_FILE_BYTES
-
-from helpers import record
 
 
 def problems(cat):

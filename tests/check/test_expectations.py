@@ -96,7 +96,8 @@ def test_dataloader_workers_use_fork_not_forkserver(make_catalogue, pool):
 
 
 def test_output_flood_is_capped(make_catalogue, pool):
-    code = "import sys\nblock = 'x' * (1 << 20) + '\\n'\nfor _ in range(100):\n    sys.stdout.write(block)\nassert False\n"
+    code = ("import sys\nblock = 'x' * (1 << 20) + '\\n'\n"
+            "for _ in range(100):\n    sys.stdout.write(block)\nassert False\n")
     [result] = run(make_catalogue, pool, {"code": code, "expect": "ok"})
     assert result.status == "failed"
     assert "bytes of output dropped" in result.output

@@ -1,0 +1,44 @@
+"""The wheel built from the sdist carries the catalogue and works outside the checkout."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from trainkb._catalogue import load_catalogue
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.timeout(600)
+def test_wheel_from_sdist_installs_and_lists(tmp_path):
+    dist = tmp_path / "dist"
+    # `python -m build` builds the sdist first and the wheel from that sdist.
+    subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(dist), str(ROOT)],
+                   check=True, capture_output=True, text=True)
+    [wheel] = dist.glob("trainkb-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "trainkb/_bundled_catalogue/areas.yaml" in names
+    assert "trainkb/_bundled_catalogue/schema.json" in names
+    shipped = sorted(n for n in names if n.startswith("trainkb/_bundled_catalogue/") and n.endswith(".yaml"))
+    on_disk = sorted(p for p in (ROOT / "catalogue").rglob("*.yaml"))
+    assert len(shipped) == len(on_disk)
+
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    pip = [str(venv / "bin/python"), "-m", "pip", "install", "--quiet", str(wheel)]
+    subprocess.run(pip, check=True, capture_output=True, text=True)
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "TRAINKB_CATALOGUE"}
+    proc = subprocess.run([str(venv / "bin/kb"), "list", "--json"], cwd=outside, env=env,
+                          capture_output=True, text=True, check=True)
+    rows = json.loads(proc.stdout)
+    assert len(rows) == len(load_catalogue(ROOT / "catalogue").entries)
+    assert all(row["path"].startswith("_bundled_catalogue/") for row in rows)
