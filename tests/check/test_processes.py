@@ -180,3 +180,18 @@ def test_changed_since_selects_edited_records(make_catalogue, tmp_path):
     out = tmp_path / "r.json"
     assert main(["--catalogue", str(root), "check", "-q", "--changed-since", "HEAD", "--json", str(out)]) == 0
     assert [r["entry"] for r in json.loads(out.read_text())["results"]] == ["D2"]
+
+
+def test_merging_shards_of_one_environment_keeps_both(tmp_path, capsys):
+    def report(checks):
+        env = {"name": "cpu-torch2.13.0", "torch": "2.13.0"}
+        rows = [{"entry": "D1", "check": c, "status": "passed", "environment": env["name"]} for c in checks]
+        return {"format": "trainkb-check-report", "version": 1, "environments": [env], "results": rows}
+
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text(json.dumps(report(["x", "y"])))
+    b.write_text(json.dumps(report(["z"])))
+    assert main(["report", "merge", str(a), str(b)]) == 0
+    merged = json.loads(capsys.readouterr().out)
+    assert [r["check"] for r in merged["results"]] == ["x", "y", "z"]
+    assert merged["summary"] == {"passed": 3}

@@ -119,11 +119,16 @@ _get_preparation_data = spawn.get_preparation_data
 
 
 class WarmPool:
-    """A multiprocessing forkserver that has imported torch once; each check is a fork of it."""
+    """A multiprocessing forkserver that has imported torch once; each check is a fork of it.
 
-    def __init__(self, preload: list[str] | None = None) -> None:
-        self._ctx: BaseContext = multiprocessing.get_context("forkserver")
-        self._ctx.set_forkserver_preload(["trainkb.check._warm", *(preload or [])])
+    ``cold=True`` starts every check as a fresh interpreter instead (spawn): the baseline
+    the overhead benchmark compares against.
+    """
+
+    def __init__(self, preload: list[str] | None = None, cold: bool = False) -> None:
+        self._ctx: BaseContext = multiprocessing.get_context("spawn" if cold else "forkserver")
+        if not cold:
+            self._ctx.set_forkserver_preload(["trainkb.check._warm", *(preload or [])])
         self._start_lock = threading.Lock()
         self.registry = _Registry()
 

@@ -82,14 +82,12 @@ def load_report(path: Path) -> dict[str, Any]:
 
 
 def merge_reports(reports: list[dict[str, Any]]) -> dict[str, Any]:
-    """Combine runs from several environments; a later report replaces an environment of the same name."""
+    """Combine runs (shards, environments); for the same check and environment the later report wins."""
     environments: dict[str, dict[str, Any]] = {}
     results: dict[tuple[str, str, str], dict[str, Any]] = {}
     for report in reports:
         for env in report["environments"]:
             environments[env["name"]] = env
-            for key in [k for k in results if k[2] == env["name"]]:
-                del results[key]
         for row in report["results"]:
             results[(row["entry"], row["check"], row["environment"])] = row
     rows = sorted(results.values(), key=lambda r: (r["environment"], r["entry"], r["check"]))

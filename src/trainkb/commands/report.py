@@ -12,7 +12,8 @@ from ._common import EXIT_OK, usage_error
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
-    merge = sub.add_parser("merge", help="merge JSON reports; later files win for the same environment")
+    merge = sub.add_parser(
+        "merge", help="merge JSON reports (shards, environments); later files win per check and environment")
     merge.add_argument("reports", nargs="+", type=Path, metavar="REPORT")
     merge.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
 
