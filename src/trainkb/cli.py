@@ -19,6 +19,8 @@ COMMANDS = {
     "search": "Find the entries that explain a pasted traceback, log or symptom.",
     "check": "Run the entries' checks against the installed torch.",
     "report": "Combine check reports from several environments.",
+    "run": "Run a training command; if it fails or hangs, name the entries that explain it.",
+    "doctor": "Inspect this environment for conditions the catalogue warns about.",
 }
 
 

@@ -1,0 +1,204 @@
+"""`kb doctor` probes: small looks at this environment (and optional source files), each named
+after the catalogue entry whose condition it detects.
+
+A probe returns a Finding with what it observed; ``warn`` means the entry's condition holds
+here, ``ok`` that it does not, ``info`` a fact worth knowing, ``n/a`` that the probe needs
+something this machine lacks (a GPU, torch).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import re
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+__all__ = ["PROBES", "Context", "Finding", "run_probes"]
+
+SHM_WARN_BYTES = 1 << 30  # PyTorch workers routinely need more than Docker's 64 MB default
+
+
+@dataclass(frozen=True)
+class Finding:
+    entry: str
+    probe: str
+    status: str  # ok | warn | info | n/a
+    observed: str
+    message: str
+
+    def as_dict(self) -> dict[str, str]:
+        return dict(vars(self))
+
+
+@dataclass
+class Context:
+    """What probes may look at; tests substitute every part of it."""
+
+    environ: Mapping[str, str]
+    torch: ModuleType | None
+    shm_path: str = "/dev/shm"
+    sources: tuple[Path, ...] = ()
+    start_method: str | None = None
+
+    def source_texts(self) -> list[tuple[Path, str]]:
+        texts = []
+        for path in self.sources:
+            files = sorted(path.rglob("*.py")) if path.is_dir() else [path]
+            for file in files:
+                try:
+                    texts.append((file, file.read_text(encoding="utf-8", errors="replace")))
+                except OSError:
+                    continue
+        return texts
+
+
+def _cuda(ctx: Context) -> bool:
+    return bool(ctx.torch is not None and ctx.torch.cuda.is_available())
+
+
+def versions(ctx: Context) -> Finding:
+    if ctx.torch is None:
+        return Finding("P1", "versions", "n/a", "torch not importable", "Install torch to run the other probes.")
+    torch = ctx.torch
+    gpus = [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())] if _cuda(ctx) else []
+    observed = f"torch {torch.__version__}, CUDA build {torch.version.cuda or 'none'}, " + (
+        f"GPUs: {', '.join(gpus)}" if gpus else "no GPU visible")
+    return Finding("P1", "versions", "info", observed, "The catalogue's checks record which torch they ran on.")
+
+
+def tf32_matmul(ctx: Context) -> Finding:
+    if ctx.torch is None:
+        return Finding("P2", "tf32_matmul", "n/a", "torch not importable", "")
+    matmul = ctx.torch.backends.cuda.matmul
+    precision = getattr(matmul, "fp32_precision", None)
+    legacy = precision in (None, "none")  # "none": the newer API defers to allow_tf32
+    allowed = bool(matmul.allow_tf32) if legacy else precision == "tf32"
+    observed = f"allow_tf32={matmul.allow_tf32}" + ("" if precision is None else f", fp32_precision={precision!r}")
+    if not _cuda(ctx):
+        return Finding("P2", "tf32_matmul", "n/a", observed + " (no GPU)", "TF32 only matters on Ampere+ GPUs.")
+    major, _ = ctx.torch.cuda.get_device_capability(0)
+    if major >= 8 and not allowed:
+        return Finding("P2", "tf32_matmul", "warn", observed,
+                       "fp32 matmuls run without TF32 on this Ampere+ GPU; enable it unless you need full fp32.")
+    return Finding("P2", "tf32_matmul", "ok", observed, "")
+
+
+def bf16_support(ctx: Context) -> Finding:
+    if not _cuda(ctx):
+        return Finding("P3", "bf16_support", "n/a", "no GPU", "bf16 support is a property of the GPU.")
+    torch = ctx.torch
+    assert torch is not None
+    supported = torch.cuda.is_bf16_supported()
+    major, minor = torch.cuda.get_device_capability(0)
+    observed = f"compute capability {major}.{minor}, is_bf16_supported()={supported}"
+    if major < 8:
+        return Finding("P3", "bf16_support", "warn", observed,
+                       "Pre-Ampere GPU: use fp16 with GradScaler; bf16 is emulated or unavailable.")
+    return Finding("P3", "bf16_support", "ok", observed, "")
+
+
+def dev_shm_size(ctx: Context) -> Finding:
+    try:
+        stats = os.statvfs(ctx.shm_path)
+    except OSError:
+        return Finding("DP15", "dev_shm_size", "n/a", f"{ctx.shm_path} not present", "")
+    total = stats.f_frsize * stats.f_blocks
+    observed = f"{ctx.shm_path} is {total / 2**20:.0f} MiB"
+    if total < SHM_WARN_BYTES:
+        return Finding("DP15", "dev_shm_size", "warn", observed,
+                       "DataLoader workers pass batches through shared memory; expect 'Bus error' with "
+                       "num_workers>0. Run the container with --shm-size=8g or --ipc=host.")
+    return Finding("DP15", "dev_shm_size", "ok", observed, "")
+
+
+def start_method(ctx: Context) -> Finding:
+    method = ctx.start_method or multiprocessing.get_start_method(allow_none=True) or (
+        "fork" if sys.platform.startswith("linux") else "spawn")
+    observed = f"multiprocessing start method: {method}"
+    if method != "fork":
+        return Finding("DP6", "start_method", "warn", observed,
+                       "DataLoader workers pickle the dataset: lambdas and closures in it will fail; "
+                       "guard the entry point with if __name__ == '__main__'.")
+    return Finding("DP6", "start_method", "ok", observed, "")
+
+
+_DEBUG_VARS = ("NCCL_DEBUG", "TORCH_DISTRIBUTED_DEBUG", "TORCH_NCCL_ASYNC_ERROR_HANDLING",
+               "TORCH_NCCL_BLOCKING_WAIT", "NCCL_ASYNC_ERROR_HANDLING", "NCCL_BLOCKING_WAIT",
+               "TORCH_NCCL_TRACE_BUFFER_SIZE")
+
+
+def distributed_debug(ctx: Context) -> Finding:
+    present = {name: ctx.environ[name] for name in _DEBUG_VARS if name in ctx.environ}
+    legacy = [n for n in present if n.startswith("NCCL_") and n != "NCCL_DEBUG"]
+    if legacy:
+        return Finding("D19", "distributed_debug", "warn", ", ".join(f"{k}={v}" for k, v in present.items()),
+                       f"{', '.join(legacy)}: deprecated names; torch reads the TORCH_NCCL_* spelling.")
+    if present:
+        return Finding("D19", "distributed_debug", "info", ", ".join(f"{k}={v}" for k, v in present.items()), "")
+    return Finding("D19", "distributed_debug", "info", "no NCCL/distributed debug variables set",
+                   "For a hang, rerun with TORCH_DISTRIBUTED_DEBUG=DETAIL and NCCL_DEBUG=INFO.")
+
+
+_RANK_AS_DEVICE = re.compile(
+    r"""(?:cuda:|set_device\(|device\()\s*(?:int\()?\s*(?:os\.environ\[["']RANK["']\]|rank\b)""")
+_USES_LOCAL_RANK = re.compile(r"LOCAL_RANK|local_rank")
+
+
+def local_rank(ctx: Context) -> Finding:
+    env = ctx.environ
+    if "RANK" in env and "LOCAL_RANK" in env and env["RANK"] != env["LOCAL_RANK"]:
+        observed = f"RANK={env['RANK']} LOCAL_RANK={env['LOCAL_RANK']}"
+    elif "RANK" in env:
+        observed = f"RANK={env['RANK']} LOCAL_RANK={env.get('LOCAL_RANK', '(unset)')}"
+    else:
+        observed = "not inside a torchrun job"
+    for path, text in ctx.source_texts():
+        if _RANK_AS_DEVICE.search(text) and not _USES_LOCAL_RANK.search(text):
+            return Finding("D3", "local_rank", "warn", f"{path}: picks the GPU from RANK, never reads LOCAL_RANK",
+                           "On a second node every process lands on GPU 0; use LOCAL_RANK for the device.")
+    return Finding("D3", "local_rank", "info" if "RANK" in env else "ok", observed, "")
+
+
+_CUDA_AMP = re.compile(r"torch\.cuda\.amp\.(?:autocast|GradScaler)|from torch\.cuda\.amp import")
+
+
+def deprecated_cuda_amp(ctx: Context) -> Finding:
+    hits = [f"{path}:{text.count(chr(10), 0, m.start()) + 1}"
+            for path, text in ctx.source_texts() for m in _CUDA_AMP.finditer(text)]
+    if not ctx.sources:
+        return Finding("P4", "deprecated_cuda_amp", "n/a", "no source files given (kb doctor PATH…)", "")
+    if hits:
+        return Finding("P4", "deprecated_cuda_amp", "warn", ", ".join(hits[:5]) + (" …" if len(hits) > 5 else ""),
+                       "torch.cuda.amp is deprecated: use torch.amp.autocast('cuda') and torch.amp.GradScaler('cuda').")
+    return Finding("P4", "deprecated_cuda_amp", "ok", "no torch.cuda.amp use found", "")
+
+
+PROBES: list[Callable[[Context], Finding]] = [
+    versions, tf32_matmul, bf16_support, dev_shm_size, start_method, distributed_debug, local_rank,
+    deprecated_cuda_amp,
+]
+
+
+def _import_torch() -> Any:
+    try:
+        import torch
+    except Exception:
+        return None
+    return torch
+
+
+def run_probes(sources: tuple[Path, ...] = (), ctx: Context | None = None) -> list[Finding]:
+    """Every probe's finding; a probe that crashes reports itself instead of stopping the others."""
+    ctx = ctx or Context(environ=os.environ, torch=_import_torch(), sources=sources)
+    findings = []
+    for probe in PROBES:
+        try:
+            findings.append(probe(ctx))
+        except Exception as exc:
+            findings.append(Finding("?", probe.__name__, "n/a", f"probe failed: {type(exc).__name__}: {exc}", ""))
+    return findings

@@ -1,0 +1,88 @@
+"""`trainkb.install()`: after an uncaught exception's traceback, name the entries that explain it.
+
+Installing costs nothing: search and the catalogue are imported only once an exception
+actually escapes. The original hook always runs first and unchanged; anything that goes
+wrong in trainkb's part is swallowed, because a diagnostic must never hide the error.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import tempfile
+import threading
+import traceback
+from types import TracebackType
+
+__all__ = ["install", "uninstall"]
+
+_installed: dict[str, object] = {}
+
+
+def _first_time_for_this_job(text: str) -> bool:
+    """True in exactly one rank of a job for each distinct error (the same error in 8 ranks prints once)."""
+    job = os.environ.get("TORCHELASTIC_RUN_ID") or os.environ.get("MASTER_PORT")
+    if not job:
+        return True
+    last = text.strip().splitlines()[-1] if text.strip() else ""
+    digest = hashlib.sha256(f"{job}\0{os.getuid()}\0{last}".encode()).hexdigest()[:20]
+    marker = os.path.join(tempfile.gettempdir(), f"trainkb-hook-{digest}")
+    try:
+        os.close(os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+    except FileExistsError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def _report(exc_type: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:
+    if issubclass(exc_type, KeyboardInterrupt):
+        return
+    try:
+        text = "".join(traceback.format_exception(exc_type, value, tb))
+        if not _first_time_for_this_job(text):
+            return
+        from ._advice import advise
+
+        advice = advise(text, top=int(_installed.get("top", 3)))  # type: ignore[call-overload]
+        if advice:
+            sys.stderr.write(advice)
+            sys.stderr.flush()
+    except Exception:  # the catalogue may be missing or broken: stay silent
+        return
+
+
+def _excepthook(exc_type: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:
+    previous = _installed.get("excepthook", sys.__excepthook__)
+    previous(exc_type, value, tb)  # type: ignore[operator]
+    _report(exc_type, value, tb)
+
+
+def _threading_hook(args: threading.ExceptHookArgs) -> None:
+    previous = _installed.get("threading", threading.__excepthook__)
+    previous(args)  # type: ignore[operator]
+    if args.exc_value is not None:
+        _report(args.exc_type, args.exc_value, args.exc_traceback)
+
+
+def install(top: int = 3) -> None:
+    """Chain trainkb after the current ``sys.excepthook`` and ``threading.excepthook``.
+
+    ``sys.unraisablehook`` is left alone: exceptions in ``__del__`` and finalizers are
+    rarely the failure that stopped a run, and advice there would be noise.
+    """
+    if "excepthook" not in _installed:
+        _installed["excepthook"] = sys.excepthook
+        _installed["threading"] = threading.excepthook
+        sys.excepthook = _excepthook
+        threading.excepthook = _threading_hook
+    _installed["top"] = top
+
+
+def uninstall() -> None:
+    """Put the previous hooks back."""
+    if "excepthook" in _installed:
+        sys.excepthook = _installed.pop("excepthook")  # type: ignore[assignment]
+        threading.excepthook = _installed.pop("threading")  # type: ignore[assignment]

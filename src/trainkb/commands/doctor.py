@@ -1,0 +1,36 @@
+"""`kb doctor [PATH …]`: which catalogue conditions hold in this environment (and these sources)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from ._common import EXIT_FINDINGS, EXIT_OK, open_catalogue
+
+_MARK = {"warn": "WARN", "ok": "ok", "info": "info", "n/a": "n/a"}
+
+
+def add_parser(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("paths", nargs="*", type=Path, metavar="PATH",
+                        help="training scripts or folders to scan too (e.g. for torch.cuda.amp, RANK as device)")
+    parser.add_argument("--json", action="store_true", help="print findings as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    from .._doctor import run_probes
+
+    findings = run_probes(tuple(args.paths))
+    cat = open_catalogue(args)
+    titles = {e.id: e.title for e in cat.entries.values()} if cat else {}
+    if args.json:
+        rows = [f.as_dict() | {"title": titles.get(f.entry, "")} for f in findings]
+        print(json.dumps(rows, indent=2))
+    else:
+        for f in findings:
+            print(f"[{_MARK[f.status]:>4}] {f.entry:<5} {f.probe:<20} {f.observed}")
+            if f.message and f.status in {"warn", "info"}:
+                print(f"{'':14}{f.message}")
+            if f.status == "warn" and f.entry in titles:
+                print(f"{'':14}→ kb show {f.entry}  ({titles[f.entry]})")
+    return EXIT_FINDINGS if any(f.status == "warn" for f in findings) else EXIT_OK

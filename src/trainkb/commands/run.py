@@ -1,0 +1,52 @@
+"""`kb run -- CMD ARGS…`: run a training command; if it fails or goes quiet, say which entry explains it."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+
+from ._common import usage_error
+
+
+def add_parser(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--idle-timeout", type=float, metavar="S",
+                        help="diagnose a possible hang after S seconds without output (the command keeps running)")
+    parser.add_argument("--top", type=int, default=3, help="matches to print (default 3)")
+    parser.add_argument("--tail-bytes", type=int, default=256 * 1024,
+                        help="how much of the most recent output to keep for diagnosis (default 256 KiB)")
+    parser.add_argument("cmd", nargs=argparse.REMAINDER, metavar="-- CMD ARGS",
+                        help="the command to run, after `--`")
+
+
+def _say(text: str) -> None:
+    sys.stderr.write(text)
+    sys.stderr.flush()
+
+
+def run(args: argparse.Namespace) -> int:
+    cmd = args.cmd[1:] if args.cmd[:1] == ["--"] else args.cmd
+    if not cmd:
+        return usage_error("give the command after `--`, e.g. kb run -- python train.py")
+    if shutil.which(cmd[0]) is None:
+        return usage_error(f"command not found: {cmd[0]}")
+    from .._advice import advise
+    from .._runwatch import watch
+
+    def diagnose(tail: str, heading: str) -> None:
+        try:
+            advice = advise(tail, top=args.top, catalogue=args.catalogue, heading=heading)
+        except Exception as exc:  # a broken catalogue must not change the command's outcome
+            _say(f"kb run: could not search the catalogue ({type(exc).__name__}: {exc})\n")
+            return
+        _say(advice or f"── {heading}: no catalogue entry matches this output confidently ──\n")
+
+    def on_idle(tail: str, silent_for: float) -> None:
+        diagnose(tail, f"kb run: no output for {silent_for:.0f} s — if this is a hang")
+
+    outcome = watch(cmd, tail_bytes=args.tail_bytes, idle_timeout=args.idle_timeout, on_idle=on_idle)
+    if outcome.returncode != 0:
+        what = (f"was killed by signal {-outcome.returncode}" if outcome.returncode < 0
+                else f"exited with status {outcome.returncode}")
+        diagnose(outcome.tail, f"kb run: {cmd[0]} {what}")
+    return outcome.exit_status

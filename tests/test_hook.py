@@ -1,0 +1,78 @@
+"""`trainkb.install()`: advice after the traceback, never instead of it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from helpers import record
+
+SIG = """\
+signatures:
+  - {literal: "is invalid for input of size", type: RuntimeError,
+     example: "RuntimeError: shape '[4]' is invalid for input of size 6"}
+"""
+
+SCRIPT = """\
+import trainkb
+trainkb.install()
+raise RuntimeError("shape '[4]' is invalid for input of size 6")
+"""
+
+
+def python(code, env):
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+
+
+@pytest.fixture
+def env(make_catalogue, tmp_path, monkeypatch):
+    import os
+
+    cat = make_catalogue({"alpha/D1-sample.yaml": record(extra=SIG)})
+    return {**os.environ, "TRAINKB_CATALOGUE": str(cat), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+
+
+def test_advice_follows_the_unchanged_traceback(env):
+    plain = python(SCRIPT.replace("trainkb.install()", "pass"), env)
+    hooked = python(SCRIPT, env)
+    assert hooked.returncode == plain.returncode == 1
+    assert hooked.stderr.startswith(plain.stderr)  # the original traceback, byte for byte, first
+    assert "D1  A sample failure for tests" in hooked.stderr[len(plain.stderr):]
+
+
+def test_silent_when_the_catalogue_cannot_be_loaded(env, tmp_path):
+    broken = {**env, "TRAINKB_CATALOGUE": str(tmp_path / "does-not-exist")}
+    plain = python(SCRIPT.replace("trainkb.install()", "pass"), broken)
+    hooked = python(SCRIPT, broken)
+    assert hooked.stderr == plain.stderr
+    assert hooked.returncode == 1
+
+
+def test_threads_are_covered(env):
+    code = ("import threading, trainkb\ntrainkb.install()\n"
+            "def work():\n    raise RuntimeError(\"shape '[4]' is invalid for input of size 6\")\n"
+            "t = threading.Thread(target=work)\nt.start()\nt.join()\n")
+    proc = python(code, env)
+    assert "Exception in thread" in proc.stderr
+    assert "D1  A sample failure" in proc.stderr
+
+
+def test_once_per_distinct_error_across_ranks(env, tmp_path):
+    job = {**env, "TORCHELASTIC_RUN_ID": f"test-{tmp_path.name}"}
+    first, second = python(SCRIPT, job), python(SCRIPT, job)
+    assert "D1  A sample" in first.stderr
+    assert "D1  A sample" not in second.stderr  # another rank, same error: printed once
+    assert "Traceback" in second.stderr  # but its own traceback is untouched
+
+
+def test_import_and_install_are_cheap():
+    code = "import sys, trainkb\ntrainkb.install()\nheavy = {'torch', 'pydantic', 'rapidfuzz', 'yaml', 'textual'}\n" \
+           "print(sorted(heavy & set(sys.modules)))"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert proc.stdout.strip() == "[]"
+
+
+def test_keyboard_interrupt_gets_no_advice(env):
+    proc = python("import trainkb\ntrainkb.install()\nraise KeyboardInterrupt\n", env)
+    assert "trainkb" not in proc.stderr.split("KeyboardInterrupt")[-1]
