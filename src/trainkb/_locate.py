@@ -6,7 +6,7 @@ import os
 from importlib import resources
 from pathlib import Path
 
-__all__ = ["ENV_VAR", "find_catalogue"]
+__all__ = ["ENV_VAR", "find_catalogue", "find_reports"]
 
 ENV_VAR = "TRAINKB_CATALOGUE"
 
@@ -30,3 +30,11 @@ def find_catalogue(explicit: str | os.PathLike[str] | None = None) -> Path:
     if checkout is not None:
         return checkout
     return Path(str(resources.files("trainkb") / "_bundled_catalogue"))
+
+
+def find_reports(catalogue_root: Path) -> Path:
+    """The check reports beside the catalogue (reports/), or the copy bundled in the wheel."""
+    beside = catalogue_root.parent / "reports"
+    if beside.is_dir():
+        return beside
+    return Path(str(resources.files("trainkb") / "_bundled_reports"))

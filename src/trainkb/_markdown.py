@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ._catalogue import Catalogue
 from ._schema import Entry
 
@@ -16,14 +18,23 @@ _RELATION_LABEL = {
 }
 
 
-def _link_line(cat: Catalogue, target: str, label: str, why: str) -> str:
+LinkMaker = Callable[[str], str]
+
+
+def _link_line(cat: Catalogue, target: str, label: str, why: str, link: LinkMaker | None) -> str:
     other = cat.entries.get(target)
     title = f" — {other.title}" if other else ""
-    return f"- **{label}** {target}{title}: {why}"
+    name = f"[{target}]({link(target)})" if link and other else target
+    return f"- **{label}** {name}{title}: {why}"
 
 
-def entry_markdown(entry: Entry, cat: Catalogue) -> str:
-    """Symptom → Root cause → Fix first, then the evidence and the ways out."""
+def entry_markdown(entry: Entry, cat: Catalogue, link: LinkMaker | None = None,
+                   verification: list[str] | None = None) -> str:
+    """Symptom → Root cause → Fix first, then the evidence and the ways out.
+
+    ``link`` turns an entry id into a URL (the TUI and the site each have their own);
+    ``verification`` replaces the plain list of checks with what the reports say.
+    """
     area = cat.area(entry.area)
     section = next((s.title for s in area.sections if s.id == entry.section), entry.section) if area else ""
     parts = [f"# {entry.id} — {entry.title}", f"*{area.title if area else entry.area} › {section}*"]
@@ -40,8 +51,8 @@ def entry_markdown(entry: Entry, cat: Catalogue) -> str:
             kind = f"{sig.type} " if sig.type else ""
             note = f" ({sig.note})" if sig.note else ""
             parts.append(f"- {kind}`{sig.example.strip()}`{note}")
-    links = [_link_line(cat, link.id, _RELATION_LABEL[link.relation], link.why) for link in entry.links]
-    backlinks = [_link_line(cat, b.source, "Linked from", b.why) for b in cat.backlinks.get(entry.id, [])]
+    links = [_link_line(cat, x.id, _RELATION_LABEL[x.relation], x.why, link) for x in entry.links]
+    backlinks = [_link_line(cat, b.source, "Linked from", b.why, link) for b in cat.backlinks.get(entry.id, [])]
     if links or backlinks:
         parts += ["## Related entries", "\n".join(links + backlinks)]
     if entry.external:
@@ -51,7 +62,9 @@ def entry_markdown(entry: Entry, cat: Catalogue) -> str:
         parts.append("## References")
         parts.append("\n".join(f"- [{r.title}]({r.url})" for r in entry.references))
     parts.append("## Verification")
-    if entry.checks:
+    if verification is not None:
+        parts.append("\n".join(f"- {line}" for line in verification))
+    elif entry.checks:
         parts.append("\n".join(f"- `{c.name}` ({c.demonstrates}): {c.claim}" for c in entry.checks))
     elif entry.verification is not None:
         parts.append(f"{entry.verification.status}: {entry.verification.reason}")

@@ -21,6 +21,7 @@ COMMANDS = {
     "report": "Combine check reports from several environments.",
     "run": "Run a training command; if it fails or hangs, name the entries that explain it.",
     "doctor": "Inspect this environment for conditions the catalogue warns about.",
+    "tui": "Open the interactive search UI (also: `kb` alone in a terminal).",
 }
 
 
@@ -42,13 +43,17 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run `kb` with ``argv``; return the exit status (0 ok, 1 findings, 2 usage)."""
     parser = _parser()
+    argv = list(argv) if argv is not None else sys.argv[1:]
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits 2 on usage errors and 0 on --help/--version
         return int(exc.code or 0)
     if args.command is None:
-        parser.print_help()
-        return 0
+        if sys.stdin.isatty() and sys.stdout.isatty():
+            args = parser.parse_args([*argv, "tui"])
+        else:  # piped or in CI: there is no terminal to draw on
+            parser.print_help()
+            return 0
     module = importlib.import_module(f"trainkb.commands.{args.command}")
     try:
         return int(module.run(args))

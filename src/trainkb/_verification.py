@@ -1,0 +1,111 @@
+"""What the committed check reports say about each entry: the verification matrix for readers."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ._schema import Entry
+
+__all__ = ["CheckStatus", "Verification", "load_verification"]
+
+REPORT_FORMAT = "trainkb-check-report"
+
+
+@dataclass(frozen=True)
+class CheckStatus:
+    environment: str
+    status: str
+    seconds: float | None
+    message: str
+    timestamp: str | None
+
+
+@dataclass
+class Verification:
+    """Results per (entry, check) across every environment found in the reports."""
+
+    environments: list[dict[str, Any]] = field(default_factory=list)
+    results: dict[tuple[str, str], list[CheckStatus]] = field(default_factory=dict)
+
+    def for_check(self, entry_id: str, check_name: str) -> list[CheckStatus]:
+        return self.results.get((entry_id, check_name), [])
+
+    def environment(self, name: str) -> dict[str, Any]:
+        return next((e for e in self.environments if e.get("name") == name), {"name": name})
+
+    def label(self, name: str) -> str:
+        """'torch 2.13.0 CPU' or 'torch 2.11.0 CUDA (NVIDIA H100 80GB HBM3)'."""
+        env = self.environment(name)
+        torch = str(env.get("torch", "?")).split("+")[0]
+        if env.get("cuda_available"):
+            gpus = env.get("gpus") or ["GPU"]
+            return f"torch {torch} CUDA ({gpus[0]})"
+        return f"torch {torch} CPU"
+
+    def summary(self, entry: Entry) -> list[str]:
+        """One line per environment, plus a line for CUDA checks no report covers."""
+        if not entry.checks:
+            if entry.verification is not None:
+                return [f"{entry.verification.status}: {entry.verification.reason}"]
+            return []
+        lines = []
+        names = [e["name"] for e in self.environments]
+        for name in names:
+            statuses = [s for c in entry.checks for s in self.for_check(entry.id, c.name) if s.environment == name]
+            ran = [s for s in statuses if s.status != "skipped"]
+            if not ran:
+                continue
+            passed = sum(s.status == "passed" for s in ran)
+            verdict = "verified" if passed == len(ran) else "FAILING"
+            lines.append(f"{verdict} on {self.label(name)}, {passed} of {len(ran)} checks")
+        cuda_checks = [c for c in entry.checks if c.requires.cuda]
+        for check in cuda_checks:
+            ran_on_gpu = [s for s in self.for_check(entry.id, check.name) if s.status != "skipped"]
+            if not ran_on_gpu:
+                lines.append(f"CUDA check `{check.name}`: not run here (no CUDA report covers it)")
+        if not lines:
+            lines.append("checks not yet run in any committed report")
+        return lines
+
+
+    def entry_lines(self, entry: Entry) -> list[str]:
+        """The summary, then every check with its claim and its status in each environment."""
+        lines = self.summary(entry)
+        for check in entry.checks:
+            seen = ", ".join(f"{s.status} on {self.label(s.environment)}"
+                             for s in self.for_check(entry.id, check.name)) or "not run yet"
+            lines.append(f"`{check.name}` ({check.demonstrates}): {check.claim} — {seen}")
+        return lines
+
+
+def _read(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and data.get("format") == REPORT_FORMAT else None
+
+
+def load_verification(reports_dir: Path) -> Verification:
+    """Every report under ``reports_dir``; unreadable files are skipped, never fatal."""
+    found = Verification()
+    if not reports_dir.is_dir():
+        return found
+    seen: dict[str, dict[str, Any]] = {}
+    for path in sorted(reports_dir.glob("*.json")):
+        data = _read(path)
+        if data is None:
+            continue
+        for env in data.get("environments", []):
+            seen[env.get("name", path.stem)] = env
+        for row in data.get("results", []):
+            key = (row.get("entry", ""), row.get("check", ""))
+            status = CheckStatus(row.get("environment", ""), row.get("status", "?"), row.get("seconds"),
+                                 row.get("message", ""), seen.get(row.get("environment", ""), {}).get("timestamp"))
+            found.results.setdefault(key, [])
+            found.results[key] = [s for s in found.results[key] if s.environment != status.environment] + [status]
+    found.environments = list(seen.values())
+    return found

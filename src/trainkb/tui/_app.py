@@ -1,0 +1,222 @@
+"""The trainkb TUI: paste on the left, ranked matches below it, the entry on the right."""
+
+from __future__ import annotations
+
+import time
+from typing import ClassVar
+
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.widgets import ContentSwitcher, Footer, Header, Input, Markdown, OptionList, TextArea, Tree
+from textual.worker import get_current_worker
+
+from ..search import SearchResponse
+from ._browse import BrowsePane
+from ._entry import EntryView
+from ._model import ENTRY_SCHEME, KnowledgeBase, fix_code
+from ._palette import EntryCommands
+from ._paste import PasteBox
+from ._results import ResultsList
+
+__all__ = ["TrainKBApp"]
+
+
+class TrainKBApp(App[None]):
+    """Search-as-you-paste over the catalogue, with browser-like history between entries."""
+
+    TITLE = "trainkb"
+    SUB_TITLE = "paste a traceback, read the fix"
+    CSS = """
+    #body { height: 1fr; }
+    #left { width: 2fr; min-width: 30; }
+    #switcher { height: 1fr; }
+    #search-pane { height: 1fr; }
+    #paste { height: 2fr; }
+    #results { height: 3fr; }
+    #detail { width: 3fr; }
+    """
+    COMMANDS = App.COMMANDS | {EntryCommands}
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("f1", "toggle_help", "Keys", id="help"),
+        Binding("question_mark", "toggle_help", "Keys", show=False, id="help-alt"),
+        Binding("ctrl+b", "toggle_browse", "Browse/Search", id="browse"),
+        Binding("ctrl+l", "focus_paste", "Paste box", id="focus-paste"),
+        Binding("escape", "focus_paste", "Paste box", show=False, id="focus-paste-esc"),
+        Binding("alt+left,left_square_bracket", "back", "Back", id="back"),
+        Binding("alt+right,right_square_bracket", "forward", "Forward", id="forward"),
+        Binding("c", "copy_fix", "Copy fix code", id="copy-fix"),
+        Binding("o", "open_site", "Open on site", id="open-site"),
+        Binding("slash,ctrl+f", "find", "Find in entry", id="find"),
+        Binding("ctrl+t", "toggle_theme", "Light/dark", id="theme"),
+    ]
+
+    def __init__(self, kb: KnowledgeBase, initial_text: str = "", blink: bool = True) -> None:
+        super().__init__()
+        self.kb = kb
+        self.initial_text = initial_text
+        self.blink = blink
+        self.history: list[str] = []
+        self.position = -1
+        self.current_response: SearchResponse | None = None
+        self._find_at = -1
+        self.results_shown_at = 0.0
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="body"):
+            with Vertical(id="left"), ContentSwitcher(initial="search-pane", id="switcher"):
+                with Vertical(id="search-pane"):
+                    yield PasteBox(self.initial_text, id="paste")
+                    yield ResultsList(id="results")
+                yield BrowsePane(self.kb, id="browse-pane")
+            yield EntryView(id="detail")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        paste = self.query_one("#paste", PasteBox)
+        paste.cursor_blink = self.blink
+        paste.focus()
+        self.query_one("#results", ResultsList).show(None)
+        if self.initial_text.strip():
+            self.run_search(self.initial_text)
+
+    # --- search -------------------------------------------------------------------------
+    @on(TextArea.Changed, "#paste")
+    def _pasted(self, event: TextArea.Changed) -> None:
+        self.run_search(event.text_area.text)
+
+    @work(exclusive=True, thread=True, group="search")
+    def run_search(self, text: str) -> None:
+        """Search off the UI thread; a newer keystroke cancels (supersedes) an older search."""
+        response = self.kb.search(text) if text.strip() else None
+        if not get_current_worker().is_cancelled:
+            self.call_from_thread(self.show_results, response)
+
+    def show_results(self, response: SearchResponse | None) -> None:
+        self.results_shown_at = time.perf_counter()
+        self.current_response = response
+        results = self.query_one("#results", ResultsList)
+        results.show(response)
+        if response and response.results and not response.abstained:
+            results.highlighted = next(i for i, o in enumerate(results._options) if not o.disabled)
+
+    @on(OptionList.OptionHighlighted, "#results")
+    def _result_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        if event.option.id:
+            self.open_entry(event.option.id)
+
+    @on(OptionList.OptionSelected, "#results")
+    def _result_selected(self, event: OptionList.OptionSelected) -> None:
+        if event.option.id:
+            self.open_entry(event.option.id)
+            self.query_one("#related", OptionList).focus()
+
+    # --- entries and history ------------------------------------------------------------
+    def open_entry(self, entry_id: str, record: bool = True) -> None:
+        if entry_id not in self.kb.catalogue.entries:
+            self.notify(f"unknown entry {entry_id}", severity="warning")
+            return
+        if record and (self.position < 0 or self.history[self.position] != entry_id):
+            del self.history[self.position + 1:]
+            self.history.append(entry_id)
+            self.position = len(self.history) - 1
+        titles = {e.id: e.title for e in self.kb.catalogue.entries.values()}
+        self.run_worker(self.query_one("#detail", EntryView).show(
+            entry_id, self.kb.markdown(entry_id), self.kb.related(entry_id), titles),
+            exclusive=True, group="detail")
+        self._find_at = -1
+        self._highlight_evidence(entry_id)
+
+    def _highlight_evidence(self, entry_id: str) -> None:
+        response = self.current_response
+        if response is None:
+            return
+        for result in response.results:
+            if result.id == entry_id and result.evidence:
+                self.query_one("#paste", PasteBox).highlight_line(result.evidence[0].line)
+                return
+
+    @property
+    def current_entry(self) -> str | None:
+        return self.history[self.position] if self.position >= 0 else None
+
+    @on(Markdown.LinkClicked)
+    def _link_clicked(self, event: Markdown.LinkClicked) -> None:
+        if event.href.startswith(ENTRY_SCHEME):
+            self.open_entry(event.href.removeprefix(ENTRY_SCHEME))
+        elif event.href.startswith("https://"):
+            self.open_url(event.href)
+
+    @on(OptionList.OptionSelected, "#related")
+    def _follow(self, event: OptionList.OptionSelected) -> None:
+        if event.option.id:
+            self.open_entry(event.option.id.split("|", 1)[1])
+
+    @on(Tree.NodeSelected, "#tree")
+    def _browse_selected(self, event: Tree.NodeSelected) -> None:
+        if event.node.data:
+            self.open_entry(event.node.data)
+
+    def action_back(self) -> None:
+        if self.position > 0:
+            self.position -= 1
+            self.open_entry(self.history[self.position], record=False)
+
+    def action_forward(self) -> None:
+        if self.position < len(self.history) - 1:
+            self.position += 1
+            self.open_entry(self.history[self.position], record=False)
+
+    # --- actions ------------------------------------------------------------------------
+    def action_toggle_help(self) -> None:
+        if self.screen.query("HelpPanel"):
+            self.action_hide_help_panel()
+        else:
+            self.action_show_help_panel()
+
+    def action_toggle_browse(self) -> None:
+        switcher = self.query_one("#switcher", ContentSwitcher)
+        switcher.current = "browse-pane" if switcher.current == "search-pane" else "search-pane"
+        target = "#filter" if switcher.current == "browse-pane" else "#paste"
+        self.query_one(target).focus()
+
+    def action_focus_paste(self) -> None:
+        self.query_one("#detail", EntryView).close_find()
+        self.query_one("#switcher", ContentSwitcher).current = "search-pane"
+        self.query_one("#paste").focus()
+
+    def action_copy_fix(self) -> None:
+        entry_id = self.current_entry
+        if entry_id is None:
+            self.notify("Open an entry first.", severity="warning")
+            return
+        code = fix_code(self.kb.catalogue.entries[entry_id])
+        if not code:
+            self.notify(f"{entry_id}'s fix has no code block to copy.", severity="warning")
+            return
+        self.copy_to_clipboard(code)
+        self.notify(f"Copied {entry_id}'s fix code ({code.count(chr(10))} lines) to the clipboard.")
+
+    def action_open_site(self) -> None:
+        entry_id = self.current_entry
+        url = self.kb.site_url(entry_id) if entry_id else None
+        if url is None:
+            self.notify("No site to open: run `kb site build` or set TRAINKB_SITE_URL.", severity="warning")
+            return
+        self.open_url(url)
+
+    def action_find(self) -> None:
+        if self.current_entry:
+            self.query_one("#detail", EntryView).open_find()
+
+    @on(Input.Submitted, "#find")
+    def _find_next(self, event: Input.Submitted) -> None:
+        found = self.query_one("#detail", EntryView).find(event.value, self._find_at)
+        if found < 0:
+            self.notify(f"'{event.value}' is not in this entry.", severity="warning")
+        self._find_at = found
+
+    def action_toggle_theme(self) -> None:
+        self.theme = "textual-light" if self.current_theme.dark else "textual-dark"

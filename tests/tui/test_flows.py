@@ -1,0 +1,167 @@
+"""Pilot tests, one per flow: paste → results → open → follow link → back → copy → palette jump."""
+
+from __future__ import annotations
+
+from conftest import TRACEBACK
+from textual.widgets import Input, OptionList
+
+from trainkb.tui import TrainKBApp
+from trainkb.tui._paste import PasteBox
+
+
+async def settle(pilot, app):
+    await pilot.pause()
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def paste(pilot, app, text):
+    app.query_one("#paste", PasteBox).load_text(text)
+    await settle(pilot, app)
+
+
+async def test_paste_ranks_and_opens_the_top_entry(app):
+    async with app.run_test(size=(120, 40)) as pilot:
+        await paste(pilot, app, TRACEBACK)
+        results = app.query_one("#results", OptionList)
+        assert results.get_option_at_index(0).id == "D1"
+        assert app.current_entry == "D1"
+        assert app.query_one("#detail").border_title == "D1"
+        # the matched input line is selected in the paste box
+        assert app.query_one("#paste", PasteBox).selected_text.startswith("[rank1]: RuntimeError: Expected")
+
+
+async def test_abstains_plainly_on_unrelated_text(app):
+    async with app.run_test(size=(120, 40)) as pilot:
+        await paste(pilot, app, "ModuleNotFoundError: No module named 'foo_bar_baz'")
+        results = app.query_one("#results", OptionList)
+        assert app.current_response.abstained
+        assert "no confident match" in str(results.get_option_at_index(0).prompt)
+
+
+async def test_follow_link_back_and_forward(app):
+    async with app.run_test(size=(120, 40)) as pilot:
+        await paste(pilot, app, TRACEBACK)
+        related = app.query_one("#related", OptionList)
+        await settle(pilot, app)
+        related.focus()
+        related.highlighted = 0
+        await pilot.press("enter")
+        await settle(pilot, app)
+        assert app.current_entry == "D2"
+        await pilot.press("left_square_bracket")
+        await settle(pilot, app)
+        assert app.current_entry == "D1"
+        await pilot.press("right_square_bracket")
+        await settle(pilot, app)
+        assert app.current_entry == "D2"
+        assert app.history == ["D1", "D2"]
+
+
+async def test_markdown_link_click_navigates(app):
+    from textual.widgets import Markdown
+
+    async with app.run_test(size=(120, 40)) as pilot:
+        await paste(pilot, app, TRACEBACK)
+        doc = app.query_one("#doc", Markdown)
+        doc.post_message(Markdown.LinkClicked(doc, "entry:D2"))
+        await settle(pilot, app)
+        assert app.current_entry == "D2"
+
+
+async def test_copy_fix_code(app):
+    async with app.run_test(size=(120, 40)) as pilot:
+        await paste(pilot, app, TRACEBACK)
+        app.query_one("#results").focus()
+        await pilot.press("c")
+        assert app.clipboard == "model = DDP(model, find_unused_parameters=True)\n"
+
+
+async def test_palette_jumps_by_alias(app):
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"nan loss")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await settle(pilot, app)
+        assert app.current_entry == "P1"
+
+
+async def test_browse_and_filter(app):
+    from textual.widgets import Tree
+
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("ctrl+b")
+        await pilot.pause()
+        assert app.focused.id == "filter"
+        await pilot.press(*"watchdog")
+        await pilot.pause()
+        tree = app.query_one("#tree", Tree)
+        leaves = [n for n in tree.root.children[0].children[0].children]
+        assert [leaf.data for leaf in leaves] == ["D2"]
+        tree.focus()
+        tree.select_node(leaves[0])
+        await settle(pilot, app)
+        assert app.current_entry == "D2"
+
+
+async def test_find_in_entry(app):
+    async with app.run_test(size=(120, 40)) as pilot:
+        await paste(pilot, app, TRACEBACK)
+        app.query_one("#results").focus()
+        await pilot.press("slash")
+        assert isinstance(app.focused, Input) and app.focused.id == "find"
+        await pilot.press(*"bucket", "enter")
+        await pilot.pause()
+        assert app._find_at >= 0
+        await pilot.press("escape")
+        assert app.focused.id == "paste"
+
+
+async def test_help_and_theme_and_open_site_without_site(app):
+    async with app.run_test(size=(80, 24)) as pilot:
+        await paste(pilot, app, TRACEBACK)
+        app.query_one("#results").focus()
+        await pilot.press("f1")
+        await pilot.pause()
+        assert app.screen.query("HelpPanel")
+        dark = app.current_theme.dark
+        await pilot.press("ctrl+t")
+        assert app.current_theme.dark != dark
+        await pilot.press("o")
+        await pilot.pause()
+        assert any("No site to open" in str(n.message) for n in app._notifications)
+
+
+async def test_huge_paste_keeps_the_tail_and_stays_responsive(kb):
+    import time
+
+    from textual import events
+
+    app = TrainKBApp(kb, blink=False)
+    log = ("step 1 loss 0.5 lr 1e-4 " * 40 + "\n") * 11_000 + TRACEBACK  # ~10 MB
+    async with app.run_test(size=(120, 40)) as pilot:
+        box = app.query_one("#paste", PasteBox)
+        started = time.perf_counter()
+        await box._on_paste(events.Paste(log))
+        await settle(pilot, app)
+        assert time.perf_counter() - started < 5
+        assert len(box.text) <= 256 * 1024
+        assert box.text.endswith(TRACEBACK)
+        assert app.current_entry == "D1"
+
+
+async def test_every_binding_has_an_id_and_description():
+    for binding in TrainKBApp.BINDINGS:
+        assert binding.id and binding.description, binding
+
+
+async def test_resize_survives(app):
+    async with app.run_test(size=(120, 40)) as pilot:
+        await paste(pilot, app, TRACEBACK)
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        await pilot.resize_terminal(60, 20)
+        await pilot.pause()
+        assert app.current_entry == "D1"
