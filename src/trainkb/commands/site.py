@@ -1,0 +1,81 @@
+"""`kb site build` renders the static site; `kb site serve` serves a built one on this machine."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from .._locate import find_reports
+from .._verification import load_verification
+from ._common import EXIT_FINDINGS, EXIT_OK, open_catalogue, usage_error
+
+
+def add_parser(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="site_command", metavar="ACTION", required=True)
+    build = sub.add_parser("build", help="render the catalogue into a static site",
+                           description="Render every entry, area and the verification matrix into DIR.")
+    build.add_argument("-o", "--output", default="_site", metavar="DIR", help="output folder (default _site/)")
+    build.add_argument("--base-url", default="/", metavar="PATH",
+                       help="path the site is served under, e.g. /trainkb/ (pages link relatively; "
+                            "this only sets the 404 page's links)")
+    build.add_argument("--reports", metavar="DIR", help="check reports to show (default: reports/ beside the catalogue)")
+    build.add_argument("--json", action="store_true", help="print {output, pages, entries, seconds} as JSON")
+    serve = sub.add_parser("serve", help="serve a built site over HTTP",
+                           description="Serve a built site; bound to 127.0.0.1 unless --host says otherwise.")
+    serve.add_argument("-d", "--directory", default="_site", metavar="DIR", help="built site (default _site/)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
+
+
+def _build(args: argparse.Namespace) -> int:
+    from ..site import SiteError, build_site  # jinja2, markdown-it and pygments only for this command
+
+    cat = open_catalogue(args)
+    if cat is None:
+        return 2
+    reports = Path(args.reports) if args.reports else find_reports(cat.root)
+    if args.reports and not reports.is_dir():
+        return usage_error(f"reports folder not found: {reports}")
+    try:
+        result = build_site(cat, load_verification(reports), Path(args.output), base_url=args.base_url)
+    except SiteError as exc:
+        return usage_error(str(exc))
+    if cat.problems:  # the site still shows every entry that loaded; the exit status says it is partial
+        print(f"kb: {len(cat.problems)} catalogue problem(s) left entries out of the site; run `kb lint`",
+              file=sys.stderr)
+    if args.json:
+        print(json.dumps({"output": str(result.out), "pages": result.pages, "entries": len(cat.entries),
+                          "seconds": round(result.seconds, 3)}))
+    else:
+        print(f"built {result.pages} pages ({len(cat.entries)} entries) into {result.out}/ in {result.seconds:.2f} s")
+        print(f"open {result.out.resolve() / 'index.html'} or run `kb site serve -d {result.out}`")
+    return EXIT_FINDINGS if cat.problems else EXIT_OK
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from ..site import make_server
+
+    directory = Path(args.directory)
+    if not (directory / "index.html").is_file():
+        return usage_error(f"no built site in {directory}/; run `kb site build -o {directory}` first")
+    try:
+        server = make_server(directory, args.host, args.port)
+    except OSError as exc:
+        return usage_error(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}")
+    host, port = server.server_address[:2]
+    print(f"serving {directory}/ at http://{host}:{port}/ (Ctrl+C stops)", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+    return EXIT_OK
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.site_command == "build":
+        return _build(args)
+    return _serve(args)

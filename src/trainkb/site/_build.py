@@ -1,0 +1,107 @@
+"""`kb site build`: render every page, copy the assets, export the search index.
+
+Output is a pure function of the catalogue, the reports and the templates, except for
+one build stamp on the home page (SOURCE_DATE_EPOCH pins it), so a rebuild of unchanged
+input changes nothing a static host or a reviewer's diff would notice.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+from .._catalogue import Catalogue
+from .._verification import Verification
+from ._assets import site_dir
+from ._export import export_index
+from ._pages import area_page, check_rows, entry_page, environments, home_page, verification_page
+from ._render import pygments_css
+
+__all__ = ["MARKER", "BuildResult", "SiteError", "build_site", "build_stamp"]
+
+MARKER = ".trainkb-site"  # only a folder holding this is ever emptied by a rebuild
+
+
+class SiteError(Exception):
+    """A build that cannot start (an output folder that is not ours); the CLI exits 2."""
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    out: Path
+    pages: int
+    seconds: float
+
+
+def build_stamp() -> str:
+    """UTC build time, or SOURCE_DATE_EPOCH's for reproducible builds."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    moment = datetime.fromtimestamp(int(epoch), UTC) if epoch and epoch.isdigit() else datetime.now(UTC)
+    return moment.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _prepare(out: Path) -> None:
+    if out.exists() and any(out.iterdir()):
+        if not (out / MARKER).is_file():
+            raise SiteError(f"{out} exists and was not made by `kb site build`; choose another -o or empty it")
+        shutil.rmtree(out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / MARKER).write_text("built by kb site build; the next build replaces this folder\n", encoding="utf-8")
+    (out / ".nojekyll").write_text("", encoding="utf-8")
+
+
+def _environment(templates: Path) -> Environment:
+    return Environment(loader=FileSystemLoader(str(templates)), autoescape=True, undefined=StrictUndefined,
+                       trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+
+
+class _Writer:
+    """Renders templates into ``out`` with the context every page shares."""
+
+    def __init__(self, env: Environment, out: Path, shared: dict[str, Any]) -> None:
+        self.env, self.out, self.shared, self.pages = env, out, shared, 0
+
+    def page(self, template: str, rel: str, context: dict[str, Any]) -> None:
+        path = self.out / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        html = self.env.get_template(template).render({**self.shared, **context})
+        path.write_text(html, encoding="utf-8", newline="\n")
+        self.pages += 1
+
+
+def _normalise_base(base_url: str) -> str:
+    base = "/" + base_url.strip("/") + "/" if base_url.strip("/") else "/"
+    return base
+
+
+def build_site(cat: Catalogue, ver: Verification, out: Path, base_url: str = "/",
+               stamp: str | None = None) -> BuildResult:
+    """Write the whole site to ``out``; ``base_url`` is the path the site is served under."""
+    started = time.perf_counter()
+    assets = site_dir()
+    _prepare(out)
+    envs = environments(ver)
+    base = _normalise_base(base_url)
+    writer = _Writer(_environment(assets / "templates"), out,
+                     {"areas": cat.areas, "base": base, "stamp": stamp or build_stamp()})
+    checks = {e.id: check_rows(e, ver, envs) for e in cat.ordered()}
+    writer.page("home.html.j2", "index.html", home_page(cat, ver, envs))
+    for area in cat.areas:
+        writer.page("area.html.j2", f"{area.id}/index.html", area_page(cat, area.id))
+    for entry in cat.ordered():
+        writer.page("entry.html.j2", f"{entry.id}/index.html", entry_page(cat, entry, ver, envs, checks[entry.id]))
+    writer.page("verification.html.j2", "verification/index.html", verification_page(cat, ver, envs, checks))
+    writer.page("search.html.j2", "search/index.html", {"root": "../"})
+    writer.page("404.html.j2", "404.html", {"root": base})
+    static = out / "static"
+    shutil.copytree(assets / "static", static)
+    (static / "pygments.css").write_text(pygments_css(), encoding="utf-8", newline="\n")
+    (static / "search-index.js").write_text(export_index(cat), encoding="utf-8", newline="\n")
+    return BuildResult(out, writer.pages, time.perf_counter() - started)
