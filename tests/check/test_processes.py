@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -87,7 +88,7 @@ def test_a_rank_that_raises_frees_the_others(make_catalogue, capsys):
                           "requires": {"processes": 2}, "timeout": 30})
     root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks)})
     started = time.monotonic()
-    assert main(["--catalogue", str(root), "check", "-q"]) == 0
+    assert main(["--catalogue", str(root), "check", "-q", "--no-drift"]) == 0
     assert time.monotonic() - started < 25
     assert "1 passed" in capsys.readouterr().out
 
@@ -195,3 +196,20 @@ def test_merging_shards_of_one_environment_keeps_both(tmp_path, capsys):
     merged = json.loads(capsys.readouterr().out)
     assert [r["check"] for r in merged["results"]] == ["x", "y", "z"]
     assert merged["summary"] == {"passed": 3}
+
+
+def test_signature_drift_fails_the_run(make_catalogue, capsys, tmp_path, monkeypatch):
+    """A raises check whose output search does not map back to its entry is a failure."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    check = checks_yaml({"code": "import torch\ntorch.zeros(2, 3).view(4)\n",
+                         "expect": {"raises": {"type": "RuntimeError", "match": "is invalid for input"}}})
+    good = "signatures:\n  - {literal: 'is invalid for input of size', type: RuntimeError,\n" \
+           "     example: \"RuntimeError: shape '[4]' is invalid for input of size 6\"}\n"
+    root = make_catalogue({"alpha/D1-sample.yaml": record(checks=check, extra=good)})
+    assert main(["--catalogue", str(root), "check", "-q"]) == 0
+    capsys.readouterr()
+    drifted = tmp_path / "drifted" / "catalogue"
+    shutil.copytree(root, drifted)
+    (drifted / "alpha/D1-sample.yaml").write_text(record(checks=check))  # the signature is gone
+    assert main(["--catalogue", str(drifted), "check", "-q"]) == 1
+    assert "signature drift: search abstained" in capsys.readouterr().out

@@ -42,6 +42,8 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=["text", "github"], default="text",
                         help="github also prints Actions annotations for failures and skips")
     parser.add_argument("--quiet", "-q", action="store_true", help="no per-check progress")
+    parser.add_argument("--no-drift", action="store_true",
+                        help="do not fail when search misses the entry for a check's own error output")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -86,6 +88,10 @@ def run(args: argparse.Namespace) -> int:
         results = checker.run_tasks(tasks, options, pool, env, Progress(len(tasks), quiet=quiet))
     finally:
         pool.registry.kill_all()
+    if not args.no_drift:
+        from ..check._drift import apply_drift_check
+
+        results = apply_drift_check(results, cat, cat.root)
     wall = time.monotonic() - started
 
     report = checker.make_report(env, results)

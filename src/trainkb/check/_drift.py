@@ -1,0 +1,41 @@
+"""Signature drift: a check's own error output must lead search to its own entry.
+
+A `raises`/`warns` check captures what torch really printed. If search does not rank the
+check's entry first for that text, the entry's signatures no longer describe the torch it
+claims to cover — the catalogue has drifted, and the run fails.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from .._catalogue import Catalogue
+from ._runner import CheckResult
+
+__all__ = ["apply_drift_check"]
+
+
+def apply_drift_check(results: list[CheckResult], cat: Catalogue, root: Path) -> list[CheckResult]:
+    """Results with passing raises/warns checks turned into failures where search disagrees."""
+    from ..search import search
+
+    checks = {(e.id, c.name): c for e in cat.entries.values() for c in e.checks}
+    out = []
+    for result in results:
+        check = checks.get((result.entry, result.check))
+        if result.status != "passed" or result.expect not in {"raises", "warns"} or not result.evidence or not check:
+            out.append(result)
+            continue
+        response = search(result.evidence[0], top=3, catalogue=root)
+        accepted = {result.entry, *check.also_matches}
+        top = response.results[0].id if response.results else None
+        if top in accepted and not response.abstained:
+            out.append(result)
+            continue
+        ranked = ", ".join(f"{r.id} ({r.score:.0f})" for r in response.results) or "nothing"
+        why = "search abstained" if response.abstained else f"search ranked {top} first"
+        out.append(replace(result, status="failed",
+                           message=f"signature drift: {why} for this check's own output (top 3: {ranked}); "
+                                   f"update {result.entry}'s signatures or list the other id in also_matches"))
+    return out
