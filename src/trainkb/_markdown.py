@@ -44,7 +44,7 @@ def entry_markdown(entry: Entry, cat: Catalogue, link: LinkMaker | None = None,
               "## Fix", entry.fix.strip()]
     if entry.version_notes:
         parts.append("## What changed across torch versions")
-        parts += [f"- **torch {n.torch}**: {n.note}" for n in entry.version_notes]
+        parts += [f"- **{n.subject}**: {n.note}" for n in entry.version_notes]
     if entry.signatures:
         parts.append("## What it prints")
         for sig in entry.signatures:

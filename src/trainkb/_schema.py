@@ -205,10 +205,22 @@ class Verification(_Strict):
 
 
 class VersionNote(_Strict):
-    """Where current torch differs from older releases or from the source material."""
+    """Where current torch (or a library) differs from older releases or from the source material."""
 
-    torch: NonEmpty = Field(description="Version or range the note is about, e.g. '>=2.4'.")
+    torch: str | None = Field(default=None, min_length=1, description="torch version or range, e.g. '>=2.4'.")
+    library: str | None = Field(default=None, min_length=1,
+                                description="Another library and its version, e.g. 'transformers>=5.0'.")
     note: NonEmpty
+
+    @model_validator(mode="after")
+    def _one_subject(self) -> VersionNote:
+        if (self.torch is None) == (self.library is None):
+            raise ValueError("give exactly one of 'torch' or 'library'")
+        return self
+
+    @property
+    def subject(self) -> str:
+        return f"torch {self.torch}" if self.torch is not None else str(self.library)
 
 
 class Entry(_Strict):
