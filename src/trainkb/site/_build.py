@@ -7,9 +7,11 @@ input changes nothing a static host or a reviewer's diff would notice.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import shutil
 import time
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -27,6 +29,8 @@ from ._render import pygments_css
 __all__ = ["MARKER", "BuildResult", "SiteError", "build_site", "build_stamp"]
 
 MARKER = ".trainkb-site"  # only a folder holding this is ever emptied by a rebuild
+_PARALLEL_FROM = 60  # entries; below this, starting worker processes costs more than it saves
+_JOB: dict[str, Any] = {}  # what forked workers inherit instead of pickling the catalogue
 
 
 class SiteError(Exception):
@@ -77,8 +81,29 @@ class _Writer:
 
 
 def _normalise_base(base_url: str) -> str:
-    base = "/" + base_url.strip("/") + "/" if base_url.strip("/") else "/"
-    return base
+    return "/" + base_url.strip("/") + "/" if base_url.strip("/") else "/"
+
+
+def _entry_chunk(ids: list[str]) -> dict[str, list[dict[str, Any]]]:
+    """Render some entry pages; return their check rows for the verification page."""
+    cat, ver, envs, writer = _JOB["cat"], _JOB["ver"], _JOB["envs"], _JOB["writer"]
+    rows = {}
+    for entry_id in ids:
+        entry = cat.entries[entry_id]
+        rows[entry_id] = check_rows(entry, ver, envs)
+        writer.page("entry.html.j2", f"{entry_id}/index.html", entry_page(cat, entry, ver, envs, rows[entry_id]))
+    return rows
+
+
+def _workers(count: int) -> int:
+    if count < _PARALLEL_FROM or "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    return max(1, min(os.cpu_count() or 1, 8))
+
+
+def _write_index(cat: Catalogue, static: Path) -> None:
+    static.mkdir(parents=True, exist_ok=True)
+    (static / "search-index.js").write_text(export_index(cat), encoding="utf-8", newline="\n")
 
 
 def build_site(cat: Catalogue, ver: Verification, out: Path, base_url: str = "/",
@@ -91,17 +116,27 @@ def build_site(cat: Catalogue, ver: Verification, out: Path, base_url: str = "/"
     base = _normalise_base(base_url)
     writer = _Writer(_environment(assets / "templates"), out,
                      {"areas": cat.areas, "base": base, "stamp": stamp or build_stamp()})
-    checks = {e.id: check_rows(e, ver, envs) for e in cat.ordered()}
+    ids = [e.id for e in cat.ordered()]
+    _JOB.update(cat=cat, ver=ver, envs=envs, writer=writer)
+    static = out / "static"
+    workers = _workers(len(ids))
+    try:
+        if workers == 1:
+            checks = _entry_chunk(ids)
+            _write_index(cat, static)
+        else:  # entry pages in forked workers; the index and the other pages meanwhile here
+            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+                futures = [pool.submit(_entry_chunk, ids[i::workers]) for i in range(workers)]
+                _write_index(cat, static)
+                checks = {k: v for f in futures for k, v in f.result().items()}
+    finally:
+        _JOB.clear()
     writer.page("home.html.j2", "index.html", home_page(cat, ver, envs))
     for area in cat.areas:
         writer.page("area.html.j2", f"{area.id}/index.html", area_page(cat, area.id))
-    for entry in cat.ordered():
-        writer.page("entry.html.j2", f"{entry.id}/index.html", entry_page(cat, entry, ver, envs, checks[entry.id]))
     writer.page("verification.html.j2", "verification/index.html", verification_page(cat, ver, envs, checks))
     writer.page("search.html.j2", "search/index.html", {"root": "../"})
     writer.page("404.html.j2", "404.html", {"root": base})
-    static = out / "static"
-    shutil.copytree(assets / "static", static)
+    shutil.copytree(assets / "static", static, dirs_exist_ok=True)
     (static / "pygments.css").write_text(pygments_css(), encoding="utf-8", newline="\n")
-    (static / "search-index.js").write_text(export_index(cat), encoding="utf-8", newline="\n")
-    return BuildResult(out, writer.pages, time.perf_counter() - started)
+    return BuildResult(out, writer.pages + len(ids) * (workers > 1), time.perf_counter() - started)

@@ -90,5 +90,7 @@ def export_index(cat: Catalogue) -> str:
     """search-index.js: one global assignment, so the page loads it from file:// too."""
     payload = {"search": search_data(cat), "pages": _fulltext(cat)}
     text = json.dumps(payload, ensure_ascii=True, sort_keys=True, separators=(",", ":"))
-    # '</' cannot end the script element early; ensure_ascii already escapes U+2028/9
-    return "window.TRAINKB_INDEX = " + text.replace("</", "<\\/") + ";\n"
+    # markup characters only occur inside JSON strings, where \u escapes mean the same text
+    for char, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026")):
+        text = text.replace(char, escaped)
+    return "window.TRAINKB_INDEX = " + text + ";\n"

@@ -17,7 +17,7 @@ from .._schema import Entry
 
 __all__ = ["area_graph"]
 
-_NODE_W, _NODE_H, _SPACING, _OUTER = 46, 22, 44, 70
+_NODE_W, _NODE_H, _SPACING, _OUTER = 46, 22, 50, 60
 
 
 def _num(value: float) -> str:
@@ -83,7 +83,7 @@ def _node(entry_id: str, pos: tuple[float, float, float], title: str, href: str,
 def area_graph(cat: Catalogue, area_id: str, href: Callable[[str], str]) -> str:
     """The SVG markup of one area's link graph; ``href`` maps an entry id to a relative URL."""
     members = [e for e in cat.ordered() if e.area == area_id]
-    radius = max(90.0, len(members) * _SPACING / (2 * math.pi))
+    radius = max(130.0, len(members) * _SPACING / (2 * math.pi))
     edges = _edges(cat, members)
     has_outer = any(s not in {m.id for m in members} or t not in {m.id for m in members} for s, t, _ in edges)
     centre = radius + _NODE_W + (_OUTER if has_outer else 0) + 8

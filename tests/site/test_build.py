@@ -1,0 +1,113 @@
+"""Determinism, the verification matrix, the graph and the `kb site` command."""
+
+from __future__ import annotations
+
+import json
+import threading
+import urllib.request
+import xml.etree.ElementTree as ET
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from helpers import checks_yaml, record
+
+from trainkb.cli import main
+from trainkb.site import make_server, site_dir
+
+LINKED = record("D1", extra="links: [{id: D2, relation: cause-of, why: the second follows}]\n",
+                checks=checks_yaml({"name": "raises-it", "code": "raise RuntimeError('x')",
+                                    "expect": {"raises": {"type": "RuntimeError", "match": "x"}}}))
+RECORDS = {"alpha/D1-one.yaml": LINKED, "alpha/D2-two.yaml": record("D2", section="two"),
+           "beta/D3-three.yaml": record("D3", "beta", "three", extra="links: [{id: D1, relation: see-also, why: w}]\n")}
+ROWS = [{"entry": "D1", "check": "raises-it", "status": "passed", "environment": "cpu-torch2.13.0",
+         "seconds": 0.2, "message": ""}]
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_same_input_gives_byte_identical_output_but_for_the_stamp(build_small: Callable[..., Path]) -> None:
+    first = _files(build_small(RECORDS, ROWS, out="a", stamp="2001-01-01 00:00 UTC"))
+    again = _files(build_small(RECORDS, ROWS, out="b", stamp="2001-01-01 00:00 UTC"))
+    assert first == again
+    later = _files(build_small(RECORDS, ROWS, out="c", stamp="2002-02-02 00:00 UTC"))
+    differ = [name for name in first if first[name] != later[name]]
+    assert differ == ["index.html"]
+    assert first["index.html"].replace(b"2001-01-01", b"2002-02-02") == later["index.html"]
+
+
+def test_verification_matrix_shows_status_and_date(build_small: Callable[..., Path]) -> None:
+    site = build_small(RECORDS, ROWS)
+    entry = (site / "D1" / "index.html").read_text(encoding="utf-8")
+    assert "torch 2.13.0 CPU" in entry and 'class="status-passed"' in entry and "2026-01-02" in entry
+    assert "verified on torch 2.13.0 CPU, 1 of 1 checks" in entry
+    matrix = (site / "verification" / "index.html").read_text(encoding="utf-8")
+    assert 'id="D1-raises-it"' in matrix and "1 passed" in matrix and "pending, test record" in matrix
+    home = (site / "index.html").read_text(encoding="utf-8")
+    assert "1 of 1 checks that ran passed" in home
+
+
+def test_area_graph_is_valid_svg_with_links(build_small: Callable[..., Path]) -> None:
+    html = (build_small(RECORDS) / "alpha" / "index.html").read_text(encoding="utf-8")
+    svg = html[html.index("<svg"):html.index("</svg>") + 6]
+    tree = ET.fromstring(svg)
+    ns = {"s": "http://www.w3.org/2000/svg"}
+    nodes = {a.get("href") for a in tree.iterfind(".//s:a", ns)}
+    assert nodes == {"../D1/index.html", "../D2/index.html", "../D3/index.html"}  # D3: other area, links in
+    assert len(tree.findall(".//s:path[@class='edge rel-cause-of']", ns)) == 1
+    assert "<script" not in svg
+
+
+def test_backlinks_are_rendered(build_small: Callable[..., Path]) -> None:
+    page = (build_small(RECORDS) / "D2" / "index.html").read_text(encoding="utf-8")
+    assert "Linked from" in page and 'href="../D1/index.html"' in page
+
+
+def test_cli_build_json_and_refusal(make_catalogue: Callable[..., Path], tmp_path: Path,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    root = make_catalogue(RECORDS)
+    out = tmp_path / "out"
+    assert main(["--catalogue", str(root), "site", "build", "-o", str(out), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["entries"] == 3 and report["pages"] == 3 + 2 + 4 and (out / "D1" / "index.html").is_file()
+    assert main(["--catalogue", str(root), "site", "build", "-o", str(out)]) == 0  # a rebuild replaces it
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("keep me", encoding="utf-8")
+    assert main(["--catalogue", str(root), "site", "build", "-o", str(mine)]) == 2
+    assert (mine / "notes.txt").read_text(encoding="utf-8") == "keep me"
+    assert "was not made by `kb site build`" in capsys.readouterr().err
+
+
+def test_cli_base_url_sets_the_404_page(make_catalogue: Callable[..., Path], tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert main(["--catalogue", str(make_catalogue(RECORDS)), "site", "build", "-o", str(out),
+                 "--base-url", "trainkb"]) == 0
+    assert 'href="/trainkb/static/style.css"' in (out / "404.html").read_text(encoding="utf-8")
+    assert 'href="../static/style.css"' in (out / "D1" / "index.html").read_text(encoding="utf-8")
+
+
+def test_serve_binds_localhost_and_serves_the_site(build_small: Callable[..., Path]) -> None:
+    site = build_small(RECORDS)
+    server = make_server(site, port=0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        host, port = server.server_address[:2]
+        assert host == "127.0.0.1"
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/D1/") as response:
+            assert b"A sample failure for tests" in response.read()
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_serve_without_a_built_site_is_a_usage_error(tmp_path: Path) -> None:
+    assert main(["site", "serve", "-d", str(tmp_path / "nothing")]) == 2
+
+
+def test_templates_are_found_in_the_checkout() -> None:
+    assert (site_dir() / "templates" / "base.html.j2").is_file()
+    assert (site_dir() / "static" / "engine.js").is_file()

@@ -1,0 +1,85 @@
+"""Catalogue text can never become markup, script or a dangerous link on the site."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from helpers import record
+from linkcheck import parse
+
+from trainkb.site import render_markdown, safe_url
+
+EVIL = r"""
+links: [{id: D2, relation: see-also, why: "<script>alert('why')</script> [x](javascript:alert(1))"}]
+references: [{title: "<script>alert('ref')</script>", url: "javascript:alert('ref')"}]
+external: [{text: "<img src=x onerror=alert(1)>", url: "JaVaScRiPt:alert(1)"}]
+"""
+
+
+def _evil_record() -> str:
+    text = record("D1", extra=EVIL)
+    text = text.replace("title: A sample failure for tests", "title: \"Evil </script><script>alert('title')</script>\"")
+    text = text.replace("symptom: Something prints an error.",
+                        "symptom: \"<script>alert('symptom')</script> [click](javascript:alert(1)) "
+                        "<a href='javascript:alert(2)'>raw</a> ![img](https://evil.example/x.png)\"")
+    return text.replace("aliases: [sample alias]", "aliases: [\"<b onmouseover=alert(1)>alias</b>\"]")
+
+
+@pytest.fixture
+def evil_site(build_small: Callable[..., Path]) -> Path:
+    return build_small({"alpha/D1-evil.yaml": _evil_record(), "beta/D2-plain.yaml": record("D2", "beta", "three")})
+
+
+def test_injected_markup_is_escaped_in_every_file(evil_site: Path) -> None:
+    for path in evil_site.rglob("*"):
+        if path.is_file() and path.suffix in {".html", ".js"}:
+            text = path.read_text(encoding="utf-8")
+            assert "<script>alert" not in text and "<img src=x" not in text and "<b onmouseover" not in text, path
+        if path.suffix == ".html":
+            for _tag, _attr, url in parse(path).refs:
+                assert safe_url(url) or url.startswith("/"), (path, url)
+    page = (evil_site / "D1" / "index.html").read_text(encoding="utf-8")
+    assert "&lt;script&gt;alert('symptom')&lt;/script&gt;" in page
+    assert "<img" not in page  # images from records are never rendered: they would load from outside
+
+
+def test_search_index_cannot_close_its_script(evil_site: Path) -> None:
+    index = (evil_site / "static" / "search-index.js").read_text(encoding="utf-8")
+    assert "</script" not in index.lower() and index.startswith("window.TRAINKB_INDEX = ")
+
+
+def test_injection_is_inert_in_a_real_browser(evil_site: Path, browser) -> None:  # type: ignore[no-untyped-def]
+    page = browser.new_page()
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    for rel in ("index.html", "D1/index.html", "alpha/index.html", "D2/index.html", "verification/index.html"):
+        page.goto((evil_site / rel).as_uri())
+        for link in page.locator("a").all():
+            href = link.get_attribute("href") or ""
+            assert not href.lower().lstrip().startswith(("javascript:", "data:")), href
+    page.goto((evil_site / "index.html").as_uri())
+    page.fill("#paste-input", "<img src=x onerror=alert(1)> RuntimeError: <script>alert(2)</script> Evil")
+    page.click("#paste-go")
+    page.fill("#find-input", "evil script")
+    page.wait_for_timeout(200)
+    assert page.locator("#paste-results img, #find-results img, #paste-results script").count() == 0
+    assert dialogs == []
+    page.close()
+
+
+@pytest.mark.parametrize(("url", "ok"), [
+    ("https://docs.pytorch.org/x", True), ("http://example.org", True), ("../D8/index.html", True),
+    ("#fix", True), ("javascript:alert(1)", False), ("JAVASCRIPT:alert(1)", False), (" javascript:x", False),
+    ("data:text/html,x", False), ("vbscript:x", False), ("//evil.example/x", False), ("file:///etc/passwd", False),
+    ("java%0ascript:x", False), ("mailto:a@b.c", False),
+])
+def test_link_policy(url: str, ok: bool) -> None:
+    assert safe_url(url) is ok
+
+
+def test_markdown_has_raw_html_off_and_code_highlighted() -> None:
+    html = render_markdown("<div onclick=x>hi</div>\n\n```python\nx = 1 < 2\n```\n")
+    assert "<div" not in html and "&lt;div onclick=x&gt;" in html
+    assert '<pre class="highlight"><code>' in html and '<span class="mi">1</span>' in html
