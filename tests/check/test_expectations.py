@@ -112,3 +112,11 @@ def test_memory_limit_contains_a_runaway_allocation(make_catalogue, pool):
     [result] = run_tasks(select_tasks(cat), RunOptions(timeout=20, memory_bytes=4 * 1024**3), pool, env)
     assert result.status in {"failed", "error"}
     assert "memory" in result.message.lower() or "alloc" in result.message.lower()
+
+
+def test_classes_defined_in_the_snippet_pickle_like_in_a_script(make_catalogue, pool):
+    code = ("import pickle, torch\nclass Stats:\n    def __init__(self):\n        self.n = 3\n"
+            "torch.save({'s': Stats()}, 'x.pt')\nassert torch.load('x.pt', weights_only=False)['s'].n == 3\n"
+            "assert pickle.loads(pickle.dumps(Stats())).n == 3\n")
+    [result] = run(make_catalogue, pool, {"code": code, "expect": "ok"})
+    assert result.status == "passed", result.message + result.output

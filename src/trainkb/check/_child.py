@@ -13,6 +13,7 @@ import re
 import resource
 import sys
 import traceback
+import types
 import warnings
 from multiprocessing.connection import Connection
 from typing import Any
@@ -66,11 +67,15 @@ def run_snippet(spec: dict[str, Any], result: Connection, stdout: Connection, st
     outcome: dict[str, Any] = {"raised": None, "warnings": [], "exit_code": 0}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        namespace = {"__name__": "__main__", "__file__": spec["filename"]}
+        # A real module registered as __main__, so classes the snippet defines can be pickled
+        # (torch.save, DataLoader workers) exactly as in a script run with `python check.py`.
+        main = types.ModuleType("__main__")
+        main.__file__ = spec["filename"]
+        sys.modules["__main__"] = main
         lines = spec["code"].splitlines(keepends=True)
         linecache.cache[spec["filename"]] = (len(spec["code"]), None, lines, spec["filename"])
         try:
-            exec(compile(spec["code"], spec["filename"], "exec"), namespace)
+            exec(compile(spec["code"], spec["filename"], "exec"), main.__dict__)
         except SystemExit as exc:
             code = exc.code
             outcome["exit_code"] = code if isinstance(code, int) else (0 if code is None else 1)
