@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from trainkb._catalogue import load_catalogue
+from trainkb._catalogue import Catalogue, load_catalogue
 from trainkb._locate import find_catalogue
 from trainkb._verification import load_verification
 from trainkb.site import build_site
@@ -38,9 +38,15 @@ def write_report(folder: Path, rows: list[dict[str, str]], env: dict | None = No
 
 
 @pytest.fixture(scope="session")
-def real_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def real_catalogue() -> Catalogue:
+    """This checkout's catalogue, loaded once, so the site and the Python engine see the same records."""
+    return load_catalogue(find_catalogue())
+
+
+@pytest.fixture(scope="session")
+def real_site(tmp_path_factory: pytest.TempPathFactory, real_catalogue: Catalogue) -> Path:
     """The site of this checkout's catalogue, with one synthetic CPU report of its first checks."""
-    cat = load_catalogue(find_catalogue())
+    cat = real_catalogue
     reports = tmp_path_factory.mktemp("reports")
     rows = [{"entry": e.id, "check": c.name, "status": "passed", "environment": "cpu-torch2.13.0",
              "seconds": 0.1, "message": ""} for e in cat.ordered()[:5] for c in e.checks]
