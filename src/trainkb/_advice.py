@@ -7,25 +7,44 @@ import re
 
 __all__ = ["advise", "one_line_fix"]
 
-_MARKUP = re.compile(r"[*_`#>]+")
+_MARKUP = re.compile(r"`|\*\*|__|^#+\s*|^>\s*")
+_LIST = re.compile(r"^(?:[-+*]|\d+[.)])\s+")
 
 
-def one_line_fix(markdown: str, limit: int = 110) -> str:
-    """The first prose sentence of a fix, without Markdown, code or list markers."""
+def _paragraphs(markdown: str) -> list[str]:
+    """Prose paragraphs (code fences dropped), each list item its own paragraph, lines joined."""
+    out: list[list[str]] = [[]]
     in_code = False
     for raw in markdown.splitlines():
         line = raw.strip()
         if line.startswith("```"):
             in_code = not in_code
+            out.append([])
             continue
         if in_code or not line:
+            out.append([])
             continue
-        line = _MARKUP.sub("", re.sub(r"^(?:[-+]|\d+[.)])\s+", "", line)).strip()
-        if not line:
+        if _LIST.match(line):
+            out.append([])
+            line = _LIST.sub("", line)
+        out[-1].append(_MARKUP.sub("", line))
+    return [" ".join(p).strip() for p in out if p]
+
+
+def one_line_fix(markdown: str, limit: int = 110) -> str:
+    """The first prose sentence of a fix, skipping a lead-in such as "Work through these in order:"."""
+    lead_in = ""
+    for paragraph in _paragraphs(markdown):
+        sentence = re.split(r"(?<=[.!?])\s", paragraph, maxsplit=1)[0]
+        if sentence.endswith(":") and len(sentence) < 50:  # "Work through these in order:"
+            lead_in = lead_in or sentence
             continue
-        sentence = re.split(r"(?<=[.!?])\s", line, maxsplit=1)[0]
-        return sentence if len(sentence) <= limit else sentence[: limit - 1].rstrip() + "…"
-    return ""
+        return _clip(sentence.removesuffix(":"), limit)
+    return _clip(lead_in, limit)
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 def advise(text: str, top: int = 3, catalogue: str | os.PathLike[str] | None = None,
