@@ -70,7 +70,9 @@ def _spec(task: CheckTask, rank: int, world: int, port: int | None, cwd: str, li
         "cwd": cwd,
         "env": env,
         "unset": [k for k, v in _rank_env(rank, world, port).items() if v is None],
-        "memory_bytes": options.memory_bytes,
+        # CUDA reserves tens of GB of virtual address space at context creation: an RLIMIT_AS
+        # sized for CPU work would make every CUDA check fail with a bogus out-of-memory.
+        "memory_bytes": None if task.check.requires.cuda else options.memory_bytes,
         "cpu_seconds": int(limit * 2 + 30),
         "threads": options.threads,
     }
