@@ -116,3 +116,10 @@ def test_real_catalogue_is_lint_clean(capsys):
     status = main(["lint"])
     out = capsys.readouterr().out
     assert status == 0, out
+
+
+def test_show_keeps_angle_brackets_in_aliases(make_catalogue, capsys):
+    root = make_catalogue({"alpha/D1-sample.yaml": record().replace("aliases: [sample alias]",
+                                                                    "aliases: ['<image> token dropped']")})
+    assert main(["--catalogue", str(root), "show", "D1"]) == 0
+    assert "<image> token dropped" in capsys.readouterr().out

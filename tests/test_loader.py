@@ -123,3 +123,14 @@ def test_all_problems_reported_at_once(make_catalogue):
     }))
     assert len(cat.problems) == 2
     assert list(cat.entries) == ["D3"]
+
+
+def test_unquoted_colon_gets_a_hint(make_catalogue):
+    text = record().replace("aliases: [sample alias]", "aliases:\n  - std(): degrees of freedom <= 0")
+    cat = load_catalogue(make_catalogue({"alpha/D1-sample.yaml": text}))
+    assert problems(cat) == ["catalogue/alpha/D1-sample.yaml:8:5: aliases[0]: Input should be a valid string "
+                             "(YAML read a mapping here: quote a value that contains ': ')"]
+    text = record().replace("title: A sample failure for tests", "title: std(): degrees of freedom <= 0")
+    cat = load_catalogue(make_catalogue({"alpha/D1-sample.yaml": text}))
+    [message] = problems(cat)
+    assert message.endswith("mapping values are not allowed in this context (quote a value that contains ': ')")

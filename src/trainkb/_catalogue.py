@@ -93,6 +93,8 @@ def validation_problems(err: ValidationError, located: Located, shown: str) -> l
             message = "required field is missing"
         elif message.startswith("Value error, "):
             message = message.removeprefix("Value error, ")
+        if item["type"] == "string_type" and isinstance(item.get("input"), dict):
+            message += " (YAML read a mapping here: quote a value that contains ': ')"
         problems.append(YamlProblem(shown, line, col, dotted(loc) or "(record)", message))
     return problems
 

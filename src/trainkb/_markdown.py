@@ -21,6 +21,11 @@ _RELATION_LABEL = {
 LinkMaker = Callable[[str], str]
 
 
+def _inline(text: str) -> str:
+    """Plain text made safe as inline Markdown: `<image>` must not vanish as an HTML tag."""
+    return text.replace("\\", "\\\\").replace("<", "\\<").replace("*", "\\*").replace("_", "\\_")
+
+
 def _link_line(cat: Catalogue, target: str, label: str, why: str, link: LinkMaker | None) -> str:
     other = cat.entries.get(target)
     title = f" — {other.title}" if other else ""
@@ -39,7 +44,7 @@ def entry_markdown(entry: Entry, cat: Catalogue, link: LinkMaker | None = None,
     section = next((s.title for s in area.sections if s.id == entry.section), entry.section) if area else ""
     parts = [f"# {entry.id} — {entry.title}", f"*{area.title if area else entry.area} › {section}*"]
     if entry.aliases:
-        parts.append("Also known as: " + "; ".join(entry.aliases))
+        parts.append("Also known as: " + "; ".join(_inline(a) for a in entry.aliases))
     parts += ["## Symptom", entry.symptom.strip(), "## Root cause", entry.root_cause.strip(),
               "## Fix", entry.fix.strip()]
     if entry.version_notes:

@@ -132,6 +132,8 @@ def load_yaml(file: Path, display: str | None = None) -> tuple[Located | None, l
         message = " ".join(filter(None, [exc.context, exc.problem]))
         if _tab_at(text, line):
             message += " (YAML forbids tabs for indentation; use spaces)"
+        elif "mapping values are not allowed" in message:
+            message += " (quote a value that contains ': ')"
         return None, [YamlProblem(shown, line, col, "", f"invalid YAML: {message}")]
     except yaml.YAMLError as exc:
         return None, [YamlProblem(shown, 1, 1, "", f"invalid YAML: {exc}")]
