@@ -5,6 +5,10 @@ the repository) when present, plus benchmarks/search_cases.jsonl (written for th
 project). Each case: id, kind (traceback|log|prose), text, expect (acceptable entry ids,
 primary first; empty: nothing covers it and search should abstain).
 
+Columns: top-1 / top-3 = an acceptable entry ranked first / in the first three;
+answered = top-1 right and search did not abstain; abstain = share of negatives where
+search abstained; wrong-high = a high-confidence first answer that is wrong.
+
 Baselines: BM25 over each record's whole text, and rapidfuzz token_set_ratio of the
 whole paste against each record's text. Neither can abstain.
 
@@ -108,7 +112,8 @@ def evaluate(rank: Ranker, cases: list[dict], misses: list[str] | None = None) -
             row = rows[key]
             if expect:
                 row["positives"] += 1
-                row["top1"] += bool(ids) and ids[0] in expect and not abstained
+                row["top1"] += bool(ids) and ids[0] in expect
+                row["answered"] += bool(ids) and ids[0] in expect and not abstained
                 row["top3"] += any(i in expect for i in ids[:3])
                 row["wrong_confident"] += high and ids[0] not in expect
                 row["abstained_on_positive"] += abstained
@@ -118,8 +123,9 @@ def evaluate(rank: Ranker, cases: list[dict], misses: list[str] | None = None) -
                 row["wrong_confident"] += high
         if misses is not None and ((expect and (not ids or ids[0] not in expect or abstained))
                                    or (not expect and not abstained)):
+            flags = (" (abstained)" if abstained else "") + (" (HIGH)" if high else "")
             misses.append(f"{case['id']:<10} {case['kind']:<9} expect={','.join(expect) or '-':<14} "
-                          f"got={','.join(ids[:3]) or '-'}{' (abstained)' if abstained else ''}")
+                          f"got={','.join(ids[:3]) or '-'}{flags}")
     return {k: dict(v) for k, v in rows.items()}
 
 
@@ -129,13 +135,15 @@ def _pct(a: float, b: float) -> str:
 
 def report(name: str, rows: dict[str, dict[str, float]], can_abstain: bool) -> None:
     print(f"\n{name}")
-    print(f"  {'kind':<10}{'pos':>5}{'top-1':>9}{'top-3':>9}{'neg':>5}{'abstain':>9}{'wrong-high':>12}")
+    print(f"  {'kind':<10}{'pos':>5}{'top-1':>9}{'answered':>10}{'top-3':>9}{'neg':>5}{'abstain':>9}"
+          f"{'wrong-high':>12}")
     for kind in (*KINDS, "all"):
         r = rows[kind]
         pos, neg = r.get("positives", 0), r.get("negatives", 0)
         abstain = _pct(r.get("abstained", 0), neg) if can_abstain else "  never"
-        print(f"  {kind:<10}{pos:>5}{_pct(r.get('top1', 0), pos):>9}{_pct(r.get('top3', 0), pos):>9}{neg:>5}"
-              f"{abstain:>9}{int(r.get('wrong_confident', 0)):>12}")
+        answered = _pct(r.get("answered", 0), pos) if can_abstain else _pct(r.get("top1", 0), pos)
+        print(f"  {kind:<10}{pos:>5}{_pct(r.get('top1', 0), pos):>9}{answered:>10}{_pct(r.get('top3', 0), pos):>9}"
+              f"{neg:>5}{abstain:>9}{int(r.get('wrong_confident', 0)):>12}")
 
 
 def main() -> int:

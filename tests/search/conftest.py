@@ -23,7 +23,8 @@ fix: Make every output reach the loss, or pass `find_unused_parameters=True`.
 signatures:
   - literal: Expected to have finished reduction in the prior iteration before starting a new one
     type: RuntimeError
-    example: "Expected to have finished reduction in the prior iteration before starting a new one. This error indicates that your module has parameters that were not used in producing loss."
+    example: "Expected to have finished reduction in the prior iteration before starting a new one.
+      This error indicates that your module has parameters that were not used in producing loss."
   - regex: Parameter indices which did not receive grad for rank \d+
     kind: log
     example: "Parameter indices which did not receive grad for rank 1: 2 3"
@@ -45,7 +46,8 @@ signatures:
     example: "The server socket has failed to bind to [::]:29500 (errno: 98 - Address already in use)."
   - literal: address already in use
     type: torch.distributed.DistNetworkError
-    example: "The server socket has failed to listen on any local network address. port: 29500, useIpv6: false, code: -98, name: EADDRINUSE, message: address already in use"
+    example: "The server socket has failed to listen on any local network address. port: 29500,
+      useIpv6: false, code: -98, name: EADDRINUSE, message: address already in use"
 verification: {status: manual, reason: test fixture}
 """,
     "beta/P1-nan-anomaly.yaml": r"""
@@ -89,7 +91,8 @@ fix: Run docker with `--shm-size=8g` or `--ipc=host`, or lower `num_workers`.
 signatures:
   - literal: "is killed by signal: Bus error"
     type: RuntimeError
-    example: "DataLoader worker (pid 5123) is killed by signal: Bus error. It is possible that dataloader's workers are out of shared memory."
+    example: "DataLoader worker (pid 5123) is killed by signal: Bus error.
+      It is possible that dataloader's workers are out of shared memory."
   - regex: "DataLoader worker \\(pid \\d+\\) is killed by signal: Bus error"
     type: RuntimeError
     example: "DataLoader worker (pid 5123) is killed by signal: Bus error."

@@ -1,9 +1,10 @@
 """The search index: plain data built once from the catalogue, cached on disk.
 
 Building it needs the pydantic records (slow to import and validate); using it needs
-only lists, dicts and strings. So the index is plain data (marshal: primitives only, so loading runs no code) under the user's
-cache folder, keyed by the catalogue's content hash, and a cached `kb search` never
-parses YAML. Any cache failure falls back to building in memory.
+only lists, dicts and strings. So the index is plain data, stored with marshal (primitives
+only: loading it runs no code) under the user's cache folder, keyed by the catalogue's
+content hash, and a cached `kb search` never parses YAML. Any cache failure falls back to
+building in memory.
 """
 
 from __future__ import annotations
@@ -25,9 +26,10 @@ from ._normalize import normalize, terms
 
 __all__ = ["FORMAT", "Index", "build_data", "cache_dir", "content_hash", "load_index"]
 
-FORMAT = 2  # bump when the plain-data layout or the normalisation changes
+FORMAT = 3  # bump when the plain-data layout or the normalisation changes
 _KEEP = 8  # cached indexes kept (one per catalogue state; old ones are deleted)
 K1, B = 1.2, 0.75
+_INNER_GROUP = re.compile(r"(?<!\\)\((?:[^()\\]|\\.)*(?<!\\)\)")
 _REGEX_SYNTAX = re.compile(r"\\[a-zA-Z]|\(\?[:!=<]*|[()\[\]{}|*+?^$\\]")  # a regex read as words
 # Term weight of each record field in the prose model (a BM25F-style field boost).
 FIELD_WEIGHTS = {"title": 3.0, "aliases": 2.0, "tags": 2.0, "symptom": 1.0, "signatures": 1.0,
@@ -46,6 +48,7 @@ class Sig:
     kind: str
     texts: tuple[str, ...]  # normalised literal and example
     terms: frozenset[str]
+    required: frozenset[str]  # words every match contains: a cheap gate before the regex runs
     shared: int  # how many other entries' examples this signature also matches
 
 
@@ -56,13 +59,17 @@ class Index:
         self.entries: list[dict[str, str]] = data["entries"]
         self.sigs = [
             Sig(s["entry"], s["source"], re.compile(s["pattern"], re.IGNORECASE), s["literal"], s["type"], s["kind"],
-                tuple(s["texts"]), frozenset(s["terms"]), s["shared"])
+                tuple(s["texts"]), frozenset(s["terms"]), frozenset(s["required"]), s["shared"])
             for s in data["sigs"]
         ]
-        self.aliases: list[tuple[int, str, frozenset[str]]] = [(a[0], a[1], frozenset(a[2])) for a in data["aliases"]]
+        self.aliases: dict[int, list[frozenset[str]]] = {}
+        for entry, _text, words in data["aliases"]:
+            self.aliases.setdefault(entry, []).append(frozenset(words))
         self.postings: dict[str, list[tuple[int, float]]] = data["postings"]
         self.idf: dict[str, float] = data["idf"]
         self.sig_terms: dict[str, list[int]] = data["sig_terms"]
+        self.gate: dict[str, list[int]] = data["gate"]  # rarest required word -> signatures
+        self.ungated: list[int] = data["ungated"]  # signatures with no required word: always tried
         self.hash: str = data["hash"]
 
 
@@ -86,11 +93,43 @@ def _signature_data(entry_index: int, sig: Any) -> dict[str, Any]:
     }
 
 
+def _required_terms(sig: dict[str, Any]) -> set[str]:
+    """Words every match of the signature must contain (alternatives and optional parts dropped)."""
+    if sig["literal"] is not None:
+        return set(sig["terms"])
+    pattern, previous = sig["pattern"], None
+    while previous != pattern:  # innermost groups first: '(?:bind|listen)' or '( \(core dumped\))?' go
+        previous = pattern
+        match = _INNER_GROUP.search(pattern)
+        if match is None:
+            break
+        group, after = match.group(0), pattern[match.end(): match.end() + 1]
+        optional = "|" in group or (after != "" and after in "?*{")
+        kept = " " if optional else group[1:-1].removeprefix("?:")
+        pattern = pattern[: match.start()] + kept + pattern[match.end():]
+    return set() if "|" in pattern else set(terms(_REGEX_SYNTAX.sub(" ", pattern)))
+
+
 def _count_shared(sigs: list[dict[str, Any]], examples: list[tuple[int, str]]) -> None:
-    """A signature that also matches other entries' examples is generic: it names less."""
+    """A signature that also matches other entries' examples is generic: it names less.
+
+    Only examples holding every required word of the signature can match it, so an
+    inverted index keeps this near-linear on large catalogues.
+    """
+    holders: dict[str, set[int]] = {}
+    for number, (_entry, text) in enumerate(examples):
+        for term in set(terms(text)):
+            holders.setdefault(term, set()).add(number)
+    everything = set(range(len(examples)))
     for sig in sigs:
+        candidates = everything
+        for term in sorted(_required_terms(sig), key=lambda t: len(holders.get(t, ()))):
+            candidates = candidates & holders.get(term, set())
+            if not candidates:
+                break
         pattern = re.compile(sig["pattern"], re.IGNORECASE)
-        sig["shared"] = len({e for e, text in examples if e != sig["entry"] and pattern.search(text)})
+        sig["shared"] = len({examples[n][0] for n in candidates
+                             if examples[n][0] != sig["entry"] and pattern.search(examples[n][1])})
 
 
 def _field_texts(entry: Any) -> dict[str, str]:
@@ -136,8 +175,18 @@ def build_data(entries: list[Any], digest: str) -> dict[str, Any]:
     for number, sig in enumerate(sigs):
         for term in sig["terms"]:
             sig_terms.setdefault(term, []).append(number)
+    gate: dict[str, list[int]] = {}
+    ungated: list[int] = []
+    for number, sig in enumerate(sigs):
+        required = sorted(_required_terms(sig))
+        sig["required"] = required
+        if required:
+            rarest = min(required, key=lambda t: len(sig_terms.get(t, ())))
+            gate.setdefault(rarest, []).append(number)
+        else:
+            ungated.append(number)
     return {"format": FORMAT, "hash": digest, "entries": rows, "sigs": sigs, "aliases": aliases,
-            "postings": postings, "idf": idf, "sig_terms": sig_terms}
+            "postings": postings, "idf": idf, "sig_terms": sig_terms, "gate": gate, "ungated": ungated}
 
 
 def cache_dir() -> Path:

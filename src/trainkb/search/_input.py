@@ -26,10 +26,13 @@ _PREFIX = re.compile(r"^\s*\[(?:rank|default)\s*(\d+)\]\s*:\s?|^\s*(?:>\s?)+|^\s
 _BOX = re.compile(r"^[\s│┃╭╮╰╯─━┌┐└┘]+|[\s│┃╭╮╰╯─━┌┐└┘]+$")
 
 _TB_HEADER = re.compile(r"Traceback \(most recent call last\)")
-_FRAME = re.compile(r'^\s*File "[^"]*", line \d+|^\s*(?:-+>\s*)?\d+\s|^\S+\.py in \S+\(|^<ipython-input-|^\s*\.\.\.$|^\s*[~^]{3,}\s*$')
+_FRAME = re.compile(  # a Python frame, an IPython frame or numbered source line, a caret marker line
+    r'^\s*File "[^"]*", line \d+|^\s*(?:-+>\s*)?\d+\s|^\S+\.py in \S+\(|^<ipython-input-|^\s*\.\.\.$|^\s*[~^]{3,}\s*$')
 _CHAIN = re.compile(r"During handling of the above exception|The above exception was the direct cause")
 _TYPE = r"(?:[A-Za-z_]\w*\.)*(?:[A-Z]\w*(?:Error|Exception|Warning|Interrupt|Exit|Fault|Failure)|KeyboardInterrupt|" \
-    r"StopIteration|AssertionError)"
+    r"StopIteration|nccl[A-Z]\w*Error)"
+# torch's NCCL check prints "NCCL error in: <file>:<line>, <message>" with no exception class of its own
+_NCCL_LINE = re.compile(r"\bNCCL error in: [^,]*, (?P<msg>\S.*)$")
 _EXC_LINE = re.compile(rf"^(?P<type>{_TYPE})(?::\s*(?P<msg>.*))?$")
 _WARN_LINE = re.compile(rf"^\S+:\d+:\s*(?P<type>{_TYPE}):\s*(?P<msg>.*)$")
 _EXC_INLINE = re.compile(rf"(?<![\w.])(?P<type>{_TYPE}):\s+(?P<msg>\S.*)$")
@@ -126,6 +129,9 @@ def _exception_at(text: str, in_traceback: bool) -> tuple[str, str] | None:
     match = _EXC_INLINE.search(stripped)
     if match:
         return match.group("type"), match.group("msg").strip().rstrip("`'\"")
+    match = _NCCL_LINE.search(stripped)
+    if match:
+        return "NCCLError", match.group("msg").strip().rstrip("`'\"")
     return None
 
 
@@ -153,8 +159,9 @@ def _collect(lines: list[Line]) -> tuple[list[Line], list[tuple[str, str, int, i
         if in_tb and _FRAME.match(text):
             out.append(Line(line.number, text, line.rank, "frame"))
             i += 1
-            # the source line under a frame is indented code, not a message
-            if i < len(lines) and lines[i].text.startswith("    ") and not _FRAME.match(lines[i].text):
+            # the source line under a frame is code, not a message (pastes often lose its indent)
+            if i < len(lines) and lines[i].text.strip() and not _is_structural(lines[i].text) \
+                    and _exception_at(lines[i].text, True) is None:
                 out.append(Line(lines[i].number, lines[i].text, lines[i].rank, "frame"))
                 i += 1
             continue
@@ -168,7 +175,9 @@ def _collect(lines: list[Line]) -> tuple[list[Line], list[tuple[str, str, int, i
         at = len(out) - 1
         i += 1
         extra = 0
+        runs_on = in_tb or not message or message.endswith(":")
         while i < len(lines) and extra < MAX_CONTINUATION and not _is_structural(lines[i].text) \
+                and (runs_on or lines[i].text[:1].isspace()) \
                 and (not message or _exception_at(lines[i].text, False) is None):
             message = f"{message} {lines[i].text.strip()}".strip()
             out.append(Line(lines[i].number, lines[i].text, lines[i].rank, "message"))

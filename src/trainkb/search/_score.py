@@ -16,6 +16,7 @@ error the catalogue does not know, and topic words alone must not look like a ma
 
 from __future__ import annotations
 
+import heapq
 import math
 from bisect import bisect_right
 from dataclasses import dataclass, field
@@ -30,6 +31,9 @@ __all__ = ["Evidence", "Scored", "score_entries"]
 
 MAX_HITS_PER_SIG = 3
 FUZZY_FLOOR = 72  # partial_ratio below this is noise for messages of ordinary length
+PROSE_CANDIDATES = 40  # entries scored by prose: the best BM25 matches
+MAX_QUERY_TERMS = 64  # rarest words of the paste given to BM25
+KNOWN_FAILURE = 60.0  # signature strength on the failure message that makes it a known failure
 MAX_TEXT_SEGMENTS = 300  # plain lines aligned against signatures (the last ones of a long log)
 UNKNOWN_ERROR_CAP = 52.0  # prose-only score when the failure message matched no signature
 ROLE_WEIGHT = {"message": 0.9, "text": 0.85, "header": 0.6, "frame": 0.6}
@@ -42,6 +46,7 @@ class Evidence:
     signature: str
     span: tuple[int, int] | None  # character span in ``text`` when the match is exact
     strength: float = field(default=0.0, compare=False)
+    at: int = field(default=-1, compare=False)  # index into Query.lines
 
 
 @dataclass
@@ -92,7 +97,12 @@ def _exact(index: Index, query: Query) -> dict[int, list[Evidence]]:
         pos += len(line.text) + 1
     masked: list[str] | None = None
     hits: dict[int, list[Evidence]] = {}
-    for sig in index.sigs:
+    present = set(terms(raw))
+    gated = [n for term in present for n in index.gate.get(term, ())]
+    for number in sorted({*index.ungated, *gated}):
+        sig = index.sigs[number]
+        if not sig.required <= present:
+            continue
         found = []
         for match in sig.pattern.finditer(raw):
             at = bisect_right(starts, match.start()) - 1
@@ -106,7 +116,7 @@ def _exact(index: Index, query: Query) -> dict[int, list[Evidence]]:
         for at, span in found:
             strength = 96.0 * weights[at] * _specificity(sig) + _type_bonus(sig, owners[at])
             hits.setdefault(sig.entry, []).append(Evidence(lines[at].number, lines[at].text.strip() if span is None
-                                                           else lines[at].text, sig.source, span, strength))
+                                                           else lines[at].text, sig.source, span, strength, at))
     return hits
 
 
@@ -146,37 +156,35 @@ def _fuzzy(index: Index, query: Query) -> dict[int, list[Evidence]]:
                 line = query.lines[at]
                 strength = 90.0 * best * weight * _specificity(sig) + _type_bonus(sig, message)
                 hits.setdefault(sig.entry, []).append(Evidence(line.number, line.text.strip(), sig.source, None,
-                                                               strength))
+                                                               strength, at))
     return hits
 
 
 def _bm25(index: Index, query_terms: list[str]) -> dict[int, float]:
+    """BM25 over the paste's most informative words (a long log's rarest ones carry the signal)."""
     counts: dict[str, int] = {}
     for term in query_terms:
-        counts[term] = counts.get(term, 0) + 1
+        if term in index.idf:
+            counts[term] = counts.get(term, 0) + 1
     scores: dict[int, float] = {}
-    for term, count in counts.items():
-        idf = index.idf.get(term)
-        if idf is None:
-            continue
+    for term in heapq.nlargest(MAX_QUERY_TERMS, counts, key=index.idf.__getitem__):
+        idf, count = index.idf[term], counts[term]
         boost = idf * min(count, 4) ** 0.5
         for doc, weight in index.postings[term]:
             scores[doc] = scores.get(doc, 0.0) + boost * weight
     return scores
 
 
-def _alias_cover(index: Index, query_terms: set[str], candidates: set[int]) -> dict[int, float]:
+def _alias_cover(index: Index, query_terms: set[str], candidates: list[int]) -> dict[int, float]:
     """How completely (idf-weighted) a title or alias of each candidate appears in the paste."""
     best: dict[int, float] = {}
-    for entry, _text, words in index.aliases:
-        if entry not in candidates or len(words) < 2:
-            continue
-        total = sum(index.idf.get(w, 0.0) for w in words)
-        if total <= 0:
-            continue
-        cover = sum(index.idf.get(w, 0.0) for w in words if w in query_terms) / total
-        cover *= min(1.0, len(words) / 4)
-        best[entry] = max(best.get(entry, 0.0), cover)
+    for entry in candidates:
+        for words in index.aliases.get(entry, ()):
+            total = sum(index.idf.get(w, 0.0) for w in words)
+            if len(words) < 2 or total <= 0:
+                continue
+            cover = sum(index.idf.get(w, 0.0) for w in words if w in query_terms) / total
+            best[entry] = max(best.get(entry, 0.0), cover * min(1.0, len(words) / 4))
     return best
 
 
@@ -187,24 +195,25 @@ def _prose(index: Index, query: Query) -> dict[int, float]:
     if not raw:
         return {}
     top = max(raw.values())
-    unique = set(query_terms)
-    covered = _alias_cover(index, unique, set(sorted(raw, key=raw.__getitem__, reverse=True)[:25]))
+    candidates = heapq.nlargest(PROSE_CANDIDATES, raw, key=raw.__getitem__)
+    covered = _alias_cover(index, set(query_terms), candidates)
     # saturating absolute strength: a handful of rare shared terms is already telling
     strength = 1 - math.exp(-top / 18.0)
     out = {}
-    for doc, value in raw.items():
-        relative = value / top
+    for doc in candidates:
+        relative = raw[doc] / top
         out[doc] = 100.0 * (0.55 * strength * relative ** 2 + 0.45 * covered.get(doc, 0.0) * relative)
     return out
 
 
 def score_entries(index: Index, query: Query) -> list[Scored]:
-    """Every entry with some evidence, best first."""
+    """Entries with signature evidence or among the best prose matches, best first."""
     exact = _exact(index, query)
     fuzzy = _fuzzy(index, query)
     prose = _prose(index, query)
+    owners = _owners(query)
     failure_known = any(
-        ev.strength >= 60 and any(ev.line == query.lines[m.line].number for m in query.messages if m.weight >= 1.0)
+        ev.strength >= KNOWN_FAILURE and owners[ev.at] is not None and owners[ev.at].weight >= 1.0
         for found in (exact, fuzzy) for evs in found.values() for ev in evs
     ) or not any(m.weight >= 1.0 and m.type for m in query.messages)
     scored = []

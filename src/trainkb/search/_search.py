@@ -15,6 +15,7 @@ from ._score import Evidence, score_entries
 __all__ = ["HIGH", "MEDIUM", "SearchResponse", "SearchResult", "get_index", "search"]
 
 HIGH, MEDIUM = 75.0, 55.0  # score thresholds of the confidence bands; below MEDIUM is low
+SIGNATURE_LEAD, PROSE_LEAD = 3.0, 10.0  # lead over the runner-up that "high" also needs
 
 _INDEXES: dict[tuple[str, bool], Index] = {}
 
@@ -57,8 +58,15 @@ def get_index(catalogue: str | os.PathLike[str] | None = None, use_cache: bool =
     return _INDEXES[key]
 
 
-def _confidence(score: float) -> str:
-    return "high" if score >= HIGH else "medium" if score >= MEDIUM else "low"
+def _confidence(score: float, runner_up: float, evidenced: bool) -> str:
+    """High needs a high score and a clear lead: a near tie names a family, not one entry.
+
+    A lead built on words alone must be wider than one built on a signature hit.
+    """
+    lead = score - runner_up
+    if score >= HIGH and lead >= (SIGNATURE_LEAD if evidenced else PROSE_LEAD):
+        return "high"
+    return "medium" if score >= MEDIUM else "low"
 
 
 def search(text: str | bytes, top: int = 10, catalogue: str | os.PathLike[str] | Index | None = None) -> SearchResponse:
@@ -69,11 +77,12 @@ def search(text: str | bytes, top: int = 10, catalogue: str | os.PathLike[str] |
     """
     index = catalogue if isinstance(catalogue, Index) else get_index(catalogue)
     query = parse(text)
-    scored = score_entries(index, query)[: max(top, 0)]
-    results = [
-        SearchResult(index.entries[s.entry]["id"], index.entries[s.entry]["title"], index.entries[s.entry]["area"],
-                     s.score, _confidence(s.score), s.evidence)
-        for s in scored
-    ]
-    abstained = not results or results[0].confidence == "low"
+    scored = score_entries(index, query)
+    results = []
+    for rank, s in enumerate(scored[: max(top, 0)]):
+        runner_up = scored[1].score if rank == 0 and len(scored) > 1 else scored[0].score if rank else 0.0
+        entry = index.entries[s.entry]
+        results.append(SearchResult(entry["id"], entry["title"], entry["area"], s.score,
+                                    _confidence(s.score, runner_up, bool(s.evidence)), s.evidence))
+    abstained = not scored or _confidence(scored[0].score, 0.0, True) == "low"
     return SearchResponse(query.kind, abstained, results)

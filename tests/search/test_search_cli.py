@@ -1,0 +1,80 @@
+"""`kb search`: arguments, stdin, JSON output, exit codes, and what it must not import."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from trainkb.cli import main
+
+ERROR = "RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one."
+
+
+def _run(args: list[str], stdin: str = "", env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    env = {**os.environ, **(env_extra or {})}
+    return subprocess.run([sys.executable, "-m", "trainkb.cli", *args], input=stdin, capture_output=True,
+                          text=True, env=env, timeout=60)
+
+
+def test_text_argument(catalogue: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--catalogue", str(catalogue), "search", ERROR]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("D1") and "line 1:" in out
+
+
+def test_positional_catalogue_and_json(catalogue: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["search", ERROR, str(catalogue), "--json", "--top", "1"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["results"][0]["id"] == "D1" and len(data["results"]) == 1
+
+
+def test_abstention_exits_1_and_says_so(catalogue: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--catalogue", str(catalogue), "search", "KeyError: 'batch_size'"]) == 1
+    assert capsys.readouterr().out.startswith("No confident match")
+
+
+def test_usage_errors(catalogue: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--catalogue", str(catalogue), "search", "x", "--top", "0"]) == 2
+    assert main(["--catalogue", str(tmp_path / "nowhere"), "search", "x"]) == 2
+    assert main(["--catalogue", str(catalogue), "search", "   "]) == 2
+    assert "error" in capsys.readouterr().err
+
+
+def test_stdin_dash_and_pipe(catalogue: Path) -> None:
+    for args in (["search", "-", "--json"], ["search", "--json"]):
+        proc = _run(["--catalogue", str(catalogue), *args], stdin=f"noise\n{ERROR}\n")
+        assert proc.returncode == 0, proc.stderr
+        data = json.loads(proc.stdout)
+        assert data["results"][0]["id"] == "D1"
+        assert data["results"][0]["evidence"][0]["line"] == 2
+
+
+def test_search_does_not_import_heavy_modules(catalogue: Path) -> None:
+    code = (
+        "import sys, trainkb.cli as cli\n"
+        f"cli.main(['--catalogue', {str(catalogue)!r}, 'search', {ERROR!r}])\n"
+        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in {'torch', 'textual', 'jinja2'})\n"
+        "print('HEAVY', heavy)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "HEAVY []" in proc.stdout
+
+
+def test_cached_search_parses_no_yaml(catalogue: Path) -> None:
+    """With a warm cache the search package itself loads neither YAML nor the pydantic records."""
+    code = (
+        "import sys\n"
+        "from trainkb.search import search\n"
+        f"search('x', catalogue={str(catalogue)!r})\n"
+        "print('LOADED', sorted(m for m in sys.modules if m in {'yaml', 'trainkb._catalogue', 'trainkb._schema'}))\n"
+    )
+    first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    second = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert "trainkb._catalogue" in first.stdout, first.stderr
+    assert "LOADED []" in second.stdout, second.stderr
