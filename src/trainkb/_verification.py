@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ._schema import Entry
+if TYPE_CHECKING:  # readers of reports must not pay for pydantic
+    from ._schema import Entry
 
 __all__ = ["CheckStatus", "Verification", "load_verification"]
 

@@ -6,9 +6,12 @@ import argparse
 import difflib
 import re
 import sys
+from typing import TYPE_CHECKING
 
-from .._catalogue import Catalogue, load_catalogue
 from .._locate import find_catalogue
+
+if TYPE_CHECKING:  # loading records needs pydantic; `kb search` and `kb --help` must not pay for it
+    from .._catalogue import Catalogue
 
 __all__ = ["EXIT_FINDINGS", "EXIT_OK", "EXIT_USAGE", "closest_ids", "open_catalogue", "usage_error"]
 
@@ -17,6 +20,8 @@ EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
 def open_catalogue(args: argparse.Namespace) -> Catalogue | None:
     """Load the catalogue or explain (on stderr) why there is none to load."""
+    from .._catalogue import load_catalogue
+
     root = find_catalogue(getattr(args, "catalogue", None))
     if not root.is_dir():
         usage_error(f"catalogue folder not found: {root}")
