@@ -129,3 +129,42 @@ def test_unwritable_cache_does_not_break_search(catalogue: Path, private_cache: 
     private_cache.parent.mkdir(parents=True)
     private_cache.write_text("a file where the cache folder should be")
     assert search(DDP_TRACEBACK, catalogue=load_index(catalogue)).results[0].id == "D1"
+
+
+def test_every_signature_example_finds_its_own_entry(catalogue: Path) -> None:
+    """What `kb check` relies on: a record's own example output ranks that record first."""
+    from trainkb._catalogue import load_catalogue
+
+    index = load_index(catalogue)
+    for entry in load_catalogue(catalogue).entries.values():
+        for sig in entry.signatures:
+            paste = f"{sig.type}: {sig.example}" if sig.type else sig.example
+            top = search(paste, catalogue=index).results[0]
+            assert top.id == entry.id, (entry.id, sig.example)
+            assert (sig.literal or sig.regex) in {ev.signature for ev in top.evidence}
+
+
+def test_torchrun_summary_points_at_the_root_cause_rank(catalogue: Path) -> None:
+    log = "\n".join([
+        "[rank0]: Traceback (most recent call last):",
+        '[rank0]:   File "t.py", line 9, in <module>',
+        "[rank0]: RuntimeError: Function 'DivBackward0' returned nan values in its 1th output.",
+        "[rank1]: Traceback (most recent call last):",
+        '[rank1]:   File "t.py", line 9, in <module>',
+        "[rank1]: RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one.",
+        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:",
+        "Root Cause (first observed failure):",
+        "[0]:",
+        "  rank      : 1 (local_rank: 1)",
+        "  exitcode  : 1 (pid: 4242)",
+    ])
+    response = search(log, catalogue=catalogue)
+    assert [r.id for r in response.results[:2]] == ["D1", "P1"]
+    assert response.results[0].evidence[0].line == 6
+
+
+def test_python_warning_is_matched_with_its_line(catalogue: Path) -> None:
+    paste = ("/venv/lib/python3.11/site-packages/torch/distributed/run.py:1: UserWarning: The server socket has "
+             "failed to bind to [::]:29500 (errno: 98 - Address already in use).\n  warnings.warn(msg)\n")
+    top = search(paste, catalogue=catalogue).results[0]
+    assert top.id == "D2" and top.evidence[0].line == 1
