@@ -26,7 +26,7 @@ from ._normalize import normalize, terms
 
 __all__ = ["FORMAT", "Index", "build_data", "cache_dir", "content_hash", "load_index"]
 
-FORMAT = 4  # bump when the plain-data layout or the normalisation changes
+FORMAT = 5  # bump when the plain-data layout or the normalisation changes
 _KEEP = 8  # cached indexes kept (one per catalogue state; old ones are deleted)
 K1, B = 1.2, 0.75
 _INNER_GROUP = re.compile(r"(?<!\\)\((?:[^()\\]|\\.)*(?<!\\)\)")
@@ -63,7 +63,7 @@ class Index:
             for s in data["sigs"]
         ]
         self.aliases: dict[int, list[frozenset[str]]] = {}
-        for entry, words in data["aliases"]:
+        for entry, _text, words in data["aliases"]:
             self.aliases.setdefault(entry, []).append(frozenset(words))
         self.postings: dict[str, list[tuple[int, float]]] = data["postings"]
         self.idf: dict[str, float] = data["idf"]
@@ -163,7 +163,8 @@ def build_data(entries: list[Any], digest: str) -> dict[str, Any]:
             sigs.append(_signature_data(index, sig))
             examples.append((index, sig.example))
         for alias in [entry.title, *entry.aliases]:
-            aliases.append((index, sorted(set(terms(alias)))))
+            # the masked text is for the browser port (site/_export.py); Python uses the words
+            aliases.append((index, normalize(alias), sorted(set(terms(alias)))))
         doc: Counter[str] = Counter()
         for name, text in _field_texts(entry).items():
             for term in terms(text):
