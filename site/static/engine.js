@@ -91,6 +91,7 @@
     this.excLine = re(P.EXC_LINE, "y");
     this.warnLine = re(P.WARN_LINE, "y");
     this.excInline = re(P.EXC_INLINE);
+    this.ncclLine = re(P.NCCL_LINE);
     this.wrapper = re(P.WRAPPER, "y");
     this.rootCause = re(P.ROOT_CAUSE);
     this.field = re(P.FIELD, "y");
@@ -153,6 +154,8 @@
     }
     var inline = this.excInline.exec(stripped);
     if (inline) return [inline.groups.type, rstripChars(pyStrip(inline.groups.msg), "`'\"")];
+    var nccl = this.ncclLine.exec(stripped);
+    if (nccl) return ["NCCLError", rstripChars(pyStrip(nccl.groups.msg), "`'\"")];
     return null;
   };
 
@@ -171,7 +174,9 @@
       if (inTb && matchStart(this.frame, text)) {
         out.push(withRole(line, "frame"));
         i++;
-        if (i < lines.length && lines[i].text.startsWith("    ") && !matchStart(this.frame, lines[i].text)) {
+        // the source line under a frame is code, not a message (pastes often lose its indent)
+        if (i < lines.length && pyStrip(lines[i].text) && !this.isStructural(lines[i].text) &&
+            this.exceptionAt(lines[i].text, true) === null) {
           out.push(withRole(lines[i], "frame"));
           i++;
         }
@@ -182,8 +187,10 @@
       var kind = hit[0], message = hit[1];
       out.push(withRole(line, "message"));
       var at = out.length - 1, extra = 0;
+      var runsOn = inTb || !message || message.endsWith(":");
       i++;
       while (i < lines.length && extra < C.MAX_CONTINUATION && !this.isStructural(lines[i].text) &&
+             (runsOn || /^\s/.test(lines[i].text)) &&
              (!message || this.exceptionAt(lines[i].text, false) === null)) {
         message = pyStrip(message + " " + pyStrip(lines[i].text));
         out.push(withRole(lines[i], "message"));
@@ -347,9 +354,11 @@
     this.entries = data.entries;
     this.sigs = data.sigs.map(function (s) {
       return { entry: s.entry, source: s.source, regex: re(s.regex, "g"), literal: s.literal, type: s.type,
-               texts: s.texts, nterms: s.terms.length, spec: s.spec };
+               texts: s.texts, nterms: s.terms.length, spec: s.spec, required: s.required };
     });
-    this.aliases = data.aliases;
+    this.aliases = data.aliases;  // entry -> [[words, idf total], ...]
+    this.gate = data.gate;
+    this.ungated = data.ungated;
     this.postings = data.postings;
     this.idf = data.idf;
     this.sigTerms = data.sig_terms;
@@ -390,8 +399,13 @@
       while (lo < hi) { var mid = (lo + hi) >> 1; if (offset < starts[mid]) hi = mid; else lo = mid + 1; }
       return lo - 1;
     }
-    this.sigs.forEach(function (sig) {
-      var found = [], m;
+    var present = new Set(this.norm.terms(raw)), numbers = new Set(this.ungated), gate = this.gate;
+    present.forEach(function (term) {
+      if (Object.prototype.hasOwnProperty.call(gate, term)) gate[term].forEach(function (n) { numbers.add(n); });
+    });
+    Array.from(numbers).sort(function (a, b) { return a - b; }).forEach(function (number) {
+      var sig = self.sigs[number], found = [], m;
+      if (!sig.required.every(function (w) { return present.has(w); })) return;
       sig.regex.lastIndex = 0;
       while ((m = sig.regex.exec(raw)) !== null) {
         if (m[0].length === 0) sig.regex.lastIndex++;
@@ -408,7 +422,7 @@
       found.forEach(function (f) {
         var at = f[0], line = lines[at];
         addHit(hits, sig.entry, { line: line.number, text: f[1] === null ? pyStrip(line.text) : line.text,
-                                  signature: sig.source, span: f[1],
+                                  signature: sig.source, span: f[1], at: at,
                                   strength: 96.0 * weights[at] * sig.spec + typeBonus(sig, own[at]) });
       });
     });
@@ -451,33 +465,41 @@
         if (best > 0) {
           var line = query.lines[seg[0]];
           addHit(hits, sig.entry, { line: line.number, text: pyStrip(line.text), signature: sig.source, span: null,
-                                    strength: 90.0 * best * seg[2] * sig.spec + typeBonus(sig, seg[3]) });
+                                    at: seg[0], strength: 90.0 * best * seg[2] * sig.spec + typeBonus(sig, seg[3]) });
         }
       });
     });
     return hits;
   };
 
+  /* heapq.nlargest(n, keys, key): a stable sort, largest first */
+  function nlargest(n, keys, value) {
+    return keys.slice().sort(function (a, b) { return value(b) - value(a); }).slice(0, n);
+  }
+
   Engine.prototype.bm25 = function (queryTerms) {
-    var counts = new Map(), scores = new Map(), self = this;
-    queryTerms.forEach(function (t) { counts.set(t, (counts.get(t) || 0) + 1); });
-    counts.forEach(function (count, term) {
-      if (!Object.prototype.hasOwnProperty.call(self.idf, term)) return;
-      var boost = self.idf[term] * Math.sqrt(Math.min(count, 4));
+    var counts = new Map(), scores = new Map(), self = this, idf = this.idf;
+    queryTerms.forEach(function (t) {
+      if (Object.prototype.hasOwnProperty.call(idf, t)) counts.set(t, (counts.get(t) || 0) + 1);
+    });
+    nlargest(this.C.MAX_QUERY_TERMS, Array.from(counts.keys()), function (t) { return idf[t]; }).forEach(function (term) {
+      var boost = idf[term] * Math.sqrt(Math.min(counts.get(term), 4));
       self.postings[term].forEach(function (p) { scores.set(p[0], (scores.get(p[0]) || 0) + boost * p[1]); });
     });
     return scores;
   };
 
   Engine.prototype.aliasCover = function (queryTerms, candidates) {
-    var best = new Map(), idf = this.idf;
-    this.aliases.forEach(function (a) {
-      var entry = a[0], words = a[2], total = a[3];
-      if (!candidates.has(entry) || words.length < 2 || total <= 0) return;
-      var cover = 0;
-      words.forEach(function (w) { if (queryTerms.has(w)) cover += idf[w] || 0; });
-      cover = (cover / total) * Math.min(1.0, words.length / 4);
-      best.set(entry, Math.max(best.get(entry) || 0, cover));
+    var best = new Map(), idf = this.idf, aliases = this.aliases;
+    candidates.forEach(function (entry) {
+      (aliases[entry] || []).forEach(function (a) {
+        var words = a[0], total = a[1];
+        if (words.length < 2 || total <= 0) return;
+        var cover = 0;
+        words.forEach(function (w) { if (queryTerms.has(w)) cover += idf[w] || 0; });
+        cover = (cover / total) * Math.min(1.0, words.length / 4);
+        best.set(entry, Math.max(best.get(entry) || 0, cover));
+      });
     });
     return best;
   };
@@ -485,13 +507,13 @@
   Engine.prototype.prose = function (query) {
     var queryTerms = this.norm.terms(query.prose), raw = this.bm25(queryTerms), out = new Map();
     if (!raw.size) return out;
-    var ranked = Array.from(raw.entries()), top = Math.max.apply(null, ranked.map(function (r) { return r[1]; }));
-    ranked.sort(function (x, y) { return y[1] - x[1]; });
-    var candidates = new Set(ranked.slice(0, 25).map(function (r) { return r[0]; }));
+    var top = 0;
+    raw.forEach(function (value) { top = Math.max(top, value); });
+    var candidates = nlargest(this.C.PROSE_CANDIDATES, Array.from(raw.keys()), function (d) { return raw.get(d); });
     var covered = this.aliasCover(new Set(queryTerms), candidates);
     var strength = 1 - Math.exp(-top / 18.0);
-    raw.forEach(function (value, doc) {
-      var relative = value / top;
+    candidates.forEach(function (doc) {
+      var relative = raw.get(doc) / top;
       out.set(doc, 100.0 * (0.55 * strength * relative * relative + 0.45 * (covered.get(doc) || 0) * relative));
     });
     return out;
@@ -501,12 +523,13 @@
 
   Engine.prototype.score = function (query) {
     var C = this.C, exact = this.exact(query), fuzzy = this.fuzzy(query), prose = this.prose(query), self = this;
-    var finalLines = query.messages.filter(function (m) { return m.weight >= 1.0; })
-      .map(function (m) { return query.lines[m.line].number; });
+    var own = owners(query);
     var known = !query.messages.some(function (m) { return m.weight >= 1.0 && m.type; });
     [exact, fuzzy].forEach(function (found) {
       found.forEach(function (evs) {
-        evs.forEach(function (ev) { if (ev.strength >= 60 && finalLines.indexOf(ev.line) >= 0) known = true; });
+        evs.forEach(function (ev) {
+          if (ev.strength >= C.KNOWN_FAILURE && own[ev.at] && own[ev.at].weight >= 1.0) known = true;
+        });
       });
     });
     var ids = new Set(); [exact, fuzzy, prose].forEach(function (m) { m.forEach(function (_v, k) { ids.add(k); }); });
@@ -542,13 +565,20 @@
 
   /* search(text, top) -> {query_kind, abstained, results[{id, title, area, score, confidence, evidence}]} */
   Engine.prototype.search = function (text, top) {
-    var C = this.C, self = this, query = this.parser.parse(text);
-    var results = this.score(query).slice(0, Math.max(top === undefined ? 10 : top, 0)).map(function (s) {
+    var C = this.C, self = this, query = this.parser.parse(text), scored = this.score(query);
+    /* high needs a high score and a clear lead; a lead built on words alone must be wider */
+    function confidence(score, runnerUp, evidenced) {
+      if (score >= C.HIGH && score - runnerUp >= (evidenced ? C.SIGNATURE_LEAD : C.PROSE_LEAD)) return "high";
+      return score >= C.MEDIUM ? "medium" : "low";
+    }
+    var results = scored.slice(0, Math.max(top === undefined ? 10 : top, 0)).map(function (s, rank) {
       var e = self.entries[s.entry];
-      var confidence = s.score >= C.HIGH ? "high" : s.score >= C.MEDIUM ? "medium" : "low";
-      return { id: e.id, title: e.title, area: e.area, score: s.score, confidence: confidence, evidence: s.evidence };
+      var runnerUp = rank === 0 ? (scored.length > 1 ? scored[1].score : 0) : scored[0].score;
+      return { id: e.id, title: e.title, area: e.area, score: s.score,
+               confidence: confidence(s.score, runnerUp, s.evidence.length > 0), evidence: s.evidence };
     });
-    return { query_kind: query.kind, abstained: !results.length || results[0].confidence === "low", results: results };
+    var abstained = !scored.length || confidence(scored[0].score, 0, true) === "low";
+    return { query_kind: query.kind, abstained: abstained, results: results };
   };
 
   var api = { Engine: Engine, partialRatio: partialRatio, stem: stem };

@@ -20,7 +20,8 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     build.add_argument("--base-url", default="/", metavar="PATH",
                        help="path the site is served under, e.g. /trainkb/ (pages link relatively; "
                             "this only sets the 404 page's links)")
-    build.add_argument("--reports", metavar="DIR", help="check reports to show (default: reports/ beside the catalogue)")
+    build.add_argument("--reports", metavar="DIR",
+                       help="check reports to show (default: reports/ beside the catalogue)")
     build.add_argument("--json", action="store_true", help="print {output, pages, entries, seconds} as JSON")
     serve = sub.add_parser("serve", help="serve a built site over HTTP",
                            description="Serve a built site; bound to 127.0.0.1 unless --host says otherwise.")

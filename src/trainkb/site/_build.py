@@ -98,7 +98,8 @@ def _entry_chunk(ids: list[str]) -> dict[str, list[dict[str, Any]]]:
 def _workers(count: int) -> int:
     if count < _PARALLEL_FROM or "fork" not in multiprocessing.get_all_start_methods():
         return 1
-    return max(1, min(os.cpu_count() or 1, 8))
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, min(cpus, 8))
 
 
 def _write_index(cat: Catalogue, static: Path) -> None:

@@ -35,15 +35,15 @@ def js_regex(pattern: re.Pattern[str] | str, flags: int = 0) -> list[str]:
 
 
 def _constants(*modules: Any) -> dict[str, Any]:
-    """Every public upper-case number, string set or weight table of the engine's modules."""
+    """Every upper-case number, string set or weight table of the engine's modules (not its caches)."""
     out: dict[str, Any] = {}
     for module in modules:
         for name, value in vars(module).items():
             if not name.lstrip("_").isupper() or isinstance(value, re.Pattern):
                 continue
-            if isinstance(value, (int, float)) and not isinstance(value, bool):
-                out[name.lstrip("_")] = value
-            elif isinstance(value, dict) and all(isinstance(v, (int, float)) for v in value.values()):
+            number = isinstance(value, (int, float)) and not isinstance(value, bool)
+            table = isinstance(value, dict) and value and all(isinstance(v, (int, float)) for v in value.values())
+            if number or table:
                 out[name.lstrip("_")] = value
             elif isinstance(value, frozenset):
                 out[name.lstrip("_")] = sorted(value)
@@ -67,9 +67,10 @@ def search_data(cat: Catalogue) -> dict[str, Any]:
     for raw, sig in zip(data["sigs"], index.sigs, strict=True):
         raw["regex"] = js_regex(sig.pattern)
         raw["spec"] = _score._specificity(sig)
-    aliases = []
-    for entry, text, words in data["aliases"]:
-        aliases.append([entry, text, words, sum(index.idf.get(w, 0.0) for w in words)])
+    aliases: dict[int, list[list[Any]]] = {}  # entry -> [words, idf total] of its title and aliases
+    for row in data["aliases"]:  # (entry, ..., words): the entry first, its words last
+        entry, words = row[0], row[-1]
+        aliases.setdefault(entry, []).append([words, sum(index.idf.get(w, 0.0) for w in words)])
     data["aliases"] = aliases
     data["constants"] = _constants(_input, _normalize, _score, _search, _index)
     data["patterns"] = _patterns()

@@ -53,10 +53,13 @@ def _outer(edges: list[tuple[str, str, str]], inside: dict[str, tuple[float, flo
                 partner.setdefault(there, inside[here][2])
     ordered = sorted(partner, key=lambda i: (partner[i], i))
     ring = radius + _OUTER
-    out = {}
-    for i, entry_id in enumerate(ordered):
-        spread = partner[entry_id] + (i % 3 - 1) * 0.06
-        out[entry_id] = (centre + ring * math.cos(spread), centre + ring * math.sin(spread), spread)
+    gap = (_NODE_W + 8) / ring  # radians between neighbours so boxes never overlap
+    out: dict[str, tuple[float, float, float]] = {}
+    previous = -math.inf
+    for entry_id in ordered:
+        angle = max(partner[entry_id], previous + gap)
+        previous = angle
+        out[entry_id] = (centre + ring * math.cos(angle), centre + ring * math.sin(angle), angle)
     return out
 
 
@@ -101,7 +104,7 @@ def area_graph(cat: Catalogue, area_id: str, href: Callable[[str], str]) -> str:
         'The entry list on this page has the same links as text.</desc>',
         '<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" '
         'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="arrowhead"/></marker></defs>',
-        '<g class="edges">',
+        '<g class="edges" fill="none" stroke="#888">',
     ]
     for source, target, relation in edges:
         parts.append(f'<path class="edge rel-{escape(relation)}" d="{_edge_path(where[source], where[target], centre)}"'
