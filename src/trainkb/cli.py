@@ -22,6 +22,7 @@ COMMANDS = {
     "run": "Run a training command; if it fails or hangs, name the entries that explain it.",
     "doctor": "Inspect this environment for conditions the catalogue warns about.",
     "tui": "Open the interactive search UI (also: `kb` alone in a terminal).",
+    "site": "Build or serve the static site.",
 }
 
 
