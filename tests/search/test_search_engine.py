@@ -168,3 +168,12 @@ def test_python_warning_is_matched_with_its_line(catalogue: Path) -> None:
              "failed to bind to [::]:29500 (errno: 98 - Address already in use).\n  warnings.warn(msg)\n")
     top = search(paste, catalogue=catalogue).results[0]
     assert top.id == "D2" and top.evidence[0].line == 1
+
+
+def test_alias_phrase_in_a_failure_message_is_evidence(catalogue: Path) -> None:
+    paste = "ValueError: some of the parameters that were not used in producing loss belong to the head"
+    top = search(paste, catalogue=catalogue).results[0]
+    assert top.id == "D1"
+    assert top.evidence[0].via == "alias"
+    assert top.evidence[0].signature == "parameters that were not used in producing loss"
+    assert top.to_json()["evidence"][0]["via"] == "alias"

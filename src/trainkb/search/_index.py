@@ -26,9 +26,10 @@ from ._normalize import normalize, terms
 
 __all__ = ["FORMAT", "Index", "build_data", "cache_dir", "content_hash", "load_index"]
 
-FORMAT = 5  # bump when the plain-data layout or the normalisation changes
+FORMAT = 6  # the plain-data layout; the cache key also hashes this module and the normaliser
 _KEEP = 8  # cached indexes kept (one per catalogue state; old ones are deleted)
 K1, B = 1.2, 0.75
+MIN_PHRASE = 12  # characters an alias needs before its verbatim presence counts as evidence
 _INNER_GROUP = re.compile(r"(?<!\\)\((?:[^()\\]|\\.)*(?<!\\)\)")
 _REGEX_SYNTAX = re.compile(r"\\[a-zA-Z]|\(\?[:!=<]*|[()\[\]{}|*+?^$\\]")  # a regex read as words
 # Term weight of each record field in the prose model (a BM25F-style field boost).
@@ -65,6 +66,8 @@ class Index:
         self.aliases: dict[int, list[frozenset[str]]] = {}
         for entry, _text, words in data["aliases"]:
             self.aliases.setdefault(entry, []).append(frozenset(words))
+        # aliases long enough to be error fragments: (entry, masked text, alias as written)
+        self.phrases: list[tuple[int, str, str]] = data["phrases"]
         self.postings: dict[str, list[tuple[int, float]]] = data["postings"]
         self.idf: dict[str, float] = data["idf"]
         self.sig_terms: dict[str, list[int]] = data["sig_terms"]
@@ -156,7 +159,7 @@ def _bm25(docs: list[Counter[str]]) -> tuple[dict[str, list[tuple[int, float]]],
 
 def build_data(entries: list[Any], digest: str) -> dict[str, Any]:
     """The plain-data index of ``entries`` (pydantic ``Entry`` objects or look-alikes)."""
-    rows, sigs, aliases, docs, examples = [], [], [], [], []
+    rows, sigs, aliases, phrases, docs, examples = [], [], [], [], [], []
     for index, entry in enumerate(entries):
         rows.append({"id": entry.id, "title": entry.title, "area": entry.area})
         for sig in entry.signatures:
@@ -165,6 +168,10 @@ def build_data(entries: list[Any], digest: str) -> dict[str, Any]:
         for alias in [entry.title, *entry.aliases]:
             # the masked text is for the browser port (site/_export.py); Python uses the words
             aliases.append((index, normalize(alias), sorted(set(terms(alias)))))
+        for alias in entry.aliases:
+            masked = normalize(alias)
+            if len(masked) >= MIN_PHRASE and len(masked.split()) >= 3:  # a phrase, not an API name
+                phrases.append((index, masked, alias))
         doc: Counter[str] = Counter()
         for name, text in _field_texts(entry).items():
             for term in terms(text):
@@ -186,7 +193,7 @@ def build_data(entries: list[Any], digest: str) -> dict[str, Any]:
             gate.setdefault(rarest, []).append(number)
         else:
             ungated.append(number)
-    return {"format": FORMAT, "hash": digest, "entries": rows, "sigs": sigs, "aliases": aliases,
+    return {"format": FORMAT, "hash": digest, "entries": rows, "sigs": sigs, "aliases": aliases, "phrases": phrases,
             "postings": postings, "idf": idf, "sig_terms": sig_terms, "gate": gate, "ungated": ungated}
 
 
@@ -195,9 +202,18 @@ def cache_dir() -> Path:
     return Path(base) / "trainkb"
 
 
+def _code_digest() -> str:
+    """A digest of the code that shapes the index, so an upgraded trainkb never reads a stale one."""
+    digest = hashlib.sha256(str(FORMAT).encode())
+    for name in ("_index.py", "_normalize.py"):
+        with contextlib.suppress(OSError):
+            digest.update((Path(__file__).parent / name).read_bytes())
+    return digest.hexdigest()[:8]
+
+
 def _cache_path(digest: str) -> Path:
     version = f"{sys.version_info[0]}{sys.version_info[1]}"  # marshal's format follows the interpreter
-    return cache_dir() / f"index-{FORMAT}-py{version}-{digest}.marshal"
+    return cache_dir() / f"index-{_code_digest()}-py{version}-{digest}.marshal"
 
 
 def _read_cache(path: Path, digest: str) -> dict[str, Any] | None:

@@ -33,6 +33,7 @@ MAX_HITS_PER_SIG = 3
 FUZZY_FLOOR = 72  # partial_ratio below this is noise for messages of ordinary length
 PROSE_CANDIDATES = 40  # entries scored by prose: the best BM25 matches
 MAX_QUERY_TERMS = 64  # rarest words of the paste given to BM25
+ALIAS_STRENGTH = 78.0  # an alias found verbatim in a failure message: below an exact signature hit
 KNOWN_FAILURE = 60.0  # signature strength on the failure message that makes it a known failure
 MAX_TEXT_SEGMENTS = 300  # plain lines aligned against signatures (the last ones of a long log)
 UNKNOWN_ERROR_CAP = 52.0  # prose-only score when the failure message matched no signature
@@ -47,6 +48,7 @@ class Evidence:
     span: tuple[int, int] | None  # character span in ``text`` when the match is exact
     strength: float = field(default=0.0, compare=False)
     at: int = field(default=-1, compare=False)  # index into Query.lines
+    via: str = "signature"  # or "alias": an error fragment from the entry's aliases, found verbatim
 
 
 @dataclass
@@ -160,6 +162,24 @@ def _fuzzy(index: Index, query: Query) -> dict[int, list[Evidence]]:
     return hits
 
 
+def _phrases(index: Index, query: Query) -> dict[int, list[Evidence]]:
+    """Aliases written as error fragments, found verbatim (masked) in an exception message."""
+    hits: dict[int, list[Evidence]] = {}
+    for message in query.messages:
+        if message.weight < 0.9 or not message.type:
+            continue
+        text = f" {normalize(message.text[:MAX_LINE_CHARS])} "
+        for entry, phrase, alias in index.phrases:
+            pos = text.find(phrase)
+            if pos < 0 or text[pos - 1].isalnum() or text[pos + len(phrase)].isalnum():
+                continue
+            line = query.lines[message.line]
+            strength = ALIAS_STRENGTH * message.weight * min(1.0, 0.75 + len(phrase) / 160)
+            hits.setdefault(entry, []).append(Evidence(line.number, line.text.strip(), alias, None, strength,
+                                                       message.line, "alias"))
+    return hits
+
+
 def _bm25(index: Index, query_terms: list[str]) -> dict[int, float]:
     """BM25 over the paste's most informative words (a long log's rarest ones carry the signal)."""
     counts: dict[str, int] = {}
@@ -210,6 +230,8 @@ def score_entries(index: Index, query: Query) -> list[Scored]:
     """Entries with signature evidence or among the best prose matches, best first."""
     exact = _exact(index, query)
     fuzzy = _fuzzy(index, query)
+    for entry, found in _phrases(index, query).items():
+        fuzzy.setdefault(entry, []).extend(found)
     prose = _prose(index, query)
     owners = _owners(query)
     failure_known = any(

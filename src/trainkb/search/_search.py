@@ -34,7 +34,7 @@ class SearchResult:
             "id": self.id, "title": self.title, "area": self.area, "score": self.score,
             "confidence": self.confidence,
             "evidence": [{"line": e.line, "text": e.text, "signature": e.signature,
-                          "span": list(e.span) if e.span else None} for e in self.evidence],
+                          "span": list(e.span) if e.span else None, "via": e.via} for e in self.evidence],
         }
 
 
