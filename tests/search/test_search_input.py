@@ -96,3 +96,13 @@ def test_quoted_error_inside_prose_is_a_message() -> None:
 def test_bytes_and_control_characters() -> None:
     query = parse(b"\xff\xfe\x00RuntimeError: bad\x07 thing\n")
     assert query.messages[0].text == "bad thing"
+
+
+def test_traceback_pasted_without_its_header() -> None:
+    paste = ('  File "/p/train.py", line 427, in <module>\n    main(arguments)\n'
+             "/usr/lib/dataloader.py in __next__(self)\n"
+             "ValueError: Expected more than 1 value per channel when training\n")
+    query = parse(paste)
+    assert query.kind == "traceback"
+    assert [line.role for line in query.lines][:4] == ["frame", "frame", "frame", "message"]
+    assert "main(arguments)" not in query.prose

@@ -28,6 +28,7 @@ _BOX = re.compile(r"^[\s│┃╭╮╰╯─━┌┐└┘]+|[\s│┃╭╮�
 _TB_HEADER = re.compile(r"Traceback \(most recent call last\)")
 _FRAME = re.compile(  # a Python frame, an IPython frame or numbered source line, a caret marker line
     r'^\s*File "[^"]*", line \d+|^\s*(?:-+>\s*)?\d+\s|^\S+\.py in \S+\(|^<ipython-input-|^\s*\.\.\.$|^\s*[~^]{3,}\s*$')
+_FRAME_START = re.compile(r'^\s*File "[^"]*", line \d+, in |^\S+\.py in \S+\(')
 _CHAIN = re.compile(r"During handling of the above exception|The above exception was the direct cause")
 _TYPE = r"(?:[A-Za-z_]\w*\.)*(?:[A-Z]\w*(?:Error|Exception|Warning|Interrupt|Exit|Fault|Failure)|KeyboardInterrupt|" \
     r"StopIteration|nccl[A-Z]\w*Error)"
@@ -156,6 +157,8 @@ def _collect(lines: list[Line]) -> tuple[list[Line], list[tuple[str, str, int, i
             out.append(Line(line.number, text, line.rank, "header"))
             i += 1
             continue
+        if _FRAME_START.match(text):  # a paste may begin mid-traceback, without its header
+            in_tb = True
         if in_tb and _FRAME.match(text):
             out.append(Line(line.number, text, line.rank, "frame"))
             i += 1
