@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import xml.etree.ElementTree as ET
 from collections import Counter
@@ -30,12 +31,15 @@ _RESULT_KEYS = ("entry", "check", "status", "seconds", "message", "demonstrates"
 
 
 def _git_commit(path: Path) -> str | None:
+    """The catalogue's commit; $TRAINKB_COMMIT where the tree was copied without .git (a GPU host)."""
     try:
         out = subprocess.run(["git", "-C", str(path), "rev-parse", "HEAD"], capture_output=True, text=True,
                              timeout=10)
     except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout.strip() or None
+        out = None
+    if out is not None and out.returncode == 0 and out.stdout.strip():
+        return out.stdout.strip()
+    return os.environ.get("TRAINKB_COMMIT") or None
 
 
 def environment_name(env: dict[str, Any]) -> str:
