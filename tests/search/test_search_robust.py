@@ -75,3 +75,13 @@ def test_deeply_nested_exception_chain(index: Index) -> None:
     started = time.perf_counter()
     _check(search(text, catalogue=index))
     assert time.perf_counter() - started < 1.0
+
+
+def test_thousands_of_exception_lines_stay_fast(index: Index) -> None:
+    words = ["tensor", "grad", "loss", "cuda", "device", "rank", "memory", "batch", "sampler", "epoch", "checkpoint", "shape"]
+    distinct = "".join(f"RuntimeError: {' '.join(words[i % 7:] + words[: i % 5])} {i}\n" for i in range(5_000))
+    repeated = "RuntimeError: Expected to have finished reduction in the prior iteration.\n" * 5_000
+    for text in (distinct, repeated):
+        started = time.perf_counter()
+        _check(search(text, catalogue=index))
+        assert time.perf_counter() - started < 1.0

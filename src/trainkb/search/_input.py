@@ -222,9 +222,10 @@ def _weigh(lines: list[Line], found: list[tuple[str, str, int, int]]) -> list[Me
     if root_rank is not None and any(lines[f[2]].rank == root_rank for f in real):
         real = [f for f in real if lines[f[2]].rank == root_rank]
     last_block = real[-1][3] if real else -1
+    genuine = {f[2] for f in real}
     messages = []
     for kind, text, at, block in found:
-        if (kind, text, at, block) not in real:
+        if at not in genuine:
             weight = 0.5
         elif block == last_block:
             weight = 1.0

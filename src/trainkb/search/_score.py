@@ -36,6 +36,7 @@ MAX_QUERY_TERMS = 64  # rarest words of the paste given to BM25
 ALIAS_STRENGTH = 78.0  # an alias found verbatim in a failure message: below an exact signature hit
 KNOWN_FAILURE = 60.0  # signature strength on the failure message that makes it a known failure
 MAX_TEXT_SEGMENTS = 300  # plain lines aligned against signatures (the last ones of a long log)
+MAX_MESSAGE_SEGMENTS = 200  # exception messages aligned against signatures (the last ones)
 UNKNOWN_ERROR_CAP = 52.0  # prose-only score when the failure message matched no signature
 ROLE_WEIGHT = {"message": 0.9, "text": 0.85, "header": 0.6, "frame": 0.6}
 
@@ -123,19 +124,29 @@ def _exact(index: Index, query: Query) -> dict[int, list[Evidence]]:
 
 
 def _segments(query: Query) -> list[tuple[int, str, float, Message | None]]:
-    """(line index, text, weight, message) to align signatures in: messages, then other text lines."""
-    out: list[tuple[int, str, float, Message | None]] = [(m.line, m.text, m.weight, m) for m in query.messages]
+    """(line index, text, weight, message) to align signatures in: messages, then other text lines.
+
+    A repeated text is aligned once (where it weighs most, then latest), and only the last
+    few hundred of each kind are kept, so a log of thousands of identical errors stays cheap.
+    """
     owners = _owners(query)
     plain = [i for i, line in enumerate(query.lines) if line.role == "text" and owners[i] is None
              and len(line.text) >= 16]
-    out += [(i, query.lines[i].text, ROLE_WEIGHT["text"], None) for i in plain[-MAX_TEXT_SEGMENTS:]]
-    return out
+    found: dict[str, tuple[int, str, float, Message | None]] = {}
+    candidates = [(m.line, m.text, m.weight, m) for m in query.messages[-MAX_MESSAGE_SEGMENTS:]]
+    candidates += [(i, query.lines[i].text, ROLE_WEIGHT["text"], None) for i in plain[-MAX_TEXT_SEGMENTS:]]
+    for segment in candidates:
+        seen = found.get(segment[1])
+        if seen is None or (segment[2], segment[0]) >= (seen[2], seen[0]):
+            found[segment[1]] = segment
+    return list(found.values())
 
 
-def _fuzzy(index: Index, query: Query) -> dict[int, list[Evidence]]:
+def _fuzzy(index: Index, query: Query, segments: list[tuple[int, str, float, Message | None]],
+           ) -> dict[int, list[Evidence]]:
     """Align signature texts inside messages and lines, for retyped, cut or reworded pastes."""
     hits: dict[int, list[Evidence]] = {}
-    for at, raw, weight, message in _segments(query):
+    for at, raw, weight, message in segments:
         text = normalize(raw[:MAX_LINE_CHARS])
         if len(text) < 12:
             continue
@@ -162,11 +173,12 @@ def _fuzzy(index: Index, query: Query) -> dict[int, list[Evidence]]:
     return hits
 
 
-def _phrases(index: Index, query: Query) -> dict[int, list[Evidence]]:
+def _phrases(index: Index, query: Query, segments: list[tuple[int, str, float, Message | None]],
+             ) -> dict[int, list[Evidence]]:
     """Aliases written as error fragments, found verbatim (masked) in an exception message."""
     hits: dict[int, list[Evidence]] = {}
-    for message in query.messages:
-        if message.weight < 0.9 or not message.type:
+    for _at, _text, _weight, message in segments:
+        if message is None or message.weight < 0.9 or not message.type:
             continue
         text = f" {normalize(message.text[:MAX_LINE_CHARS])} "
         for entry, phrase, alias in index.phrases:
@@ -229,8 +241,9 @@ def _prose(index: Index, query: Query) -> dict[int, float]:
 def score_entries(index: Index, query: Query) -> list[Scored]:
     """Entries with signature evidence or among the best prose matches, best first."""
     exact = _exact(index, query)
-    fuzzy = _fuzzy(index, query)
-    for entry, found in _phrases(index, query).items():
+    segments = _segments(query)
+    fuzzy = _fuzzy(index, query, segments)
+    for entry, found in _phrases(index, query, segments).items():
         fuzzy.setdefault(entry, []).extend(found)
     prose = _prose(index, query)
     owners = _owners(query)
