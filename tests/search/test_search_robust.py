@@ -78,7 +78,7 @@ def test_deeply_nested_exception_chain(index: Index) -> None:
 
 
 def test_thousands_of_exception_lines_stay_fast(index: Index) -> None:
-    words = ["tensor", "grad", "loss", "cuda", "device", "rank", "memory", "batch", "sampler", "epoch", "checkpoint", "shape"]
+    words = ["tensor", "grad", "loss", "cuda", "device", "rank", "memory", "batch", "sampler", "epoch", "shape"]
     distinct = "".join(f"RuntimeError: {' '.join(words[i % 7:] + words[: i % 5])} {i}\n" for i in range(5_000))
     repeated = "RuntimeError: Expected to have finished reduction in the prior iteration.\n" * 5_000
     for text in (distinct, repeated):
