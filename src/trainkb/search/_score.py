@@ -5,7 +5,7 @@ Three kinds of evidence, each mapped onto the same 0-100 scale before they are c
 - an exact signature hit (literal substring or regex) on a line, weighted by that line's
   role (the final exception counts most) and discounted for short or generic signatures;
 - a rapidfuzz alignment of a signature's text or example inside an exception message,
-  for retyped, reworded or truncated messages;
+  for retyped, reworded or truncated messages, and aliases found verbatim in one;
 - a BM25 term model over each record's text plus the coverage of its title and aliases,
   for prose descriptions.
 
@@ -43,6 +43,8 @@ ROLE_WEIGHT = {"message": 0.9, "text": 0.85, "header": 0.6, "frame": 0.6}
 
 @dataclass(frozen=True)
 class Evidence:
+    """Which signature (or alias) matched which line of the paste."""
+
     line: int  # 1-based line number in the original input
     text: str
     signature: str
@@ -56,8 +58,7 @@ class Evidence:
 class Scored:
     entry: int
     score: float
-    signature: float = 0.0
-    prose: float = 0.0
+    prose: float = 0.0  # breaks ties between entries that share a signature
     evidence: list[Evidence] = field(default_factory=list)
 
 
@@ -262,12 +263,13 @@ def score_entries(index: Index, query: Query) -> list[Scored]:
             text_score = min(text_score, UNKNOWN_ERROR_CAP)
         best, other = max(signature, text_score), min(signature, text_score)
         total = min(100.0, best + 0.12 * other)
-        scored.append(Scored(entry, round(total, 1), signature, text_score, _dedupe(evidence)))
+        scored.append(Scored(entry, round(total, 1), text_score, _dedupe(evidence)))
     scored.sort(key=lambda s: (-s.score, -s.prose, index.entries[s.entry]["id"]))
     return scored
 
 
 def _dedupe(evidence: list[Evidence]) -> list[Evidence]:
+    """The strongest few, one per (line, signature): a log repeating one error shows it once."""
     seen, out = set(), []
     for item in evidence:
         key = (item.line, item.signature)
