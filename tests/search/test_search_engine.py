@@ -177,3 +177,25 @@ def test_alias_phrase_in_a_failure_message_is_evidence(catalogue: Path) -> None:
     assert top.evidence[0].via == "alias"
     assert top.evidence[0].signature == "parameters that were not used in producing loss"
     assert top.to_json()["evidence"][0]["via"] == "alias"
+
+
+def test_exact_hit_silences_near_misses_on_the_same_line(catalogue: Path) -> None:
+    (catalogue / "alpha" / "D4-killed.yaml").write_text(r"""
+id: D4
+title: DataLoader worker killed by the OOM killer (host RAM)
+area: alpha
+section: two
+tags: [dataloader, host-oom]
+symptom: Workers die one after another while host memory climbs.
+root_cause: Each worker's cache grows without bound.
+fix: Bound the cache or lower `num_workers`.
+signatures:
+  - regex: "DataLoader worker \\(pid \\d+\\) is killed by signal: Killed"
+    type: RuntimeError
+    example: "DataLoader worker (pid 5123) is killed by signal: Killed."
+verification: {status: manual, reason: test fixture}
+""".lstrip())
+    paste = "RuntimeError: DataLoader worker (pid 77) is killed by signal: Bus error."
+    results = search(paste, catalogue=catalogue).results
+    assert results[0].id == "D3" and results[0].confidence == "high"
+    assert all(r.confidence == "low" for r in results[1:])

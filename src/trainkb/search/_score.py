@@ -243,7 +243,9 @@ def score_entries(index: Index, query: Query) -> list[Scored]:
     """Entries with signature evidence or among the best prose matches, best first."""
     exact = _exact(index, query)
     segments = _segments(query)
-    fuzzy = _fuzzy(index, query, segments)
+    # a line one signature matched exactly is explained: near-misses of others there are other errors
+    explained = {ev.at for evs in exact.values() for ev in evs}
+    fuzzy = _fuzzy(index, query, [s for s in segments if s[0] not in explained])
     for entry, found in _phrases(index, query, segments).items():
         fuzzy.setdefault(entry, []).extend(found)
     prose = _prose(index, query)
@@ -256,7 +258,7 @@ def score_entries(index: Index, query: Query) -> list[Scored]:
     for entry in set(exact) | set(fuzzy) | set(prose):
         evidence = sorted(exact.get(entry, []) + fuzzy.get(entry, []), key=lambda e: -e.strength)
         signature = evidence[0].strength if evidence else 0.0
-        distinct = {e.signature for e in evidence}
+        distinct = {e.signature for e in evidence if e.via == "signature"}  # an alias adds no second witness
         signature = min(100.0, signature + 2.0 * max(len(distinct) - 1, 0))
         text_score = prose.get(entry, 0.0)
         if not failure_known:
