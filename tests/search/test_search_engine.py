@@ -199,3 +199,15 @@ verification: {status: manual, reason: test fixture}
     results = search(paste, catalogue=catalogue).results
     assert results[0].id == "D3" and results[0].confidence == "high"
     assert all(r.confidence == "low" for r in results[1:])
+
+
+def test_sibling_message_is_not_a_fuzzy_match(catalogue: Path) -> None:
+    """Same frame, different signal: 'killed by signal: Segmentation fault' is not the Bus error entry."""
+    paste = "RuntimeError: DataLoader worker (pid 77) is killed by signal: Segmentation fault."
+    assert search(paste, catalogue=catalogue).abstained
+
+
+def test_variable_identifiers_do_not_break_a_fuzzy_match(catalogue: Path) -> None:
+    paste = "RuntimeError: Function PowBackward1 returned nan value in its first output"
+    top = search(paste, catalogue=catalogue).results[0]
+    assert top.id == "P1" and top.confidence != "low"

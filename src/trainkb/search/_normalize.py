@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["MASKS", "normalize", "stem", "terms"]
+__all__ = ["MASKS", "content_words", "normalize", "stem", "terms"]
 
 # (placeholder, pattern) in application order: wider constructs first, so a path's
 # digits or a shape's numbers are not masked piecemeal.
@@ -33,6 +33,7 @@ MASKS: list[tuple[str, re.Pattern[str]]] = [
 
 _SPACES = re.compile(r"\s+")
 _WORD = re.compile(r"[a-z][a-z0-9_]*[a-z0-9]|[a-z]")
+_TOKEN = re.compile(r"[a-z0-9_]+")
 _STOP = frozenset([
     "a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "could", "did", "do", "does",
     "doing", "for", "from", "get", "got", "had", "has", "have", "how", "i", "if", "in", "into", "is", "it",
@@ -74,3 +75,8 @@ def terms(text: str) -> list[str]:
         if "_" in word:
             out.extend(stem(part) for part in word.split("_") if len(part) > 2 and part not in _STOP)
     return out
+
+
+def content_words(text: str) -> list[str]:
+    """Stemmed whole words without digits: the fixed wording of a message, not its variable parts."""
+    return [stem(w) for w in _TOKEN.findall(text.lower()) if w.replace("_", "").isalpha() and w not in _STOP]

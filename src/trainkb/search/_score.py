@@ -19,25 +19,29 @@ from __future__ import annotations
 import heapq
 import math
 from bisect import bisect_right
+from collections import Counter
 from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz
+from rapidfuzz.distance import ScoreAlignment
 
 from ._index import Index, Sig
 from ._input import MAX_LINE_CHARS, Message, Query
-from ._normalize import normalize, terms
+from ._normalize import content_words, normalize, terms
 
 __all__ = ["Evidence", "Scored", "score_entries"]
 
 MAX_HITS_PER_SIG = 3
+SUBSTITUTION_PENALTY = 0.4  # a fuzzy alignment whose windows trade content words is a sibling message
 FUZZY_FLOOR = 72  # partial_ratio below this is noise for messages of ordinary length
 PROSE_CANDIDATES = 40  # entries scored by prose: the best BM25 matches
 MAX_QUERY_TERMS = 64  # rarest words of the paste given to BM25
 ALIAS_STRENGTH = 78.0  # an alias found verbatim in a failure message: below an exact signature hit
 KNOWN_FAILURE = 60.0  # signature strength on the failure message that makes it a known failure
+SOME_EVIDENCE = 40.0  # below this, evidence cannot lift an unknown failure's entry above the cap
 MAX_TEXT_SEGMENTS = 300  # plain lines aligned against signatures (the last ones of a long log)
 MAX_MESSAGE_SEGMENTS = 200  # exception messages aligned against signatures (the last ones)
-UNKNOWN_ERROR_CAP = 52.0  # prose-only score when the failure message matched no signature
+UNKNOWN_ERROR_CAP = 52.0  # score without real evidence when the failure message matched no signature
 ROLE_WEIGHT = {"message": 0.9, "text": 0.85, "header": 0.6, "frame": 0.6}
 
 
@@ -143,6 +147,26 @@ def _segments(query: Query) -> list[tuple[int, str, float, Message | None]]:
     return list(found.values())
 
 
+def _widen(text: str, start: int, end: int) -> str:
+    """``text[start:end]`` grown to whole words, so a window's edge does not cut one in two."""
+    while start > 0 and text[start - 1].isalnum():
+        start -= 1
+    while end < len(text) and text[end].isalnum():
+        end += 1
+    return text[start:end]
+
+
+def _substituted(candidate: str, text: str, aligned: ScoreAlignment) -> bool:
+    """True when the aligned windows trade content words, as in '...signal: Killed' against
+    '...signal: Segmentation fault': a sibling message, not a retyped copy of this one.
+
+    Words with digits ('SqrtBackward0', '1st') are the variable parts of one message.
+    """
+    mine = Counter(content_words(_widen(candidate, aligned.src_start, aligned.src_end)))
+    theirs = Counter(content_words(_widen(text, aligned.dest_start, aligned.dest_end)))
+    return bool(mine - theirs) and bool(theirs - mine)
+
+
 def _fuzzy(index: Index, query: Query, segments: list[tuple[int, str, float, Message | None]],
            ) -> dict[int, list[Evidence]]:
     """Align signature texts inside messages and lines, for retyped, cut or reworded pastes."""
@@ -161,11 +185,14 @@ def _fuzzy(index: Index, query: Query, segments: list[tuple[int, str, float, Mes
                 continue
             best = 0.0
             for candidate in sig.texts:
-                ratio = fuzz.partial_ratio(candidate, text, score_cutoff=FUZZY_FLOOR)
-                if not ratio:
+                aligned = fuzz.partial_ratio_alignment(candidate, text, score_cutoff=FUZZY_FLOOR)
+                if aligned is None or not aligned.score:
                     continue
                 coverage = min(len(text), len(candidate)) / max(len(candidate), 1)
-                best = max(best, (ratio - FUZZY_FLOOR) / (100 - FUZZY_FLOOR) * math.sqrt(coverage))
+                strength = (aligned.score - FUZZY_FLOOR) / (100 - FUZZY_FLOOR) * math.sqrt(coverage)
+                if _substituted(candidate, text, aligned):
+                    strength *= SUBSTITUTION_PENALTY
+                best = max(best, strength)
             if best > 0:
                 line = query.lines[at]
                 strength = 90.0 * best * weight * _specificity(sig) + _type_bonus(sig, message)
@@ -265,6 +292,8 @@ def score_entries(index: Index, query: Query) -> list[Scored]:
             text_score = min(text_score, UNKNOWN_ERROR_CAP)
         best, other = max(signature, text_score), min(signature, text_score)
         total = min(100.0, best + 0.12 * other)
+        if not failure_known and signature < SOME_EVIDENCE:  # topic words and sibling messages only
+            total = min(total, UNKNOWN_ERROR_CAP)
         scored.append(Scored(entry, round(total, 1), text_score, _dedupe(evidence)))
     scored.sort(key=lambda s: (-s.score, -s.prose, index.entries[s.entry]["id"]))
     return scored
