@@ -16,6 +16,7 @@ __all__ = ["HIGH", "MEDIUM", "SearchResponse", "SearchResult", "get_index", "sea
 
 HIGH, MEDIUM = 75.0, 55.0  # score thresholds of the confidence bands; below MEDIUM is low
 SIGNATURE_LEAD, PROSE_LEAD = 3.0, 10.0  # lead over the runner-up that "high" also needs
+MIN_SCORE = 1.0  # below this an entry shares no more than a stray word with the paste
 
 _INDEXES: dict[tuple[str, bool], Index] = {}
 
@@ -77,7 +78,7 @@ def search(text: str | bytes, top: int = 10, catalogue: str | os.PathLike[str] |
     """
     index = catalogue if isinstance(catalogue, Index) else get_index(catalogue)
     query = parse(text)
-    scored = score_entries(index, query)
+    scored = [s for s in score_entries(index, query) if s.score >= MIN_SCORE]
     results = []
     for rank, s in enumerate(scored[: max(top, 0)]):
         runner_up = scored[1].score if rank == 0 and len(scored) > 1 else scored[0].score if rank else 0.0
