@@ -68,3 +68,18 @@ def test_kb_search_imports_nothing_heavy(catalogue: Path) -> None:
     assert "torch" not in first.stdout and "textual" not in first.stdout and "jinja2" not in first.stdout
     assert "trainkb._catalogue" in first.stdout  # the cold run built the index from the records
     assert "LOADED []" in second.stdout, second.stdout + second.stderr
+
+
+def test_long_pipe_keeps_the_tail_and_true_line_numbers(catalogue: Path) -> None:
+    noise = "2026-01-01 00:00:00 INFO step ok, loss 0.1234\n" * 150_000  # ~7 MB, more than stdin keeps
+    proc = _run(["--catalogue", str(catalogue), "search", "--json"], stdin=noise + ERROR + "\n")
+    assert proc.returncode == 0, proc.stderr
+    evidence = json.loads(proc.stdout)["results"][0]["evidence"][0]
+    assert evidence["line"] == 150_001
+
+
+def test_first_line_offsets_evidence(catalogue: Path) -> None:
+    from trainkb.search import search
+
+    response = search(f"noise\n{ERROR}", catalogue=catalogue, first_line=41)
+    assert response.results[0].evidence[0].line == 42

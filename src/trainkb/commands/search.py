@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from ..search import SearchResponse
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
-MAX_STDIN_BYTES = 64 * 1024 * 1024  # a bigger paste is cut; search keeps only the tail anyway
+KEEP_STDIN_BYTES = 4 * 1024 * 1024  # the tail of a piped log that is kept; search reads less than this
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
@@ -30,14 +30,25 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
                         help="catalogue folder (same as the global --catalogue)")
 
 
-def _read_stdin() -> str:
-    data = sys.stdin.buffer.read(MAX_STDIN_BYTES) if hasattr(sys.stdin, "buffer") else sys.stdin.read()
-    return data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
+def _read_stdin() -> tuple[str, int]:
+    """The tail of stdin and the number of its first line (`train.py 2>&1 | kb search` may pipe gigabytes)."""
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:
+        return sys.stdin.read(), 1
+    tail, dropped = b"", 0
+    while chunk := stream.read(1024 * 1024):
+        tail += chunk
+        if len(tail) > KEEP_STDIN_BYTES:
+            cut = tail.find(b"\n", len(tail) - KEEP_STDIN_BYTES) + 1 or len(tail) - KEEP_STDIN_BYTES
+            dropped += tail.count(b"\n", 0, cut)
+            tail = tail[cut:]
+    return tail.decode("utf-8", errors="replace"), dropped + 1
 
 
-def _query(args: argparse.Namespace) -> str | None:
+def _query(args: argparse.Namespace) -> tuple[str, int] | None:
+    """The text to search and the line number of its first line."""
     if args.text is not None and args.text != "-":
-        return args.text
+        return args.text, 1
     if args.text == "-" or not sys.stdin.isatty():
         return _read_stdin()
     return None
@@ -60,15 +71,16 @@ def run(args: argparse.Namespace) -> int:
     if args.top < 1:
         print("kb: error: --top must be at least 1", file=sys.stderr)
         return EXIT_USAGE
-    text = _query(args)
-    if text is None or not text.strip():
+    query = _query(args)
+    if query is None or not query[0].strip():
         print("kb: error: give the text to search, or pipe it in (kb search - < log.txt)", file=sys.stderr)
         return EXIT_USAGE
+    text, first_line = query
     root = Path(find_catalogue(args.search_catalogue or getattr(args, "catalogue", None)))
     if not root.is_dir():
         print(f"kb: error: catalogue folder not found: {root}", file=sys.stderr)
         return EXIT_USAGE
-    response = search(text, top=args.top, catalogue=root)
+    response = search(text, top=args.top, catalogue=root, first_line=first_line)
     if args.json:
         print(json.dumps(response.to_json(), indent=2, ensure_ascii=False))
     else:

@@ -109,14 +109,14 @@ def _clean(raw: str) -> tuple[str, int | None]:
     return _BOX.sub("", raw)[:MAX_LINE_CHARS].rstrip(), rank
 
 
-def _split(text: str | bytes) -> list[Line]:
+def _split(text: str | bytes, first_line: int) -> list[Line]:
     if isinstance(text, bytes):
         text = text.decode("utf-8", errors="replace")
     text, dropped = _cap(text)
     lines = []
     for offset, raw in enumerate(text.split("\n")):
         cleaned, rank = _clean(raw)
-        lines.append(Line(dropped + offset + 1, cleaned, rank))
+        lines.append(Line(first_line + dropped + offset, cleaned, rank))
     return lines
 
 
@@ -246,9 +246,13 @@ def _kind(lines: list[Line], messages: list[Message]) -> str:
     return "log" if loggy and loggy >= wordy else "prose"
 
 
-def parse(text: str | bytes) -> Query:
-    """Split, clean and classify ``text``; never raises on any input."""
-    lines, found = _collect(_split(text))
+def parse(text: str | bytes, first_line: int = 1) -> Query:
+    """Split, clean and classify ``text``; never raises on any input.
+
+    ``first_line`` numbers the text's first line, for a caller that passes only the tail of
+    a longer output and wants evidence to point into the whole of it.
+    """
+    lines, found = _collect(_split(text, first_line))
     messages = _weigh(lines, found)
     prose = "\n".join(line.text for line in lines if line.role in ("text", "message"))
     return Query(_kind(lines, messages), lines, messages, prose)

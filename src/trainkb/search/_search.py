@@ -70,14 +70,16 @@ def _confidence(score: float, runner_up: float, evidenced: bool) -> str:
     return "medium" if score >= MEDIUM else "low"
 
 
-def search(text: str | bytes, top: int = 10, catalogue: str | os.PathLike[str] | Index | None = None) -> SearchResponse:
+def search(text: str | bytes, top: int = 10, catalogue: str | os.PathLike[str] | Index | None = None,
+           first_line: int = 1) -> SearchResponse:
     """Rank the entries that explain ``text`` (a traceback, a log or a description).
 
     Never raises on the text itself. ``abstained`` is true when no entry reaches medium
-    confidence; the closest entries are still returned, all marked low.
+    confidence; the closest entries are still returned, all marked low. ``first_line`` is
+    the line number of ``text``'s first line when it is the tail of a longer output.
     """
     index = catalogue if isinstance(catalogue, Index) else get_index(catalogue)
-    query = parse(text)
+    query = parse(text, first_line)
     scored = [s for s in score_entries(index, query) if s.score >= MIN_SCORE]
     results = []
     for rank, s in enumerate(scored[: max(top, 0)]):
