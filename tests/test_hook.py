@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import uuid
 
 import pytest
 from helpers import record
@@ -59,7 +60,7 @@ def test_threads_are_covered(env):
 
 
 def test_once_per_distinct_error_across_ranks(env, tmp_path):
-    job = {**env, "TORCHELASTIC_RUN_ID": f"test-{tmp_path.name}"}
+    job = {**env, "TORCHELASTIC_RUN_ID": f"test-{uuid.uuid4().hex}"}  # a new job id each run
     first, second = python(SCRIPT, job), python(SCRIPT, job)
     assert "D1  A sample" in first.stderr
     assert "D1  A sample" not in second.stderr  # another rank, same error: printed once
