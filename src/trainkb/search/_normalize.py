@@ -8,6 +8,7 @@ comparison sees only the stable wording: exception classes and API names survive
 
 from __future__ import annotations
 
+import functools
 import re
 
 __all__ = ["MASKS", "content_words", "normalize", "stem", "terms"]
@@ -53,6 +54,7 @@ def normalize(line: str) -> str:
     return _SPACES.sub(" ", out).strip().lower()
 
 
+@functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A deliberately crude suffix stripper: 'shuffling', 'shuffled', 'shuffles' -> 'shuffl'."""
     if len(word) <= 4 or "_" in word:
