@@ -42,3 +42,10 @@ def test_wheel_from_sdist_installs_and_lists(tmp_path):
     rows = json.loads(proc.stdout)
     assert len(rows) == len(load_catalogue(ROOT / "catalogue").entries)
     assert all(row["path"].startswith("_bundled_catalogue/") for row in rows)
+    assert "trainkb/_bundled_site/templates/entry.html.j2" in names
+    found = subprocess.run([str(venv / "bin/kb"), "search", "--json", "RuntimeError: Address already in use"],
+                           cwd=outside, env=env, capture_output=True, text=True)
+    assert json.loads(found.stdout)["results"][0]["id"] == "D4"
+    subprocess.run([str(venv / "bin/kb"), "site", "build", "-o", "site-out"], cwd=outside, env=env,
+                   capture_output=True, text=True, check=True)
+    assert (outside / "site-out" / "D4" / "index.html").is_file()
