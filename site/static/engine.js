@@ -3,7 +3,8 @@
  * Everything that depends on the catalogue or that the Python engine may retune (regexes,
  * thresholds, weights, signature specificity, BM25 postings) comes from the exported index
  * (window.TRAINKB_INDEX.search); this file only mirrors the algorithm. Keep it in step with
- * _input.py, _normalize.py and _score.py: tests/site/test_parity.py compares top-1 results.
+ * _input.py, _normalize.py, _score.py and _search.py: tests/site/test_parity.py compares every
+ * benchmark case's ranked entries, scores and confidences with `kb search`.
  */
 (function (root) {
   "use strict";
@@ -18,8 +19,52 @@
     return sticky.exec(text);
   }
 
-  function pyStrip(text) { return text.replace(/^\s+|\s+$/g, ""); }
-  function pyRstrip(text) { return text.replace(/\s+$/, ""); }
+  /* Python's str.strip()/rstrip()/isspace() whitespace (JavaScript's \s differs: \x1c-\x1f, \x85, \ufeff) */
+  var PY_SPACE = "\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
+  var STRIP = new RegExp("^[" + PY_SPACE + "]+|[" + PY_SPACE + "]+$", "g");
+  var RSTRIP = new RegExp("[" + PY_SPACE + "]+$");
+  var SPACE_FIRST = new RegExp("^[" + PY_SPACE + "]");
+  function pyStrip(text) { return text.replace(STRIP, ""); }
+  function pyRstrip(text) { return text.replace(RSTRIP, ""); }
+
+  /* Python indexes a str by code point, JavaScript by UTF-16 unit; they differ only past U+FFFF */
+  var SURROGATE = /[\uD800-\uDFFF]/;
+  function pyLen(text) {
+    if (!SURROGATE.test(text)) return text.length;
+    var n = 0;
+    for (var i = 0; i < text.length; i++) {
+      var c = text.charCodeAt(i);
+      if (c >= 0xD800 && c <= 0xDBFF && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xFC00) === 0xDC00) i++;
+      n++;
+    }
+    return n;
+  }
+  /* the code-point index of UTF-16 offset i */
+  function pyIndex(text, i) { return pyLen(text.slice(0, i)); }
+  /* text[:n] by code points */
+  function pySlice(text, n) {
+    if (text.length <= n || !SURROGATE.test(text)) return text.slice(0, n);
+    var units = 0;
+    for (var k = 0; k < n && units < text.length; k++) {
+      var c = text.charCodeAt(units);
+      units += c >= 0xD800 && c <= 0xDBFF && units + 1 < text.length && (text.charCodeAt(units + 1) & 0xFC00) === 0xDC00 ? 2 : 1;
+    }
+    return text.slice(0, units);
+  }
+  /* str.isalnum() of one code point (letters and numbers of any script); false for undefined */
+  var ALNUM = /^[\p{L}\p{N}]$/u;
+  function isAlnum(code) {
+    if (code === undefined) return false;
+    if (code < 128) return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122);
+    return ALNUM.test(String.fromCodePoint(code));
+  }
+  /* the code point that ends just before UTF-16 offset i */
+  function codeBefore(text, i) {
+    if (i <= 0) return undefined;
+    var low = text.charCodeAt(i - 1);
+    if ((low & 0xFC00) === 0xDC00 && i >= 2 && (text.charCodeAt(i - 2) & 0xFC00) === 0xD800) return text.codePointAt(i - 2);
+    return low;
+  }
   function stripChars(text, chars) {
     var start = 0, end = text.length;
     while (start < end && chars.indexOf(text[start]) >= 0) start++;
@@ -43,6 +88,7 @@
     this.masks = P.MASKS.map(function (m) { return [m[0], re([m[1], m[2]], "g")]; });
     this.spaces = re(P.SPACES, "g");
     this.word = re(P.WORD, "g");
+    this.token = re(P.TOKEN, "g");
     this.stop = new Set(C.STOP);
   }
   Normalizer.prototype.normalize = function (line) {
@@ -77,6 +123,16 @@
     return out;
   };
 
+  /* content_words(): stemmed whole words without digits, the fixed wording of a message */
+  Normalizer.prototype.contentWords = function (text) {
+    var tokens = text.toLowerCase().match(this.token) || [], out = [];
+    for (var i = 0; i < tokens.length; i++) {
+      var w = tokens[i];
+      if (/^[a-z]+$/.test(w.replace(/_/g, "")) && !this.stop.has(w)) out.push(stem(w));
+    }
+    return out;
+  };
+
   /* ---- parse a paste (_input.py) ---- */
 
   function Parser(C, P) {
@@ -87,6 +143,7 @@
     this.box = re(P.BOX, "g");
     this.tbHeader = re(P.TB_HEADER);
     this.frame = re(P.FRAME, "y");
+    this.frameStart = re(P.FRAME_START, "y");
     this.chain = re(P.CHAIN);
     this.excLine = re(P.EXC_LINE, "y");
     this.warnLine = re(P.WARN_LINE, "y");
@@ -102,10 +159,11 @@
 
   Parser.prototype.cap = function (text) {
     var C = this.C, dropped = 0;
-    if (text.length > C.MAX_CHARS) {
-      var cut = text.length - C.MAX_CHARS;
+    var size = pyLen(text);
+    if (size > C.MAX_CHARS) {
+      var cut = pySlice(text, size - C.MAX_CHARS).length;
       var newline = text.indexOf("\n", cut);
-      cut = newline >= 0 && newline < cut + 2000 ? newline + 1 : cut;
+      cut = newline >= 0 && pyLen(text.slice(cut, newline)) < C.NEWLINE_SEARCH ? newline + 1 : cut;
       dropped = countChar(text, 10, 0, cut);
       text = text.slice(cut);
     }
@@ -123,22 +181,22 @@
       var segments = raw.split("\r").filter(function (s) { return pyStrip(s); });
       raw = segments.length ? segments[segments.length - 1] : "";
     }
-    raw = raw.slice(0, C.MAX_LINE_CHARS * 2).replace(this.ansi, "").replace(this.control, "");
+    raw = pySlice(raw, C.MAX_LINE_CHARS * 2).replace(this.ansi, "").replace(this.control, "");
     var rank = null;
-    for (var i = 0; i < 3; i++) {
+    for (var i = 0; i < C.MAX_PREFIXES; i++) {
       var m = matchStart(this.prefix, raw);
       if (!m || !m[0]) break;
       if (m[1] !== undefined) rank = parseInt(m[1], 10);
       raw = raw.slice(m[0].length);
     }
-    return [pyRstrip(raw.replace(this.box, "").slice(0, C.MAX_LINE_CHARS)), rank];
+    return [pyRstrip(pySlice(raw.replace(this.box, ""), C.MAX_LINE_CHARS)), rank];
   };
 
-  Parser.prototype.split = function (text) {
+  Parser.prototype.split = function (text, firstLine) {
     var capped = this.cap(text), parts = capped[0].split("\n"), lines = [];
     for (var i = 0; i < parts.length; i++) {
       var c = this.clean(parts[i]);
-      lines.push({ number: capped[1] + i + 1, text: c[0], rank: c[1], role: "text" });
+      lines.push({ number: firstLine + capped[1] + i, text: c[0], rank: c[1], role: "text" });
     }
     return lines;
   };
@@ -171,6 +229,7 @@
       var line = lines[i], text = line.text;
       if (this.tbHeader.test(text)) { inTb = true; out.push(withRole(line, "header")); i++; continue; }
       if (this.chain.test(text)) { out.push(withRole(line, "header")); i++; continue; }
+      if (matchStart(this.frameStart, text)) inTb = true;  // a paste may begin mid-traceback, without its header
       if (inTb && matchStart(this.frame, text)) {
         out.push(withRole(line, "frame"));
         i++;
@@ -190,7 +249,7 @@
       var runsOn = inTb || !message || message.endsWith(":");
       i++;
       while (i < lines.length && extra < C.MAX_CONTINUATION && !this.isStructural(lines[i].text) &&
-             (runsOn || /^\s/.test(lines[i].text)) &&
+             (runsOn || SPACE_FIRST.test(lines[i].text)) &&
              (!message || this.exceptionAt(lines[i].text, false) === null)) {
         message = pyStrip(message + " " + pyStrip(lines[i].text));
         out.push(withRole(lines[i], "message"));
@@ -213,7 +272,7 @@
     for (var index = 0; index < lines.length; index++) {
       if (!this.rootCause.test(lines[index].text)) continue;
       var rank = null, extra = [];
-      for (var j = index + 1; j < Math.min(index + 14, lines.length); j++) {
+      for (var j = index + 1; j < Math.min(index + this.C.ROOT_CAUSE_LINES, lines.length); j++) {
         var m = matchStart(this.field, lines[j].text);
         if (!m) continue;
         if (m[1] === "rank") {
@@ -229,7 +288,7 @@
   };
 
   Parser.prototype.weigh = function (lines, found) {
-    var self = this, rc = this.rootCauseOf(lines), rootRank = rc[0];
+    var self = this, C = this.C, rc = this.rootCauseOf(lines), rootRank = rc[0];
     var real = found.filter(function (f) {
       var parts = f[0].split(".");
       return !self.wrapperTypes.has(parts[parts.length - 1]) && !matchStart(self.wrapper, f[1]);
@@ -240,10 +299,10 @@
     var lastBlock = real.length ? real[real.length - 1][3] : -1;
     var isReal = new Set(real.map(function (f) { return f[2]; }));
     var messages = found.map(function (f) {
-      var weight = !isReal.has(f[2]) ? 0.5 : f[3] === lastBlock ? 1.0 : 0.9;
+      var weight = !isReal.has(f[2]) ? C.WRAPPER_WEIGHT : f[3] === lastBlock ? C.FAILURE_WEIGHT : C.OTHER_WEIGHT;
       return { type: f[0], text: f[1], line: f[2], weight: weight };
     });
-    rc[1].forEach(function (e) { messages.push({ type: null, text: e[0], line: e[1], weight: 1.0 }); });
+    rc[1].forEach(function (e) { messages.push({ type: null, text: e[0], line: e[1], weight: C.FAILURE_WEIGHT }); });
     return messages;
   };
 
@@ -255,31 +314,51 @@
     lines.forEach(function (l) {
       var isLoggy = self.loggy.test(l.text);
       if (l.role === "message" || isLoggy) loggy++;
-      if (l.role === "text" && (l.text.match(self.sentence) || []).length >= 6 && !isLoggy) wordy++;
+      if (l.role === "text" && (l.text.match(self.sentence) || []).length >= self.C.SENTENCE_WORDS && !isLoggy) wordy++;
     });
     return loggy && loggy >= wordy ? "log" : "prose";
   };
 
-  Parser.prototype.parse = function (text) {
-    var collected = this.collect(this.split(String(text)));
+  /* firstLine numbers the text's first line (the tail of a longer output), as parse(first_line=) */
+  Parser.prototype.parse = function (text, firstLine) {
+    var collected = this.collect(this.split(String(text), firstLine === undefined ? 1 : firstLine));
     var lines = collected[0], messages = this.weigh(lines, collected[1]);
     var prose = lines.filter(function (l) { return l.role === "text" || l.role === "message"; })
       .map(function (l) { return l.text; }).join("\n");
     return { kind: this.kind(lines, messages), lines: lines, messages: messages, prose: prose };
   };
 
-  /* ---- rapidfuzz partial_ratio (optimal alignment), on a bit-parallel LCS ---- */
+  /* ---- rapidfuzz partial_ratio_alignment, on a bit-parallel LCS ----
+   * A port of rapidfuzz's C++ partial_ratio_impl (the one `fuzz.partial_ratio_alignment` runs):
+   * the same windows in the same order with the same cut-offs, so ties resolve to the same
+   * window. Strings are compared as arrays of code points, as Python indexes a str. */
+
+  function codePoints(text) {
+    var out = [];
+    for (var i = 0; i < text.length; i++) {
+      var c = text.charCodeAt(i);
+      if (c >= 0xD800 && c <= 0xDBFF && i + 1 < text.length) {
+        var d = text.charCodeAt(i + 1);
+        if (d >= 0xDC00 && d <= 0xDFFF) { out.push(((c - 0xD800) << 10) + (d - 0xDC00) + 0x10000); i++; continue; }
+      }
+      out.push(c);
+    }
+    return out;
+  }
+  function fromCodePoints(codes, from, to) {
+    var out = "";
+    for (var i = from; i < to; i++) out += String.fromCodePoint(codes[i]);
+    return out;
+  }
 
   function Needle(s1) {
     this.s = s1;
+    this.n = s1.length;
     this.words = Math.max(1, Math.ceil(s1.length / 32));
     this.pm = new Map();
-    this.chars = new Set();
     for (var i = 0; i < s1.length; i++) {
-      var c = s1.charCodeAt(i);
-      this.chars.add(c);
-      var v = this.pm.get(c);
-      if (!v) { v = new Uint32Array(this.words); this.pm.set(c, v); }
+      var v = this.pm.get(s1[i]);
+      if (!v) { v = new Uint32Array(this.words); this.pm.set(s1[i], v); }
       v[i >>> 5] |= 1 << (i & 31);
     }
     this.v = new Uint32Array(this.words);
@@ -289,7 +368,7 @@
     var w = this.words, V = this.v, k;
     for (k = 0; k < w; k++) V[k] = 0xFFFFFFFF;
     for (var j = from; j < to; j++) {
-      var M = this.pm.get(s2.charCodeAt(j));
+      var M = this.pm.get(s2[j]);
       if (!M) continue;
       var carry = 0;
       for (k = 0; k < w; k++) {
@@ -299,7 +378,7 @@
         V[k] = ((sum >>> 0) | (V[k] & ~u)) >>> 0;
       }
     }
-    var len = this.s.length, zeros = 0;
+    var len = this.n, zeros = 0;
     for (k = 0; k < w; k++) {
       var bits = Math.min(32, len - k * 32);
       var x = ~V[k] >>> 0;
@@ -310,38 +389,113 @@
     }
     return zeros;
   };
-  Needle.prototype.ratio = function (s2, from, to) {
-    var total = this.s.length + (to - from);
-    return total ? (2 * this.lcs(s2, from, to)) / total : 1;
+  /* Indel distance of the needle and s2[from:to]. */
+  Needle.prototype.dist = function (s2, from, to) {
+    return this.n + (to - from) - 2 * this.lcs(s2, from, to);
+  };
+  function normSimToNormDist(sim) { return Math.min(1.0, 1.0 - sim + 0.00001); }
+  /* CachedRatio.similarity: the indel normalised similarity x 100, 0 below the cut-off */
+  Needle.prototype.similarity = function (s2, from, to, cutoff) {
+    var maximum = this.n + (to - from), sim = cutoff / 100;
+    var normDist = maximum ? this.dist(s2, from, to) / maximum : 0;
+    if (normDist > normSimToNormDist(sim)) normDist = 1.0;
+    var normSim = 1.0 - normDist;
+    return (normSim >= sim ? normSim : 0) * 100;
   };
 
-  function partialImpl(s1, s2) {
-    var needle = new Needle(s1), len1 = s1.length, len2 = s2.length, best = 0, r, i;
+  /* partial_ratio_impl: s1 no longer than s2, both non-empty */
+  function partialImpl(s1, s2, cutoff) {
+    var needle = new Needle(s1), len1 = s1.length, len2 = s2.length, i;
+    var res = { score: 0, srcStart: 0, srcEnd: len1, destStart: 0, destEnd: len1 };
+    var chars = needle.pm;
+    if (len2 > len1) {
+      var maximum = len1 * 2, cutoffDist = Math.ceil(maximum * normSimToNormDist(cutoff / 100));
+      var bestDist = Infinity, scores = new Array(len2 - len1).fill(-1);
+      var windows = [[0, len2 - len1 - 1]];
+      while (windows.length) {
+        var next = [];
+        for (var w = 0; w < windows.length; w++) {
+          var first = windows[w][0], second = windows[w][1], ends = [first, second];
+          for (var e = 0; e < 2; e++) {
+            var at = ends[e];
+            if (scores[at] !== -1) continue;
+            scores[at] = needle.dist(s2, at, at + len1);
+            if (scores[at] < cutoffDist) {
+              cutoffDist = bestDist = scores[at];
+              res.destStart = at;
+              res.destEnd = at + len1;
+              if (bestDist === 0) { res.score = 100; return res; }
+            }
+          }
+          var cellDiff = second - first;
+          if (cellDiff === 1) continue;
+          var knownEdits = Math.abs(scores[first] - scores[second]);
+          var minScore = Math.min(scores[first], scores[second]) - (cellDiff + Math.floor(knownEdits / 2));
+          if (minScore < cutoffDist) {
+            var center = Math.floor(cellDiff / 2);
+            next.push([first, first + center], [first + center, second]);
+          }
+        }
+        windows = next;
+      }
+      var score = (1.0 - bestDist / maximum) * 100;
+      if (score >= cutoff) cutoff = res.score = score;
+    }
+    var r;
     for (i = 1; i < len1; i++) {
-      if (!needle.chars.has(s2.charCodeAt(i - 1))) continue;
-      r = needle.ratio(s2, 0, i);
-      if (r > best) { best = r; if (best === 1) return 1; }
+      if (!chars.has(s2[i - 1])) continue;
+      r = needle.similarity(s2, 0, i, cutoff);
+      if (r > res.score) {
+        cutoff = res.score = r;
+        res.destStart = 0;
+        res.destEnd = i;
+        if (r === 100) return res;
+      }
     }
-    for (i = 0; i < len2 - len1; i++) {
-      if (!needle.chars.has(s2.charCodeAt(i + len1 - 1))) continue;
-      r = needle.ratio(s2, i, i + len1);
-      if (r > best) { best = r; if (best === 1) return 1; }
+    for (i = len2 - len1; i < len2; i++) {
+      if (!chars.has(s2[i])) continue;
+      r = needle.similarity(s2, i, len2, cutoff);
+      if (r > res.score) {
+        cutoff = res.score = r;
+        res.destStart = i;
+        res.destEnd = len2;
+        if (r === 100) return res;
+      }
     }
-    for (i = Math.max(0, len2 - len1); i < len2; i++) {
-      if (!needle.chars.has(s2.charCodeAt(i))) continue;
-      r = needle.ratio(s2, i, len2);
-      if (r > best) { best = r; if (best === 1) return 1; }
+    return res;
+  }
+
+  function swapped(res) {
+    return { score: res.score, srcStart: res.destStart, srcEnd: res.destEnd, destStart: res.srcStart, destEnd: res.srcEnd };
+  }
+
+  /* fuzz.partial_ratio_alignment(a, b, score_cutoff=cutoff): {score, srcStart, srcEnd, destStart, destEnd}
+   * (indexes into a and b as code-point arrays) or null below the cut-off */
+  function alignment(a, b, cutoff) {
+    cutoff = cutoff || 0;
+    if (typeof a === "string") a = codePoints(a);
+    if (typeof b === "string") b = codePoints(b);
+    if (!a.length && !b.length) return { score: 100, srcStart: 0, srcEnd: 0, destStart: 0, destEnd: 0 };
+    var res;
+    if (a.length > b.length) {
+      res = alignment(b, a, cutoff);
+      return res && swapped(res);
     }
-    return best;
+    if (cutoff > 100) return null;
+    if (!a.length) res = { score: 0, srcStart: 0, srcEnd: 0, destStart: 0, destEnd: 0 };
+    else {
+      res = partialImpl(a, b, cutoff);
+      if (res.score !== 100 && a.length === b.length) {
+        var other = partialImpl(b, a, Math.max(cutoff, res.score));
+        if (other.score > res.score) res = swapped(other);
+      }
+    }
+    return res.score >= cutoff ? res : null;
   }
 
   function partialRatio(a, b, cutoff) {
-    if (!a && !b) return 100;
-    if (!a || !b) return 0;
-    var shorter = a.length <= b.length ? a : b, longer = shorter === a ? b : a;
-    var score = partialImpl(shorter, longer) * 100;
-    if (score !== 100 && a.length === b.length) score = Math.max(score, partialImpl(longer, shorter) * 100);
-    return score >= cutoff ? score : 0;
+    var res = alignment(a, b, cutoff);
+    return res ? res.score : 0;
   }
 
   /* ---- score (_score.py) ---- */
@@ -354,9 +508,11 @@
     this.entries = data.entries;
     this.sigs = data.sigs.map(function (s) {
       return { entry: s.entry, source: s.source, regex: re(s.regex, "g"), literal: s.literal, type: s.type,
-               texts: s.texts, nterms: s.terms.length, spec: s.spec, required: s.required };
+               texts: s.texts.map(codePoints), nterms: s.terms.length, spec: s.spec, required: s.required };
     });
     this.aliases = data.aliases;  // entry -> [[words, idf total], ...]
+    // aliases written as error fragments: [entry, masked text, alias as written, length in code points]
+    this.phrases = data.phrases.map(function (p) { return [p[0], p[1], p[2], codePoints(p[1]).length]; });
     this.gate = data.gate;
     this.ungated = data.ungated;
     this.postings = data.postings;
@@ -376,19 +532,20 @@
   }
 
   function lastPart(name) { var p = name.split("."); return p[p.length - 1]; }
-  function typeBonus(sig, message) {
+  Engine.prototype.typeBonus = function (sig, message) {
     if (!sig.type || !message || !message.type) return 0;
-    return lastPart(sig.type) === lastPart(message.type) ? 3.0 : 0;
-  }
+    return lastPart(sig.type) === lastPart(message.type) ? this.C.TYPE_BONUS : 0;
+  };
   function addHit(hits, entry, ev) {
     if (!hits.has(entry)) hits.set(entry, []);
     hits.get(entry).push(ev);
   }
+  function has(object, key) { return Object.prototype.hasOwnProperty.call(object, key); }
 
   Engine.prototype.exact = function (query) {
     var C = this.C, lines = query.lines, own = owners(query), self = this;
     var weights = lines.map(function (line, i) {
-      return own[i] ? own[i].weight : (C.ROLE_WEIGHT[line.role] !== undefined ? C.ROLE_WEIGHT[line.role] : 0.85);
+      return own[i] ? own[i].weight : has(C.ROLE_WEIGHT, line.role) ? C.ROLE_WEIGHT[line.role] : C.ROLE_WEIGHT.text;
     });
     var raw = lines.map(function (l) { return l.text; }).join("\n");
     var starts = [], pos = 0;
@@ -401,7 +558,7 @@
     }
     var present = new Set(this.norm.terms(raw)), numbers = new Set(this.ungated), gate = this.gate;
     present.forEach(function (term) {
-      if (Object.prototype.hasOwnProperty.call(gate, term)) gate[term].forEach(function (n) { numbers.add(n); });
+      if (has(gate, term)) gate[term].forEach(function (n) { numbers.add(n); });
     });
     Array.from(numbers).sort(function (a, b) { return a - b; }).forEach(function (number) {
       var sig = self.sigs[number], found = [], m;
@@ -409,8 +566,9 @@
       sig.regex.lastIndex = 0;
       while ((m = sig.regex.exec(raw)) !== null) {
         if (m[0].length === 0) sig.regex.lastIndex++;
-        var at = lineAt(m.index);
-        found.push([at, [m.index - starts[at], Math.min(m.index + m[0].length - starts[at], lines[at].text.length)]]);
+        var at = lineAt(m.index), text = lines[at].text;
+        var start = m.index - starts[at], end = Math.min(m.index + m[0].length - starts[at], text.length);
+        found.push([at, [pyIndex(text, start), pyIndex(text, end)]]);
         if (found.length >= C.MAX_HITS_PER_SIG) break;
       }
       if (!found.length && sig.literal) {
@@ -422,51 +580,102 @@
       found.forEach(function (f) {
         var at = f[0], line = lines[at];
         addHit(hits, sig.entry, { line: line.number, text: f[1] === null ? pyStrip(line.text) : line.text,
-                                  signature: sig.source, span: f[1], at: at,
-                                  strength: 96.0 * weights[at] * sig.spec + typeBonus(sig, own[at]) });
+                                  signature: sig.source, span: f[1], at: at, via: "signature",
+                                  strength: C.EXACT_STRENGTH * weights[at] * sig.spec + self.typeBonus(sig, own[at]) });
       });
     });
     return hits;
   };
 
+  /* [line index, text, weight, message]: messages, then other text lines; a repeated text once,
+   * where it weighs most (then latest); only the last few hundred of each kind */
   Engine.prototype.segments = function (query) {
-    var C = this.C, own = owners(query);
-    var out = query.messages.map(function (m) { return [m.line, m.text, m.weight, m]; });
-    var plain = [];
+    var C = this.C, own = owners(query), plain = [], found = new Map();
     query.lines.forEach(function (line, i) {
-      if (line.role === "text" && own[i] === null && line.text.length >= 16) plain.push(i);
+      if (line.role === "text" && own[i] === null && pyLen(line.text) >= C.MIN_LINE_CHARS) plain.push(i);
     });
+    var candidates = query.messages.slice(-C.MAX_MESSAGE_SEGMENTS).map(function (m) { return [m.line, m.text, m.weight, m]; });
     plain.slice(-C.MAX_TEXT_SEGMENTS).forEach(function (i) {
-      out.push([i, query.lines[i].text, C.ROLE_WEIGHT.text, null]);
+      candidates.push([i, query.lines[i].text, C.ROLE_WEIGHT.text, null]);
     });
-    return out;
+    candidates.forEach(function (seg) {
+      var seen = found.get(seg[1]);
+      if (seen === undefined || seg[2] > seen[2] || (seg[2] === seen[2] && seg[0] >= seen[0])) found.set(seg[1], seg);
+    });
+    return Array.from(found.values());
   };
 
-  Engine.prototype.fuzzy = function (query) {
+  /* _widen: codes[start:end] grown to whole words */
+  function widen(codes, start, end) {
+    while (start > 0 && isAlnum(codes[start - 1])) start--;
+    while (end < codes.length && isAlnum(codes[end])) end++;
+    return fromCodePoints(codes, start, end);
+  }
+  function counts(words) {
+    var out = new Map();
+    words.forEach(function (w) { out.set(w, (out.get(w) || 0) + 1); });
+    return out;
+  }
+  function exceeds(a, b) {  // Counter(a) - Counter(b) is not empty
+    var more = false;
+    a.forEach(function (n, w) { if (n > (b.get(w) || 0)) more = true; });
+    return more;
+  }
+  /* _substituted: the aligned windows trade content words (a sibling message, not a retyped copy) */
+  Engine.prototype.substituted = function (candidate, text, aligned) {
+    var mine = counts(this.norm.contentWords(widen(candidate, aligned.srcStart, aligned.srcEnd)));
+    var theirs = counts(this.norm.contentWords(widen(text, aligned.destStart, aligned.destEnd)));
+    return exceeds(mine, theirs) && exceeds(theirs, mine);
+  };
+
+  Engine.prototype.fuzzy = function (query, segments) {
     var C = this.C, self = this, hits = new Map(), floor = C.FUZZY_FLOOR;
-    this.segments(query).forEach(function (seg) {
-      var raw = seg[1].slice(0, C.MAX_LINE_CHARS), text = self.norm.normalize(raw);
-      if (text.length < 12) return;
+    segments.forEach(function (seg) {
+      var raw = pySlice(seg[1], C.MAX_LINE_CHARS), text = codePoints(self.norm.normalize(raw));
+      if (text.length < C.MIN_FUZZY_CHARS) return;
       var overlap = new Map();
       new Set(self.norm.terms(raw)).forEach(function (word) {
-        var list = Object.prototype.hasOwnProperty.call(self.sigTerms, word) ? self.sigTerms[word] : [];
-        list.forEach(function (n) { overlap.set(n, (overlap.get(n) || 0) + 1); });
+        (has(self.sigTerms, word) ? self.sigTerms[word] : []).forEach(function (n) {
+          overlap.set(n, (overlap.get(n) || 0) + 1);
+        });
       });
       overlap.forEach(function (shared, number) {
         var sig = self.sigs[number];
-        if (shared < Math.max(2, 0.5 * sig.nterms)) return;
+        if (shared < Math.max(C.MIN_SHARED_TERMS, C.SHARED_TERMS_SHARE * sig.nterms)) return;
         var best = 0;
         sig.texts.forEach(function (candidate) {
-          var ratio = partialRatio(candidate, text, floor);
-          if (!ratio) return;
+          var aligned = alignment(candidate, text, floor);
+          if (aligned === null || !aligned.score) return;
           var coverage = Math.min(text.length, candidate.length) / Math.max(candidate.length, 1);
-          best = Math.max(best, (ratio - floor) / (100 - floor) * Math.sqrt(coverage));
+          var strength = (aligned.score - floor) / (100 - floor) * Math.sqrt(coverage);
+          if (self.substituted(candidate, text, aligned)) strength *= C.SUBSTITUTION_PENALTY;
+          best = Math.max(best, strength);
         });
         if (best > 0) {
           var line = query.lines[seg[0]];
           addHit(hits, sig.entry, { line: line.number, text: pyStrip(line.text), signature: sig.source, span: null,
-                                    at: seg[0], strength: 90.0 * best * seg[2] * sig.spec + typeBonus(sig, seg[3]) });
+                                    at: seg[0], via: "signature",
+                                    strength: C.FUZZY_STRENGTH * best * seg[2] * sig.spec + self.typeBonus(sig, seg[3]) });
         }
+      });
+    });
+    return hits;
+  };
+
+  /* aliases written as error fragments, found verbatim (masked) in an exception message */
+  Engine.prototype.phraseHits = function (query, segments) {
+    var C = this.C, self = this, hits = new Map();
+    segments.forEach(function (seg) {
+      var message = seg[3];
+      if (message === null || message.weight < C.OTHER_WEIGHT || !message.type) return;
+      var text = " " + self.norm.normalize(pySlice(message.text, C.MAX_LINE_CHARS)) + " ";
+      self.phrases.forEach(function (p) {
+        var phrase = p[1], pos = text.indexOf(phrase);
+        if (pos < 0 || isAlnum(codeBefore(text, pos)) || isAlnum(text.codePointAt(pos + phrase.length))) return;
+        var line = query.lines[message.line];
+        addHit(hits, p[0], { line: line.number, text: pyStrip(line.text), signature: p[2], span: null, at: message.line,
+                             via: "alias", strength: C.ALIAS_STRENGTH * message.weight *
+                               Math.min(1.0, C.BREVITY_BASE + p[3] / C.BREVITY_CHARS) });
       });
     });
     return hits;
@@ -478,26 +687,26 @@
   }
 
   Engine.prototype.bm25 = function (queryTerms) {
-    var counts = new Map(), scores = new Map(), self = this, idf = this.idf;
+    var counted = new Map(), scores = new Map(), self = this, idf = this.idf, C = this.C;
     queryTerms.forEach(function (t) {
-      if (Object.prototype.hasOwnProperty.call(idf, t)) counts.set(t, (counts.get(t) || 0) + 1);
+      if (has(idf, t)) counted.set(t, (counted.get(t) || 0) + 1);
     });
-    nlargest(this.C.MAX_QUERY_TERMS, Array.from(counts.keys()), function (t) { return idf[t]; }).forEach(function (term) {
-      var boost = idf[term] * Math.sqrt(Math.min(counts.get(term), 4));
+    nlargest(C.MAX_QUERY_TERMS, Array.from(counted.keys()), function (t) { return idf[t]; }).forEach(function (term) {
+      var boost = idf[term] * Math.pow(Math.min(counted.get(term), C.MAX_TERM_REPEATS), 0.5);
       self.postings[term].forEach(function (p) { scores.set(p[0], (scores.get(p[0]) || 0) + boost * p[1]); });
     });
     return scores;
   };
 
   Engine.prototype.aliasCover = function (queryTerms, candidates) {
-    var best = new Map(), idf = this.idf, aliases = this.aliases;
+    var best = new Map(), idf = this.idf, aliases = this.aliases, C = this.C;
     candidates.forEach(function (entry) {
       (aliases[entry] || []).forEach(function (a) {
         var words = a[0], total = a[1];
         if (words.length < 2 || total <= 0) return;
         var cover = 0;
-        words.forEach(function (w) { if (queryTerms.has(w)) cover += idf[w] || 0; });
-        cover = (cover / total) * Math.min(1.0, words.length / 4);
+        words.forEach(function (w) { if (queryTerms.has(w)) cover += has(idf, w) ? idf[w] : 0; });
+        cover = (cover / total) * Math.min(1.0, words.length / C.FULL_ALIAS_WORDS);
         best.set(entry, Math.max(best.get(entry) || 0, cover));
       });
     });
@@ -505,30 +714,46 @@
   };
 
   Engine.prototype.prose = function (query) {
-    var queryTerms = this.norm.terms(query.prose), raw = this.bm25(queryTerms), out = new Map();
+    var C = this.C, queryTerms = this.norm.terms(query.prose), raw = this.bm25(queryTerms), out = new Map();
     if (!raw.size) return out;
     var top = 0;
     raw.forEach(function (value) { top = Math.max(top, value); });
-    var candidates = nlargest(this.C.PROSE_CANDIDATES, Array.from(raw.keys()), function (d) { return raw.get(d); });
+    var candidates = nlargest(C.PROSE_CANDIDATES, Array.from(raw.keys()), function (d) { return raw.get(d); });
     var covered = this.aliasCover(new Set(queryTerms), candidates);
-    var strength = 1 - Math.exp(-top / 18.0);
+    var strength = 1 - Math.exp(-top / C.PROSE_SATURATION);
     candidates.forEach(function (doc) {
       var relative = raw.get(doc) / top;
-      out.set(doc, 100.0 * (0.55 * strength * relative * relative + 0.45 * (covered.get(doc) || 0) * relative));
+      out.set(doc, 100.0 * (C.BM25_SHARE * strength * Math.pow(relative, 2) +
+                            C.COVER_SHARE * (covered.get(doc) || 0) * relative));
     });
     return out;
   };
 
-  function round1(x) { return Math.round(x * 10) / 10; }
+  /* Python's round(x, 1): the nearest tenth of the exact binary value, ties to even */
+  function round1(x) {
+    var tenths = x * 10;
+    if (Number.isInteger(x * 4) && !Number.isInteger(x * 2) && Number.isInteger(tenths - 0.5)) {
+      var low = tenths - 0.5;  // an exact tie (x = k/4): to even
+      return (low % 2 === 0 ? low : low + 1) / 10;
+    }
+    return parseFloat(x.toFixed(1));
+  }
 
   Engine.prototype.score = function (query) {
-    var C = this.C, exact = this.exact(query), fuzzy = this.fuzzy(query), prose = this.prose(query), self = this;
-    var own = owners(query);
-    var known = !query.messages.some(function (m) { return m.weight >= 1.0 && m.type; });
+    var C = this.C, self = this, exact = this.exact(query), segments = this.segments(query);
+    // a line one signature matched exactly is explained: near-misses of others there are other errors
+    var explained = new Set();
+    exact.forEach(function (evs) { evs.forEach(function (ev) { explained.add(ev.at); }); });
+    var fuzzy = this.fuzzy(query, segments.filter(function (s) { return !explained.has(s[0]); }));
+    this.phraseHits(query, segments).forEach(function (found, entry) {
+      found.forEach(function (ev) { addHit(fuzzy, entry, ev); });
+    });
+    var prose = this.prose(query), own = owners(query);
+    var known = !query.messages.some(function (m) { return m.weight >= C.FAILURE_WEIGHT && m.type; });
     [exact, fuzzy].forEach(function (found) {
       found.forEach(function (evs) {
         evs.forEach(function (ev) {
-          if (ev.strength >= C.KNOWN_FAILURE && own[ev.at] && own[ev.at].weight >= 1.0) known = true;
+          if (ev.strength >= C.KNOWN_FAILURE && own[ev.at] && own[ev.at].weight >= C.FAILURE_WEIGHT) known = true;
         });
       });
     });
@@ -538,12 +763,15 @@
       var evidence = (exact.get(entry) || []).concat(fuzzy.get(entry) || []);
       evidence.sort(function (a, b) { return b.strength - a.strength; });
       var signature = evidence.length ? evidence[0].strength : 0;
-      var distinct = new Set(evidence.map(function (e) { return e.signature; })).size;
-      signature = Math.min(100, signature + 2.0 * Math.max(distinct - 1, 0));
+      // an alias adds no second witness
+      var distinct = new Set(evidence.filter(function (e) { return e.via === "signature"; })
+        .map(function (e) { return e.signature; })).size;
+      signature = Math.min(100, signature + C.EXTRA_SIGNATURE * Math.max(distinct - 1, 0));
       var text = prose.get(entry) || 0;
       if (!known) text = Math.min(text, C.UNKNOWN_ERROR_CAP);
-      var total = Math.min(100, Math.max(signature, text) + 0.12 * Math.min(signature, text));
-      scored.push({ entry: entry, score: round1(total), prose: text, evidence: dedupe(evidence) });
+      var total = Math.min(100, Math.max(signature, text) + C.OTHER_KIND_SHARE * Math.min(signature, text));
+      if (!known && signature < C.SOME_EVIDENCE) total = Math.min(total, C.UNKNOWN_ERROR_CAP);
+      scored.push({ entry: entry, score: round1(total), prose: text, evidence: self.dedupe(evidence) });
     });
     scored.sort(function (a, b) {
       if (a.score !== b.score) return b.score - a.score;
@@ -554,18 +782,20 @@
     return scored;
   };
 
-  function dedupe(evidence) {
+  /* the strongest few, one per (line, signature) */
+  Engine.prototype.dedupe = function (evidence) {
     var seen = new Set(), out = [];
     evidence.forEach(function (e) {
       var key = e.line + "\u0000" + e.signature;
       if (!seen.has(key)) { seen.add(key); out.push(e); }
     });
-    return out.slice(0, 5);
-  }
+    return out.slice(0, this.C.MAX_EVIDENCE);
+  };
 
-  /* search(text, top) -> {query_kind, abstained, results[{id, title, area, score, confidence, evidence}]} */
-  Engine.prototype.search = function (text, top) {
-    var C = this.C, self = this, query = this.parser.parse(text), scored = this.score(query);
+  /* search(text, top, firstLine) -> {query_kind, abstained, results[{id, title, area, score, confidence, evidence}]} */
+  Engine.prototype.search = function (text, top, firstLine) {
+    var C = this.C, self = this, query = this.parser.parse(text, firstLine);
+    var scored = this.score(query).filter(function (s) { return s.score >= C.MIN_SCORE; });
     /* high needs a high score and a clear lead; a lead built on words alone must be wider */
     function confidence(score, runnerUp, evidenced) {
       if (score >= C.HIGH && score - runnerUp >= (evidenced ? C.SIGNATURE_LEAD : C.PROSE_LEAD)) return "high";
@@ -575,13 +805,16 @@
       var e = self.entries[s.entry];
       var runnerUp = rank === 0 ? (scored.length > 1 ? scored[1].score : 0) : scored[0].score;
       return { id: e.id, title: e.title, area: e.area, score: s.score,
-               confidence: confidence(s.score, runnerUp, s.evidence.length > 0), evidence: s.evidence };
+               confidence: confidence(s.score, runnerUp, s.evidence.length > 0),
+               evidence: s.evidence.map(function (ev) {
+                 return { line: ev.line, text: ev.text, signature: ev.signature, span: ev.span, via: ev.via };
+               }) };
     });
     var abstained = !scored.length || confidence(scored[0].score, 0, true) === "low";
     return { query_kind: query.kind, abstained: abstained, results: results };
   };
 
-  var api = { Engine: Engine, partialRatio: partialRatio, stem: stem };
+  var api = { Engine: Engine, partialRatio: partialRatio, alignment: alignment, stem: stem };
   root.TrainkbEngine = api;
   if (typeof module !== "undefined" && module.exports) module.exports = api;
 })(typeof window !== "undefined" ? window : globalThis);

@@ -19,6 +19,13 @@ MAX_CHARS = 200_000  # keep the tail: tracebacks end at the bottom
 MAX_LINES = 5_000
 MAX_LINE_CHARS = 2_000  # bound on what any regex or fuzzy comparison sees of one line
 MAX_CONTINUATION = 30  # lines a multi-line exception message may run on
+NEWLINE_SEARCH = 2_000  # characters past a cut searched for a line start, so the tail begins on a whole line
+MAX_PREFIXES = 3  # "[rank0]: │ > text" stacks prefixes
+ROOT_CAUSE_LINES = 14  # lines after "Root Cause" searched for its rank and traceback fields
+SENTENCE_WORDS = 6  # words that make a plain line a sentence of prose
+FAILURE_WEIGHT = 1.0  # an exception of the last traceback chain (of the root-cause rank): the failure
+OTHER_WEIGHT = 0.9  # any other exception or warning
+WRAPPER_WEIGHT = 0.5  # a wrapper that only relays another exception (ChildFailedError, "Caught X in ...")
 
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -82,7 +89,7 @@ def _cap(text: str) -> tuple[str, int]:
     if len(text) > MAX_CHARS:
         cut = len(text) - MAX_CHARS
         newline = text.find("\n", cut)
-        cut = newline + 1 if 0 <= newline < cut + 2_000 else cut
+        cut = newline + 1 if 0 <= newline < cut + NEWLINE_SEARCH else cut
         dropped = text.count("\n", 0, cut)
         text = text[cut:]
     if text.count("\n") >= MAX_LINES:
@@ -99,7 +106,7 @@ def _clean(raw: str) -> tuple[str, int | None]:
         raw = segments[-1] if segments else ""
     raw = _CONTROL.sub("", _ANSI.sub("", raw[: MAX_LINE_CHARS * 2]))
     rank = None
-    for _ in range(3):  # "[rank0]: │ > text" stacks prefixes
+    for _ in range(MAX_PREFIXES):
         match = _PREFIX.match(raw)
         if not match or not match.group(0):
             break
@@ -202,7 +209,7 @@ def _root_cause(lines: list[Line]) -> tuple[int | None, list[tuple[str, int]]]:
         if not _ROOT_CAUSE.search(line.text):
             continue
         rank, extra = None, []
-        for j in range(index + 1, min(index + 14, len(lines))):
+        for j in range(index + 1, min(index + ROOT_CAUSE_LINES, len(lines))):
             match = _FIELD.match(lines[j].text)
             if not match:
                 continue
@@ -226,13 +233,13 @@ def _weigh(lines: list[Line], found: list[tuple[str, str, int, int]]) -> list[Me
     messages = []
     for kind, text, at, block in found:
         if at not in genuine:
-            weight = 0.5
+            weight = WRAPPER_WEIGHT
         elif block == last_block:
-            weight = 1.0
+            weight = FAILURE_WEIGHT
         else:
-            weight = 0.9
+            weight = OTHER_WEIGHT
         messages.append(Message(kind, text, at, weight))
-    messages += [Message(None, text, at, 1.0) for text, at in extra]
+    messages += [Message(None, text, at, FAILURE_WEIGHT) for text, at in extra]
     return messages
 
 
@@ -241,7 +248,7 @@ def _kind(lines: list[Line], messages: list[Message]) -> str:
             (m.type or "").endswith("ChildFailedError") for m in messages):
         return "traceback"
     loggy = sum(1 for line in lines if line.role == "message" or _LOGGY.search(line.text))
-    wordy = sum(1 for line in lines if line.role == "text" and len(_SENTENCE.findall(line.text)) >= 6
+    wordy = sum(1 for line in lines if line.role == "text" and len(_SENTENCE.findall(line.text)) >= SENTENCE_WORDS
                 and not _LOGGY.search(line.text))
     return "log" if loggy and loggy >= wordy else "prose"
 

@@ -26,12 +26,27 @@ from rapidfuzz import fuzz
 from rapidfuzz.distance import ScoreAlignment
 
 from ._index import Index, Sig
-from ._input import MAX_LINE_CHARS, Message, Query
+from ._input import FAILURE_WEIGHT, MAX_LINE_CHARS, OTHER_WEIGHT, Message, Query
 from ._normalize import content_words, normalize, terms
 
 __all__ = ["Evidence", "Scored", "score_entries"]
 
 MAX_HITS_PER_SIG = 3
+EXACT_STRENGTH = 96.0  # an exact hit of a long, unique signature on the failure line, before the type bonus
+FUZZY_STRENGTH = 90.0  # a perfect, complete fuzzy alignment on the failure line
+TYPE_BONUS = 3.0  # the signature's exception type is the message's
+BREVITY_BASE, BREVITY_CHARS = 0.75, 160  # a signature or alias of n characters counts min(1, base + n / chars)
+SHARED_DISCOUNT, MAX_SHARED = 0.06, 3  # per other entry whose examples a signature also matches, up to a cap
+MIN_FUZZY_CHARS = 12  # a masked message shorter than this is not aligned
+MIN_SHARED_TERMS, SHARED_TERMS_SHARE = 2, 0.5  # words a line must share with a signature before alignment
+MIN_LINE_CHARS = 16  # a plain (non-message) line shorter than this is not aligned
+MAX_TERM_REPEATS = 4  # repeats of a word that still raise its BM25 weight (by the square root)
+FULL_ALIAS_WORDS = 4  # a title or alias of fewer words covers the paste proportionally less
+PROSE_SATURATION = 18.0  # BM25 strength at which prose evidence reaches 1 - 1/e of its range
+BM25_SHARE, COVER_SHARE = 0.55, 0.45  # the prose score's blend of relative BM25 and title/alias coverage
+EXTRA_SIGNATURE = 2.0  # added per further distinct signature that hit the same entry
+OTHER_KIND_SHARE = 0.12  # share of the weaker kind of evidence added to the stronger
+MAX_EVIDENCE = 5  # evidence items kept per entry
 SUBSTITUTION_PENALTY = 0.4  # a fuzzy alignment whose windows trade content words is a sibling message
 FUZZY_FLOOR = 72  # partial_ratio below this is noise for messages of ordinary length
 PROSE_CANDIDATES = 40  # entries scored by prose: the best BM25 matches
@@ -83,14 +98,14 @@ def _owners(query: Query) -> list[Message | None]:
 def _specificity(sig: Sig) -> float:
     """Short or shared signatures name the failure less surely than long, unique ones."""
     size = len(sig.literal) if sig.literal is not None else len(sig.pattern.pattern)
-    brevity = min(1.0, 0.75 + size / 160)
-    return brevity * (1.0 - 0.06 * min(sig.shared, 3))
+    brevity = min(1.0, BREVITY_BASE + size / BREVITY_CHARS)
+    return brevity * (1.0 - SHARED_DISCOUNT * min(sig.shared, MAX_SHARED))
 
 
 def _type_bonus(sig: Sig, message: Message | None) -> float:
     if not sig.type or message is None or not message.type:
         return 0.0
-    return 3.0 if sig.type.rsplit(".", 1)[-1] == message.type.rsplit(".", 1)[-1] else 0.0
+    return TYPE_BONUS if sig.type.rsplit(".", 1)[-1] == message.type.rsplit(".", 1)[-1] else 0.0
 
 
 def _exact(index: Index, query: Query) -> dict[int, list[Evidence]]:
@@ -122,7 +137,7 @@ def _exact(index: Index, query: Query) -> dict[int, list[Evidence]]:
                 masked = [normalize(line.text) for line in lines]
             found = [(i, None) for i, text in enumerate(masked) if sig.literal in text][:MAX_HITS_PER_SIG]
         for at, span in found:
-            strength = 96.0 * weights[at] * _specificity(sig) + _type_bonus(sig, owners[at])
+            strength = EXACT_STRENGTH * weights[at] * _specificity(sig) + _type_bonus(sig, owners[at])
             hits.setdefault(sig.entry, []).append(Evidence(lines[at].number, lines[at].text.strip() if span is None
                                                            else lines[at].text, sig.source, span, strength, at))
     return hits
@@ -136,7 +151,7 @@ def _segments(query: Query) -> list[tuple[int, str, float, Message | None]]:
     """
     owners = _owners(query)
     plain = [i for i, line in enumerate(query.lines) if line.role == "text" and owners[i] is None
-             and len(line.text) >= 16]
+             and len(line.text) >= MIN_LINE_CHARS]
     found: dict[str, tuple[int, str, float, Message | None]] = {}
     candidates = [(m.line, m.text, m.weight, m) for m in query.messages[-MAX_MESSAGE_SEGMENTS:]]
     candidates += [(i, query.lines[i].text, ROLE_WEIGHT["text"], None) for i in plain[-MAX_TEXT_SEGMENTS:]]
@@ -173,7 +188,7 @@ def _fuzzy(index: Index, query: Query, segments: list[tuple[int, str, float, Mes
     hits: dict[int, list[Evidence]] = {}
     for at, raw, weight, message in segments:
         text = normalize(raw[:MAX_LINE_CHARS])
-        if len(text) < 12:
+        if len(text) < MIN_FUZZY_CHARS:
             continue
         overlap: dict[int, int] = {}
         for word in set(terms(raw[:MAX_LINE_CHARS])):
@@ -181,7 +196,7 @@ def _fuzzy(index: Index, query: Query, segments: list[tuple[int, str, float, Mes
                 overlap[number] = overlap.get(number, 0) + 1
         for number, shared in overlap.items():
             sig = index.sigs[number]
-            if shared < max(2, 0.5 * len(sig.terms)):
+            if shared < max(MIN_SHARED_TERMS, SHARED_TERMS_SHARE * len(sig.terms)):
                 continue
             best = 0.0
             for candidate in sig.texts:
@@ -195,7 +210,7 @@ def _fuzzy(index: Index, query: Query, segments: list[tuple[int, str, float, Mes
                 best = max(best, strength)
             if best > 0:
                 line = query.lines[at]
-                strength = 90.0 * best * weight * _specificity(sig) + _type_bonus(sig, message)
+                strength = FUZZY_STRENGTH * best * weight * _specificity(sig) + _type_bonus(sig, message)
                 hits.setdefault(sig.entry, []).append(Evidence(line.number, line.text.strip(), sig.source, None,
                                                                strength, at))
     return hits
@@ -206,7 +221,7 @@ def _phrases(index: Index, query: Query, segments: list[tuple[int, str, float, M
     """Aliases written as error fragments, found verbatim (masked) in an exception message."""
     hits: dict[int, list[Evidence]] = {}
     for _at, _text, _weight, message in segments:
-        if message is None or message.weight < 0.9 or not message.type:
+        if message is None or message.weight < OTHER_WEIGHT or not message.type:
             continue
         text = f" {normalize(message.text[:MAX_LINE_CHARS])} "
         for entry, phrase, alias in index.phrases:
@@ -214,7 +229,7 @@ def _phrases(index: Index, query: Query, segments: list[tuple[int, str, float, M
             if pos < 0 or text[pos - 1].isalnum() or text[pos + len(phrase)].isalnum():
                 continue
             line = query.lines[message.line]
-            strength = ALIAS_STRENGTH * message.weight * min(1.0, 0.75 + len(phrase) / 160)
+            strength = ALIAS_STRENGTH * message.weight * min(1.0, BREVITY_BASE + len(phrase) / BREVITY_CHARS)
             hits.setdefault(entry, []).append(Evidence(line.number, line.text.strip(), alias, None, strength,
                                                        message.line, "alias"))
     return hits
@@ -229,7 +244,7 @@ def _bm25(index: Index, query_terms: list[str]) -> dict[int, float]:
     scores: dict[int, float] = {}
     for term in heapq.nlargest(MAX_QUERY_TERMS, counts, key=index.idf.__getitem__):
         idf, count = index.idf[term], counts[term]
-        boost = idf * min(count, 4) ** 0.5
+        boost = idf * min(count, MAX_TERM_REPEATS) ** 0.5
         for doc, weight in index.postings[term]:
             scores[doc] = scores.get(doc, 0.0) + boost * weight
     return scores
@@ -244,7 +259,7 @@ def _alias_cover(index: Index, query_terms: set[str], candidates: list[int]) -> 
             if len(words) < 2 or total <= 0:
                 continue
             cover = sum(index.idf.get(w, 0.0) for w in words if w in query_terms) / total
-            best[entry] = max(best.get(entry, 0.0), cover * min(1.0, len(words) / 4))
+            best[entry] = max(best.get(entry, 0.0), cover * min(1.0, len(words) / FULL_ALIAS_WORDS))
     return best
 
 
@@ -258,11 +273,11 @@ def _prose(index: Index, query: Query) -> dict[int, float]:
     candidates = heapq.nlargest(PROSE_CANDIDATES, raw, key=raw.__getitem__)
     covered = _alias_cover(index, set(query_terms), candidates)
     # saturating absolute strength: a handful of rare shared terms is already telling
-    strength = 1 - math.exp(-top / 18.0)
+    strength = 1 - math.exp(-top / PROSE_SATURATION)
     out = {}
     for doc in candidates:
         relative = raw[doc] / top
-        out[doc] = 100.0 * (0.55 * strength * relative ** 2 + 0.45 * covered.get(doc, 0.0) * relative)
+        out[doc] = 100.0 * (BM25_SHARE * strength * relative ** 2 + COVER_SHARE * covered.get(doc, 0.0) * relative)
     return out
 
 
@@ -278,20 +293,20 @@ def score_entries(index: Index, query: Query) -> list[Scored]:
     prose = _prose(index, query)
     owners = _owners(query)
     failure_known = any(
-        ev.strength >= KNOWN_FAILURE and owners[ev.at] is not None and owners[ev.at].weight >= 1.0
+        ev.strength >= KNOWN_FAILURE and owners[ev.at] is not None and owners[ev.at].weight >= FAILURE_WEIGHT
         for found in (exact, fuzzy) for evs in found.values() for ev in evs
-    ) or not any(m.weight >= 1.0 and m.type for m in query.messages)
+    ) or not any(m.weight >= FAILURE_WEIGHT and m.type for m in query.messages)
     scored = []
     for entry in set(exact) | set(fuzzy) | set(prose):
         evidence = sorted(exact.get(entry, []) + fuzzy.get(entry, []), key=lambda e: -e.strength)
         signature = evidence[0].strength if evidence else 0.0
         distinct = {e.signature for e in evidence if e.via == "signature"}  # an alias adds no second witness
-        signature = min(100.0, signature + 2.0 * max(len(distinct) - 1, 0))
+        signature = min(100.0, signature + EXTRA_SIGNATURE * max(len(distinct) - 1, 0))
         text_score = prose.get(entry, 0.0)
         if not failure_known:
             text_score = min(text_score, UNKNOWN_ERROR_CAP)
         best, other = max(signature, text_score), min(signature, text_score)
-        total = min(100.0, best + 0.12 * other)
+        total = min(100.0, best + OTHER_KIND_SHARE * other)
         if not failure_known and signature < SOME_EVIDENCE:  # topic words and sibling messages only
             total = min(total, UNKNOWN_ERROR_CAP)
         scored.append(Scored(entry, round(total, 1), text_score, _dedupe(evidence)))
@@ -307,4 +322,4 @@ def _dedupe(evidence: list[Evidence]) -> list[Evidence]:
         if key not in seen:
             seen.add(key)
             out.append(item)
-    return out[:5]
+    return out[:MAX_EVIDENCE]

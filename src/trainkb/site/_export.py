@@ -19,19 +19,98 @@ from ..search import _index, _input, _normalize, _score, _search
 __all__ = ["export_index", "js_regex", "search_data"]
 
 _FLAGS = ((re.IGNORECASE, "i"), (re.MULTILINE, "m"), (re.DOTALL, "s"))
-_PY_ONLY = ((re.compile(r"\(\?P<"), "(?<"), (re.compile(r"\(\?P=(\w+)\)"), r"\\k<\1>"),
-            (re.compile(r"\\Z"), "$"), (re.compile(r"\\A"), "^"))
+_PY_ONLY = ((re.compile(r"\(\?P<"), "(?<"), (re.compile(r"\(\?P=(\w+)\)"), r"\\k<\1>"))
+# Python's str patterns are Unicode-aware: \w is any letter or number (or _), \d any decimal digit,
+# \s any str.isspace() character, \b a boundary between those words; "." is anything but "\n" and
+# "$" also matches before a final "\n". Spelled out for a JavaScript regex with the "u" flag.
+_WORD = r"\p{L}\p{N}_"
+_SPACE = r"\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+_CLASS_ESCAPES = {"w": _WORD, "d": r"\p{Nd}", "s": _SPACE}
+_ESCAPES = {
+    "w": f"[{_WORD}]", "W": f"[^{_WORD}]", "d": r"\p{Nd}", "D": r"\P{Nd}", "s": f"[{_SPACE}]", "S": f"[^{_SPACE}]",
+    "b": f"(?:(?<=[{_WORD}])(?![{_WORD}])|(?<![{_WORD}])(?=[{_WORD}]))",
+    "B": f"(?:(?<=[{_WORD}])(?=[{_WORD}])|(?<![{_WORD}])(?![{_WORD}]))",
+    "A": "^", "Z": "(?![^])",
+}
+_KEPT = set("nrtfv0123456789k") | set("^$\\.*+?()[]{}|/")
+_QUANTIFIER = re.compile(r"\{(\d*)(,?)(\d*)\}")
+
+
+def _literal(char: str) -> str:
+    return char if char.isalnum() or char in " _,:;'\"<>=!@#%&~`-" else f"\\u{{{ord(char):x}}}"
+
+
+def _unicode(source: str, flags: int) -> str:
+    """A Python regex's source as a JavaScript "u" regex with the same meaning (see _ESCAPES)."""
+    out: list[str] = []
+    i, in_class = 0, False
+    while i < len(source):
+        char = source[i]
+        if char == "\\" and i + 1 < len(source):
+            escaped = source[i + 1]
+            i += 2
+            if escaped in ("x", "u", "U"):
+                size = {"x": 2, "u": 4, "U": 8}[escaped]
+                out.append(f"\\u{{{int(source[i: i + size], 16):x}}}")
+                i += size
+            elif in_class and escaped in _CLASS_ESCAPES:
+                out.append(_CLASS_ESCAPES[escaped])
+            elif in_class and escaped == "b":
+                out.append("\\x08")
+            elif not in_class and escaped in _ESCAPES:
+                out.append(_ESCAPES[escaped])
+            elif escaped in _KEPT or (in_class and escaped == "-"):
+                out.append("\\" + escaped)
+            else:
+                out.append(_literal(escaped))
+            continue
+        i += 1
+        if in_class:
+            if char == "]":
+                in_class = False
+                out.append(char)
+            elif char == "[":
+                out.append("\\[")
+            else:
+                out.append(char)
+            continue
+        if char == "[":
+            in_class = True
+            out.append(char)
+            if source[i: i + 1] == "^":
+                out.append("^")
+                i += 1
+            if source[i: i + 1] == "]":  # a leading "]" is a literal in Python
+                out.append("\\]")
+                i += 1
+        elif char == "{":
+            quantifier = _QUANTIFIER.match(source, i - 1)
+            if quantifier and (quantifier.group(1) or quantifier.group(3)) and out and out[-1] not in ("(", "|"):
+                low, comma, high = quantifier.groups()
+                out.append(f"{{{low or 0}{comma}{high}}}")
+                i = quantifier.end()
+            else:
+                out.append("\\{")
+        elif char in "}]":
+            out.append("\\" + char)
+        elif char == "." and not flags & re.DOTALL:
+            out.append("[^\\n]")
+        elif char == "$" and not flags & re.MULTILINE:
+            out.append("(?=\\n?(?![^]))")
+        else:
+            out.append(char)
+    return "".join(out)
 
 
 def js_regex(pattern: re.Pattern[str] | str, flags: int = 0) -> list[str]:
-    """[source, flags] of a Python regex in JavaScript syntax (named groups, anchors)."""
+    """[source, flags] of a Python regex as a JavaScript regex with the "u" flag and Python's meaning."""
     if isinstance(pattern, re.Pattern):
         source, flags = pattern.pattern, pattern.flags
     else:
         source = pattern
     for old, new in _PY_ONLY:
         source = old.sub(new, source)
-    return [source, "".join(letter for flag, letter in _FLAGS if flags & flag)]
+    return [_unicode(source, flags), "".join(letter for flag, letter in _FLAGS if flags & flag) + "u"]
 
 
 def _constants(*modules: Any) -> dict[str, Any]:
