@@ -1,7 +1,8 @@
 """Search quality: top-1/top-3 per query kind, abstention, wrong-confident answers, vs two baselines.
 
 Cases come from ../shared/bench/dev-cases.jsonl (real pastes; read here, never copied into
-the repository) when present, plus benchmarks/search_cases.jsonl (written for this
+the repository) when present, the real tracebacks and warnings captured by the checks in the
+committed reports (reports/*.json), plus benchmarks/search_cases.jsonl (written for this
 project). Each case: id, kind (traceback|log|prose), text, expect (acceptable entry ids,
 primary first; empty: nothing covers it and search should abstain).
 
@@ -46,6 +47,27 @@ def load_cases(path: Path, source: str) -> list[dict]:
     cases = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     for case in cases:
         case["set"] = source
+    return cases
+
+
+def load_check_cases(root: Path) -> list[dict]:
+    """The real tracebacks and warnings torch printed for raises/warns checks (committed reports)."""
+    from trainkb._locate import find_reports
+
+    also = {(e.id, c.name): c.also_matches for e in load_catalogue(root).entries.values() for c in e.checks}
+    cases, seen = [], set()
+    for path in sorted(find_reports(root).glob("*.json")):
+        for row in json.loads(path.read_text(encoding="utf-8")).get("results", []):
+            text = row.get("evidence")
+            if row.get("status") != "passed" or row.get("expect") not in {"raises", "warns"} or not text:
+                continue
+            if (row["entry"], row["check"]) in seen:
+                continue
+            seen.add((row["entry"], row["check"]))
+            kind = "traceback" if text.startswith("Traceback") else "log"
+            expect = [row["entry"], *also.get((row["entry"], row["check"]), [])]
+            cases.append({"id": f"{row['entry']}:{row['check']}", "kind": kind, "text": text, "expect": expect,
+                          "set": "checks"})
     return cases
 
 
@@ -154,7 +176,7 @@ def main() -> int:
     args = parser.parse_args()
     root = find_catalogue(args.catalogue)
     ids, texts = _record_texts(root)
-    cases = load_cases(args.dev, "dev") + load_cases(OWN, "own")
+    cases = load_cases(args.dev, "dev") + load_cases(OWN, "own") + load_check_cases(root)
     pending = [c for c in cases if c["expect"] and not set(c["expect"]) & set(ids)]
     if pending:
         print(f"({len(pending)} cases skipped: none of their expected entries is in the catalogue yet)")
@@ -165,7 +187,7 @@ def main() -> int:
     per_kind = ", ".join(f"{k} {sum(c['kind'] == k for c in cases)}" for k in KINDS)
     print(f"catalogue: {len(ids)} entries; cases: {len(cases)} ({per_kind})")
     misses: list[str] = []
-    for subset in ("dev", "own"):
+    for subset in ("dev", "own", "checks"):
         chosen = [c for c in cases if c["set"] == subset]
         if not chosen:
             continue
