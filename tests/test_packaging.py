@@ -20,8 +20,9 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_wheel_from_sdist_installs_and_lists(tmp_path):
     dist = tmp_path / "dist"
     # `python -m build` builds the sdist first and the wheel from that sdist.
-    subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(dist), str(ROOT)],
-                   check=True, capture_output=True, text=True)
+    built = subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(dist), str(ROOT)],
+                           capture_output=True, text=True)
+    assert built.returncode == 0, built.stdout[-2000:] + built.stderr[-2000:]
     [wheel] = dist.glob("trainkb-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert "trainkb/_bundled_catalogue/areas.yaml" in names
