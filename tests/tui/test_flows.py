@@ -165,3 +165,15 @@ async def test_resize_survives(app):
         await pilot.resize_terminal(60, 20)
         await pilot.pause()
         assert app.current_entry == "D1"
+
+
+def test_kb_tui_without_a_terminal_is_a_usage_error():
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "trainkb", "tui"], input="Traceback ...\n", capture_output=True,
+                          text=True, timeout=60, start_new_session=True)  # no controlling terminal
+    assert proc.returncode == 2
+    assert "terminal" in proc.stderr
+    help_proc = subprocess.run([sys.executable, "-m", "trainkb"], capture_output=True, text=True, timeout=60)
+    assert help_proc.returncode == 0 and "usage: kb" in help_proc.stdout
