@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # readers of reports must not pay for pydantic
     from ._schema import Entry
 
-__all__ = ["CheckStatus", "Verification", "load_verification"]
+__all__ = ["REPORT_FORMAT", "CheckStatus", "Verification", "load_verification"]
 
-REPORT_FORMAT = "trainkb-check-report"
+REPORT_FORMAT = "trainkb-check-report"  # written by `kb check --json`, read here
 
 
 @dataclass(frozen=True)

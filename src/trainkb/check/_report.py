@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from .._verification import REPORT_FORMAT
 from ._runner import CheckResult
 
 __all__ = [
@@ -25,7 +26,6 @@ __all__ = [
     "summary_text",
 ]
 
-REPORT_FORMAT = "trainkb-check-report"
 REPORT_VERSION = 1
 _RESULT_KEYS = ("entry", "check", "status", "seconds", "message", "demonstrates", "claim", "expect")
 
