@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -11,6 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from ._locate import catalogue_digest
 from ._schema import AREA_FILE, Area, AreasFile, Entry
 from ._yamlio import Located, YamlProblem, dotted, load_yaml
 
@@ -66,11 +66,7 @@ class Catalogue:
 
     def content_hash(self) -> str:
         """A hash of every source file, for caches keyed on the catalogue's content."""
-        digest = hashlib.sha256()
-        for path in sorted(self.root.rglob("*.yaml")):
-            digest.update(str(path.relative_to(self.root)).encode())
-            digest.update(path.read_bytes())
-        return digest.hexdigest()[:16]
+        return catalogue_digest(self.root)
 
 
 def _display(path: Path, root: Path) -> str:

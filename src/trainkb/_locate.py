@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from importlib import resources
 from pathlib import Path
 
-__all__ = ["ENV_VAR", "find_catalogue", "find_reports"]
+__all__ = ["ENV_VAR", "catalogue_digest", "find_catalogue", "find_reports"]
 
 ENV_VAR = "TRAINKB_CATALOGUE"
 
@@ -38,3 +39,15 @@ def find_reports(catalogue_root: Path) -> Path:
     if beside.is_dir():
         return beside
     return Path(str(resources.files("trainkb") / "_bundled_reports"))
+
+
+def catalogue_digest(root: Path) -> str:
+    """A hash of every YAML file under ``root`` (path and bytes): the key of caches built from it.
+
+    Lives here, not on the record models, so `kb search` can check its cache without pydantic.
+    """
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.yaml")):
+        digest.update(str(path.relative_to(root)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]

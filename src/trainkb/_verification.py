@@ -10,9 +10,14 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # readers of reports must not pay for pydantic
     from ._schema import Entry
 
-__all__ = ["REPORT_FORMAT", "CheckStatus", "Verification", "load_verification"]
+__all__ = ["REPORT_FORMAT", "CheckStatus", "Verification", "load_verification", "torch_release"]
 
 REPORT_FORMAT = "trainkb-check-report"  # written by `kb check --json`, read here
+
+
+def torch_release(env: dict[str, Any]) -> str:
+    """'2.13.0' from an environment block's '2.13.0+cpu' (the local build tag dropped)."""
+    return str(env.get("torch", "?")).split("+")[0]
 
 
 @dataclass(frozen=True)
@@ -40,7 +45,7 @@ class Verification:
     def label(self, name: str) -> str:
         """'torch 2.13.0 CPU' or 'torch 2.11.0 CUDA (NVIDIA H100 80GB HBM3)'."""
         env = self.environment(name)
-        torch = str(env.get("torch", "?")).split("+")[0]
+        torch = torch_release(env)
         if env.get("cuda_available"):
             gpus = env.get("gpus") or ["GPU"]
             return f"torch {torch} CUDA ({gpus[0]})"

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .._verification import REPORT_FORMAT
+from .._verification import REPORT_FORMAT, torch_release
 from ._runner import CheckResult
 
 __all__ = [
@@ -44,7 +44,7 @@ def _git_commit(path: Path) -> str | None:
 
 def environment_name(env: dict[str, Any]) -> str:
     """A short stable label, e.g. 'cpu-torch2.13.0' or 'cuda-NVIDIA-H100-torch2.11.0'."""
-    torch = str(env.get("torch", "?")).split("+")[0]
+    torch = torch_release(env)
     if env.get("cuda_available") and env.get("gpus"):
         device = "cuda-" + str(env["gpus"][0]).replace(" ", "-")
         if len(env["gpus"]) > 1:

@@ -22,9 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._locate import catalogue_digest
 from ._normalize import normalize, terms
 
-__all__ = ["FORMAT", "Index", "build_data", "cache_dir", "content_hash", "load_index"]
+__all__ = ["FORMAT", "Index", "build_data", "cache_dir", "load_index"]
 
 FORMAT = 6  # the plain-data layout; the cache key also hashes this module and the normaliser
 _KEEP = 8  # cached indexes kept (one per catalogue state; old ones are deleted)
@@ -74,15 +75,6 @@ class Index:
         self.gate: dict[str, list[int]] = data["gate"]  # rarest required word -> signatures
         self.ungated: list[int] = data["ungated"]  # signatures with no required word: always tried
         self.hash: str = data["hash"]
-
-
-def content_hash(root: Path) -> str:
-    """Same digest as ``Catalogue.content_hash`` without importing the record models."""
-    digest = hashlib.sha256()
-    for path in sorted(root.rglob("*.yaml")):
-        digest.update(str(path.relative_to(root)).encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
 
 
 def _signature_data(entry_index: int, sig: Any) -> dict[str, Any]:
@@ -250,7 +242,7 @@ def _write_cache(path: Path, data: dict[str, Any]) -> None:
 def load_index(root: Path, use_cache: bool = True) -> Index:
     """The index of the catalogue at ``root``, from the disk cache when its hash still matches."""
     root = root.resolve()
-    digest = content_hash(root)
+    digest = catalogue_digest(root)
     path = _cache_path(digest)
     data = _read_cache(path, digest) if use_cache else None
     if data is None:
