@@ -42,7 +42,7 @@ __all__ = [
 ]
 
 AREA_FILE = "areas.yaml"
-ENTRY_ID_PATTERN = r"^(?:DP|DF|[DPOCLVRX])[1-9][0-9]{0,2}$"
+ENTRY_ID_PATTERN = r"^(?:DP|DF|[DPOCLVRXMATGEK])[1-9][0-9]{0,2}$"
 SLUG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 
 Relation = Literal["see-also", "cause-of", "caused-by", "pairs-with", "contrast"]
@@ -235,6 +235,12 @@ class Entry(_Strict):
     symptom: str
     root_cause: str
     fix: str
+    fix_summary: str | None = Field(
+        default=None,
+        min_length=8,
+        max_length=120,
+        description="One imperative line a reader can act on at once; inline code only, no other Markdown.",
+    )
     signatures: list[Signature] = Field(default_factory=list)
     links: list[Link] = Field(default_factory=list)
     external: list[ExternalPointer] = Field(default_factory=list)
