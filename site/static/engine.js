@@ -155,7 +155,29 @@
     this.loggy = re(P.LOGGY);
     this.sentence = re(P.SENTENCE, "g");
     this.wrapperTypes = new Set(C.WRAPPER_TYPES);
+    this.launcherFailed = re(P.LAUNCHER_FAILED);
+    this.progress = re(P.PROGRESS);
+    this.command = re(P.COMMAND);
+    this.option = re(P.OPTION, "g");
+    this.setting = re(P.SETTING, "y");
+    this.environment = re(P.ENVIRONMENT, "y");
+    this.dumpStart = re(P.DUMP_START, "y");
+    this.dumpItem = re(P.DUMP_ITEM, "g");
   }
+
+  function count(pattern, text) { return (text.match(pattern) || []).length; }
+
+  /* _is_context: a configuration dump, command line, environment listing or progress bar line */
+  Parser.prototype.isContext = function (text) {
+    if (this.progress.test(text) || this.command.test(text) || matchStart(this.setting, text) ||
+        matchStart(this.environment, text) || matchStart(this.dumpStart, text)) return true;
+    return count(this.option, text) >= 2 && count(this.sentence, text.replace(this.option, " ")) < this.C.SENTENCE_WORDS;
+  };
+
+  /* _prose_line: without the items of a configuration or key list dumped into the line */
+  Parser.prototype.proseLine = function (text) {
+    return count(this.dumpItem, text) >= this.C.MIN_DUMP_ITEMS ? text.replace(this.dumpItem, " ") : text;
+  };
 
   Parser.prototype.cap = function (text) {
     var C = this.C, dropped = 0;
@@ -287,12 +309,23 @@
     return [null, []];
   };
 
+  /* _real: the exceptions that are not a wrapper relaying another one */
+  Parser.prototype.real = function (found) {
+    var self = this;
+    return found.filter(function (f) { return !self.wrapperTypes.has(lastPart(f[0])) && !matchStart(self.wrapper, f[1]); });
+  };
+
+  /* _launcher_only: a launcher's failure summary is all the paste says about the failure */
+  Parser.prototype.launcherOnly = function (lines, found) {
+    var self = this;
+    var summary = found.some(function (f) { return self.wrapperTypes.has(lastPart(f[0])); }) ||
+      lines.some(function (l) { return self.rootCause.test(l.text) || self.launcherFailed.test(l.text); });
+    return summary && !this.real(found).length && !this.rootCauseOf(lines)[1].length;
+  };
+
   Parser.prototype.weigh = function (lines, found) {
-    var self = this, C = this.C, rc = this.rootCauseOf(lines), rootRank = rc[0];
-    var real = found.filter(function (f) {
-      var parts = f[0].split(".");
-      return !self.wrapperTypes.has(parts[parts.length - 1]) && !matchStart(self.wrapper, f[1]);
-    });
+    var C = this.C, rc = this.rootCauseOf(lines), rootRank = rc[0];
+    var real = this.real(found);
     if (rootRank !== null && real.some(function (f) { return lines[f[2]].rank === rootRank; })) {
       real = real.filter(function (f) { return lines[f[2]].rank === rootRank; });
     }
@@ -321,11 +354,15 @@
 
   /* firstLine numbers the text's first line (the tail of a longer output), as parse(first_line=) */
   Parser.prototype.parse = function (text, firstLine) {
-    var collected = this.collect(this.split(String(text), firstLine === undefined ? 1 : firstLine));
-    var lines = collected[0], messages = this.weigh(lines, collected[1]);
+    var self = this, collected = this.collect(this.split(String(text), firstLine === undefined ? 1 : firstLine));
+    var lines = collected[0].map(function (l) {
+      return l.role === "text" && self.isContext(l.text) ? withRole(l, "context") : l;
+    });
+    var messages = this.weigh(lines, collected[1]);
     var prose = lines.filter(function (l) { return l.role === "text" || l.role === "message"; })
-      .map(function (l) { return l.text; }).join("\n");
-    return { kind: this.kind(lines, messages), lines: lines, messages: messages, prose: prose };
+      .map(function (l) { return self.proseLine(l.text); }).join("\n");
+    return { kind: this.kind(lines, messages), lines: lines, messages: messages, prose: prose,
+             launcherOnly: this.launcherOnly(lines, collected[1]) };
   };
 
   /* ---- rapidfuzz partial_ratio_alignment, on a bit-parallel LCS ----
@@ -508,11 +545,17 @@
     this.entries = data.entries;
     this.sigs = data.sigs.map(function (s) {
       return { entry: s.entry, source: s.source, regex: re(s.regex, "g"), literal: s.literal, type: s.type,
-               texts: s.texts.map(codePoints), nterms: s.terms.length, spec: s.spec, required: s.required };
+               texts: s.texts.map(codePoints), nterms: s.terms.length, terms: s.terms, spec: s.spec,
+               required: s.required, ambiguous: s.background >= C.AMBIGUOUS_REPORTS };
     });
     this.aliases = data.aliases;  // entry -> [[words, idf total], ...]
-    // aliases written as error fragments: [entry, masked text, alias as written, length in code points]
-    this.phrases = data.phrases.map(function (p) { return [p[0], p[1], p[2], codePoints(p[1]).length]; });
+    // aliases written as error fragments: [entry, masked text, alias as written, length in code points,
+    // many root causes print it, its words]
+    var norm = this.norm;
+    this.phrases = data.phrases.map(function (p) {
+      return [p[0], p[1], p[2], codePoints(p[1]).length, p[3] >= C.AMBIGUOUS_REPORTS, norm.terms(p[2])];
+    });
+    this.background = data.background;  // word -> weight in the prose model (1 when absent)
     this.gate = data.gate;
     this.ungated = data.ungated;
     this.postings = data.postings;
@@ -581,6 +624,7 @@
         var at = f[0], line = lines[at];
         addHit(hits, sig.entry, { line: line.number, text: f[1] === null ? pyStrip(line.text) : line.text,
                                   signature: sig.source, span: f[1], at: at, via: "signature",
+                                  ambiguous: sig.ambiguous, words: sig.terms,
                                   strength: C.EXACT_STRENGTH * weights[at] * sig.spec + self.typeBonus(sig, own[at]) });
       });
     });
@@ -654,7 +698,7 @@
         if (best > 0) {
           var line = query.lines[seg[0]];
           addHit(hits, sig.entry, { line: line.number, text: pyStrip(line.text), signature: sig.source, span: null,
-                                    at: seg[0], via: "signature",
+                                    at: seg[0], via: "signature", ambiguous: sig.ambiguous, words: sig.terms,
                                     strength: C.FUZZY_STRENGTH * best * seg[2] * sig.spec + self.typeBonus(sig, seg[3]) });
         }
       });
@@ -674,7 +718,7 @@
         if (pos < 0 || isAlnum(codeBefore(text, pos)) || isAlnum(text.codePointAt(pos + phrase.length))) return;
         var line = query.lines[message.line];
         addHit(hits, p[0], { line: line.number, text: pyStrip(line.text), signature: p[2], span: null, at: message.line,
-                             via: "alias", strength: C.ALIAS_STRENGTH * message.weight *
+                             via: "alias", ambiguous: p[4], words: p[5], strength: C.ALIAS_STRENGTH * message.weight *
                                Math.min(1.0, C.BREVITY_BASE + p[3] / C.BREVITY_CHARS) });
       });
     });
@@ -686,26 +730,30 @@
     return keys.slice().sort(function (a, b) { return value(b) - value(a); }).slice(0, n);
   }
 
-  Engine.prototype.bm25 = function (queryTerms) {
+  /* weight(term): the word's background weight (1 when absent) */
+  Engine.prototype.bm25 = function (queryTerms, weight) {
     var counted = new Map(), scores = new Map(), self = this, idf = this.idf, C = this.C;
     queryTerms.forEach(function (t) {
       if (has(idf, t)) counted.set(t, (counted.get(t) || 0) + 1);
     });
     nlargest(C.MAX_QUERY_TERMS, Array.from(counted.keys()), function (t) { return idf[t]; }).forEach(function (term) {
-      var boost = idf[term] * Math.pow(Math.min(counted.get(term), C.MAX_TERM_REPEATS), 0.5);
+      var boost = idf[term] * weight(term) * Math.pow(Math.min(counted.get(term), C.MAX_TERM_REPEATS), 0.5);
       self.postings[term].forEach(function (p) { scores.set(p[0], (scores.get(p[0]) || 0) + boost * p[1]); });
     });
     return scores;
   };
 
-  Engine.prototype.aliasCover = function (queryTerms, candidates) {
+  /* a word many failure reports share covers only its background weight of the alias */
+  Engine.prototype.aliasCover = function (queryTerms, candidates, weight) {
     var best = new Map(), idf = this.idf, aliases = this.aliases, C = this.C;
     candidates.forEach(function (entry) {
       (aliases[entry] || []).forEach(function (a) {
         var words = a[0], total = a[1];
         if (words.length < 2 || total <= 0) return;
         var cover = 0;
-        words.forEach(function (w) { if (queryTerms.has(w)) cover += has(idf, w) ? idf[w] : 0; });
+        words.forEach(function (w) {
+          if (queryTerms.has(w)) cover += (has(idf, w) ? idf[w] : 0) * weight(w);
+        });
         cover = (cover / total) * Math.min(1.0, words.length / C.FULL_ALIAS_WORDS);
         best.set(entry, Math.max(best.get(entry) || 0, cover));
       });
@@ -713,13 +761,21 @@
     return best;
   };
 
-  Engine.prototype.prose = function (query) {
-    var C = this.C, queryTerms = this.norm.terms(query.prose), raw = this.bm25(queryTerms), out = new Map();
+  /* skip: the words of a message many root causes print, which cannot tell those causes apart;
+   * words many failure reports share weigh less, except in the failure's own exception message */
+  Engine.prototype.prose = function (query, skip) {
+    var C = this.C, self = this, bg = this.background, symptom = new Set();
+    var queryTerms = this.norm.terms(query.prose).filter(function (t) { return !skip.has(t); });
+    query.messages.forEach(function (m) {
+      if (m.weight >= C.FAILURE_WEIGHT && m.type) self.norm.terms(m.text).forEach(function (t) { symptom.add(t); });
+    });
+    function weight(term) { return !symptom.has(term) && has(bg, term) ? bg[term] : 1.0; }
+    var raw = this.bm25(queryTerms, weight), out = new Map();
     if (!raw.size) return out;
     var top = 0;
     raw.forEach(function (value) { top = Math.max(top, value); });
     var candidates = nlargest(C.PROSE_CANDIDATES, Array.from(raw.keys()), function (d) { return raw.get(d); });
-    var covered = this.aliasCover(new Set(queryTerms), candidates);
+    var covered = this.aliasCover(new Set(queryTerms), candidates, weight);
     var strength = 1 - Math.exp(-top / C.PROSE_SATURATION);
     candidates.forEach(function (doc) {
       var relative = raw.get(doc) / top;
@@ -748,7 +804,13 @@
     this.phraseHits(query, segments).forEach(function (found, entry) {
       found.forEach(function (ev) { addHit(fuzzy, entry, ev); });
     });
-    var prose = this.prose(query), own = owners(query);
+    var own = owners(query), skip = new Set();
+    [exact, fuzzy].forEach(function (found) {
+      found.forEach(function (evs) {
+        evs.forEach(function (ev) { if (ev.ambiguous) ev.words.forEach(function (w) { skip.add(w); }); });
+      });
+    });
+    var prose = this.prose(query, skip);
     var known = !query.messages.some(function (m) { return m.weight >= C.FAILURE_WEIGHT && m.type; });
     [exact, fuzzy].forEach(function (found) {
       found.forEach(function (evs) {
@@ -757,12 +819,18 @@
         });
       });
     });
+    known = known && !query.launcherOnly;  // a summary says a worker failed, not why
     var ids = new Set(); [exact, fuzzy, prose].forEach(function (m) { m.forEach(function (_v, k) { ids.add(k); }); });
     var scored = [];
     ids.forEach(function (entry) {
       var evidence = (exact.get(entry) || []).concat(fuzzy.get(entry) || []);
       evidence.sort(function (a, b) { return b.strength - a.strength; });
-      var signature = evidence.length ? evidence[0].strength : 0;
+      // a message many root causes print is worth little alone; the entry's own words must add the rest
+      var signature = 0, specific = false;
+      evidence.forEach(function (e) {
+        signature = Math.max(signature, e.ambiguous ? Math.min(e.strength, C.AMBIGUOUS_CAP) : e.strength);
+        if (!e.ambiguous && e.strength >= C.KNOWN_FAILURE) specific = true;
+      });
       // an alias adds no second witness
       var distinct = new Set(evidence.filter(function (e) { return e.via === "signature"; })
         .map(function (e) { return e.signature; })).size;
@@ -771,10 +839,13 @@
       if (!known) text = Math.min(text, C.UNKNOWN_ERROR_CAP);
       var total = Math.min(100, Math.max(signature, text) + C.OTHER_KIND_SHARE * Math.min(signature, text));
       if (!known && signature < C.SOME_EVIDENCE) total = Math.min(total, C.UNKNOWN_ERROR_CAP);
-      scored.push({ entry: entry, score: round1(total), prose: text, evidence: self.dedupe(evidence) });
+      scored.push({ entry: entry, score: round1(total), prose: text, evidence: self.dedupe(evidence), specific: specific });
     });
+    // ties: the stronger witness (an exact hit over a capped one), then prose, then the id
+    function witness(s) { return s.evidence.length ? s.evidence[0].strength : 0; }
     scored.sort(function (a, b) {
       if (a.score !== b.score) return b.score - a.score;
+      if (witness(a) !== witness(b)) return witness(b) - witness(a);
       if (a.prose !== b.prose) return b.prose - a.prose;
       var x = self.entries[a.entry].id, y = self.entries[b.entry].id;
       return x < y ? -1 : x > y ? 1 : 0;
@@ -796,16 +867,16 @@
   Engine.prototype.search = function (text, top, firstLine) {
     var C = this.C, self = this, query = this.parser.parse(text, firstLine);
     var scored = this.score(query).filter(function (s) { return s.score >= C.MIN_SCORE; });
-    /* high needs a high score and a clear lead; a lead built on words alone must be wider */
-    function confidence(score, runnerUp, evidenced) {
-      if (score >= C.HIGH && score - runnerUp >= (evidenced ? C.SIGNATURE_LEAD : C.PROSE_LEAD)) return "high";
+    /* high needs a high score, a clear lead and a signature that names the entry's cause */
+    function confidence(score, runnerUp, specific) {
+      if (score >= C.HIGH && specific && score - runnerUp >= C.SIGNATURE_LEAD) return "high";
       return score >= C.MEDIUM ? "medium" : "low";
     }
     var results = scored.slice(0, Math.max(top === undefined ? 10 : top, 0)).map(function (s, rank) {
       var e = self.entries[s.entry];
       var runnerUp = rank === 0 ? (scored.length > 1 ? scored[1].score : 0) : scored[0].score;
       return { id: e.id, title: e.title, area: e.area, score: s.score,
-               confidence: confidence(s.score, runnerUp, s.evidence.length > 0),
+               confidence: confidence(s.score, runnerUp, s.specific),
                evidence: s.evidence.map(function (ev) {
                  return { line: ev.line, text: ev.text, signature: ev.signature, span: ev.span, via: ev.via };
                }) };

@@ -1,7 +1,7 @@
 """The browser's paste search agrees with `kb search` on every benchmark case.
 
 Cases come from the shared benchmark file (read here, never copied into the repository) and
-from the case files under benchmarks/. Agreement means the same top entry (or both abstaining),
+from the case files under benchmarks/, the public failure reports of real_failures.jsonl included. Agreement means the same top entry (or both abstaining),
 the same abstention, and the same ranked entries with the same scores and confidences.
 """
 
@@ -21,7 +21,8 @@ from trainkb.search._index import build_data
 from trainkb.site._export import js_regex
 
 SHARED_CASES = Path("/work/shared/bench/dev-cases.jsonl")
-REPO_CASES = sorted((Path(__file__).resolve().parents[2] / "benchmarks").glob("*cases*.jsonl"))
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+REPO_CASES = sorted([*BENCHMARKS.glob("*cases*.jsonl"), *BENCHMARKS.glob("real_failures*.jsonl")])
 
 
 def _cases() -> list[dict[str, str]]:

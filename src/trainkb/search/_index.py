@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import marshal
 import math
 import os
@@ -27,7 +28,9 @@ from ._normalize import normalize, terms
 
 __all__ = ["FORMAT", "Index", "build_data", "cache_dir", "load_index"]
 
-FORMAT = 6  # the plain-data layout; the cache key also hashes this module and the normaliser
+FORMAT = 7  # the plain-data layout; the cache key also hashes this module, the normaliser and the background
+BACKGROUND = Path(__file__).with_name("background.json")  # words public failure reports share
+BACKGROUND_RATE = 0.02  # a word this share of failure reports hold weighs half in the prose model
 _KEEP = 8  # cached indexes kept (one per catalogue state; old ones are deleted)
 K1, B = 1.2, 0.75
 MIN_PHRASE = 12  # characters an alias needs before its verbatim presence counts as evidence
@@ -52,6 +55,7 @@ class Sig:
     terms: frozenset[str]
     required: frozenset[str]  # words every match contains: a cheap gate before the regex runs
     shared: int  # how many other entries' examples this signature also matches
+    background: int  # how many public failure reports hold every word the signature requires
 
 
 class Index:
@@ -61,16 +65,18 @@ class Index:
         self.entries: list[dict[str, str]] = data["entries"]
         self.sigs = [
             Sig(s["entry"], s["source"], re.compile(s["pattern"], re.IGNORECASE), s["literal"], s["type"], s["kind"],
-                tuple(s["texts"]), frozenset(s["terms"]), frozenset(s["required"]), s["shared"])
+                tuple(s["texts"]), frozenset(s["terms"]), frozenset(s["required"]), s["shared"], s["background"])
             for s in data["sigs"]
         ]
         self.aliases: dict[int, list[frozenset[str]]] = {}
         for entry, _text, words in data["aliases"]:
             self.aliases.setdefault(entry, []).append(frozenset(words))
-        # aliases long enough to be error fragments: (entry, masked text, alias as written)
-        self.phrases: list[tuple[int, str, str]] = data["phrases"]
+        # aliases long enough to be error fragments: (entry, masked text, alias as written, background count)
+        self.phrases: list[tuple[int, str, str, int]] = data["phrases"]
         self.postings: dict[str, list[tuple[int, float]]] = data["postings"]
         self.idf: dict[str, float] = data["idf"]
+        # words many unrelated failure reports share weigh less in the prose model (1.0 when absent)
+        self.background: dict[str, float] = data["background"]
         self.sig_terms: dict[str, list[int]] = data["sig_terms"]
         self.gate: dict[str, list[int]] = data["gate"]  # rarest required word -> signatures
         self.ungated: list[int] = data["ungated"]  # signatures with no required word: always tried
@@ -149,6 +155,41 @@ def _bm25(docs: list[Counter[str]]) -> tuple[dict[str, list[tuple[int, float]]],
     return postings, idf
 
 
+def _load_background() -> tuple[int, dict[str, list[int]]]:
+    """(reports, word -> the reports holding it) from background.json; nothing when it is unreadable."""
+    try:
+        data = json.loads(BACKGROUND.read_text(encoding="utf-8"))
+        return int(data["reports"]), {str(t): [int(d) for d in docs] for t, docs in data["terms"].items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return 0, {}
+
+
+def _background(sigs: list[dict[str, Any]], phrases: list[list[Any]], vocabulary: dict[str, float],
+                ) -> dict[str, float]:
+    """Set each signature's and alias phrase's background count; return the prose weight of shared words.
+
+    A word held by a share r of failure reports weighs 1 / (1 + r / BACKGROUND_RATE). A signature's
+    count is the number of reports holding every word it requires: a message that many reports print
+    is printed by many root causes.
+    """
+    reports, holders = _load_background()
+
+    def count(words: list[str]) -> int:
+        docs: set[int] | None = None
+        for term in words:
+            docs = set(holders.get(term, ())) if docs is None else docs & set(holders.get(term, ()))
+        return len(docs) if docs else 0
+
+    for sig in sigs:
+        sig["background"] = count(sig["required"])
+    for phrase in phrases:  # [entry, masked text, alias, words] -> [entry, masked text, alias, count]
+        phrase[3] = count(phrase[3])
+    if not reports:
+        return {}
+    return {term: round(1.0 / (1.0 + len(docs) / reports / BACKGROUND_RATE), 6)
+            for term, docs in sorted(holders.items()) if term in vocabulary}
+
+
 def build_data(entries: list[Any], digest: str) -> dict[str, Any]:
     """The plain-data index of ``entries`` (pydantic ``Entry`` objects or look-alikes)."""
     rows, sigs, aliases, phrases, docs, examples = [], [], [], [], [], []
@@ -163,7 +204,7 @@ def build_data(entries: list[Any], digest: str) -> dict[str, Any]:
         for alias in entry.aliases:
             masked = normalize(alias)
             if len(masked) >= MIN_PHRASE and len(masked.split()) >= 3:  # a phrase, not an API name
-                phrases.append((index, masked, alias))
+                phrases.append([index, masked, alias, sorted(set(terms(alias)))])
         doc: Counter[str] = Counter()
         for name, text in _field_texts(entry).items():
             for term in terms(text):
@@ -185,8 +226,10 @@ def build_data(entries: list[Any], digest: str) -> dict[str, Any]:
             gate.setdefault(rarest, []).append(number)
         else:
             ungated.append(number)
+    background = _background(sigs, phrases, idf)
     return {"format": FORMAT, "hash": digest, "entries": rows, "sigs": sigs, "aliases": aliases, "phrases": phrases,
-            "postings": postings, "idf": idf, "sig_terms": sig_terms, "gate": gate, "ungated": ungated}
+            "postings": postings, "idf": idf, "sig_terms": sig_terms, "gate": gate, "ungated": ungated,
+            "background": background}
 
 
 def cache_dir() -> Path:
@@ -197,7 +240,7 @@ def cache_dir() -> Path:
 def _code_digest() -> str:
     """A digest of the code that shapes the index, so an upgraded trainkb never reads a stale one."""
     digest = hashlib.sha256(str(FORMAT).encode())
-    for name in ("_index.py", "_normalize.py"):
+    for name in ("_index.py", "_normalize.py", BACKGROUND.name):
         with contextlib.suppress(OSError):
             digest.update((Path(__file__).parent / name).read_bytes())
     return digest.hexdigest()[:8]

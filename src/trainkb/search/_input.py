@@ -33,9 +33,10 @@ _PREFIX = re.compile(r"^\s*\[(?:rank|default)\s*(\d+)\]\s*:\s?|^\s*(?:>\s?)+|^\s
 _BOX = re.compile(r"^[\s│┃╭╮╰╯─━┌┐└┘]+|[\s│┃╭╮╰╯─━┌┐└┘]+$")
 
 _TB_HEADER = re.compile(r"Traceback \(most recent call last\)")
-_FRAME = re.compile(  # a Python frame, an IPython frame or numbered source line, a caret marker line
-    r'^\s*File "[^"]*", line \d+|^\s*(?:-+>\s*)?\d+\s|^\S+\.py in \S+\(|^<ipython-input-|^\s*\.\.\.$|^\s*[~^]{3,}\s*$')
-_FRAME_START = re.compile(r'^\s*File "[^"]*", line \d+, in |^\S+\.py in \S+\(')
+_FRAME = re.compile(  # a Python frame, an IPython frame or numbered source line, a caret marker line, a rich frame
+    r'^\s*File "[^"]*", line \d+|^\s*(?:-+>\s*|❱\s*)?\d+\s|^\S+\.py in \S+\(|^<ipython-input-|^\s*\.\.\.$|'
+    r'^\s*[~^]{3,}\s*$|^\S*\.py:\d+ in \S+$')
+_FRAME_START = re.compile(r'^\s*File "[^"]*", line \d+, in |^\S+\.py in \S+\(|^\S*\.py:\d+ in \S+$')
 _CHAIN = re.compile(r"During handling of the above exception|The above exception was the direct cause")
 _TYPE = r"(?:[A-Za-z_]\w*\.)*(?:[A-Z]\w*(?:Error|Exception|Warning|Interrupt|Exit|Fault|Failure)|KeyboardInterrupt|" \
     r"StopIteration|nccl[A-Z]\w*Error)"
@@ -47,12 +48,35 @@ _EXC_INLINE = re.compile(rf"(?<![\w.])(?P<type>{_TYPE}):\s+(?P<msg>\S.*)$")
 _WRAPPER = re.compile(r"^Caught \w+ in (?:DataLoader worker process|replica) \d+|^\s*$")
 _WRAPPER_TYPES = frozenset({"ChildFailedError"})
 _ROOT_CAUSE = re.compile(r"Root Cause \(first observed failure\)")
+_LAUNCHER_FAILED = re.compile(r"elastic\.multiprocessing\.api:failed \(exitcode: -?\d+\)")
 _FIELD = re.compile(r"^\s*(rank|exitcode|traceback)\s*:\s*(.*)$")
 _LOGGY = re.compile(
     r"^\[?[EWIF]\d{4}|^\[?\d{4}-\d\d-\d\d|^(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\b|NCCL|ProcessGroup|"
     r"\bKilled\b|Bus error|Segmentation fault|core dumped|\bexitcode\b|^\*{5,}|^[=\-]{10,}|^\s*\w[\w.]*:\d+:",
 )
 _SENTENCE = re.compile(r"[A-Za-z]{2,}")
+# Context, not symptoms: what the user pasted around the failure to describe their set-up. These lines
+# name options and packages that many entries mention, so they are kept out of the prose model and the
+# fuzzy alignment (exact signatures still see them).
+_PROGRESS = re.compile(r"\d+%\|.*\||\|\s*\d+/\d+\s*\[|\d\s*(?:it/s|s/it)\b")  # tqdm and similar progress bars
+_COMMAND = re.compile(  # a shell command line, possibly behind a prompt and environment assignments
+    r"^\s*(?:[$#>]\s*|\(\S+\)\s*(?:\S+[$#]\s*)?|\S+@\S+[$#]\s*)?(?:[A-Z_][A-Z0-9_]*=\S*\s+)*"
+    r"(?:python[\d.]*|torchrun|accelerate|deepspeed|srun|sbatch|mpirun|bash|sh|llamafactory-cli|tune|"
+    r"lightning|composer|CUDA_VISIBLE_DEVICES=\S*)\s+\S|\s\\$")
+_OPTION = re.compile(r"(?:^|\s)--[A-Za-z][\w.\-]*")  # a command-line option; two or more make a command line
+# an item of a configuration or key list dumped into a line: `num_processes: 4`, 'loss.beta=0.1', 'encoder.bn.weight'
+_DUMP_ITEM = re.compile(r"\b[A-Za-z_][\w.\-]*\s*[:=]\s*[^\s,;)\]'\"]+|['\"][\w\-]+(?:\.[\w\-]+)+['\"]")
+MIN_DUMP_ITEMS = 3  # items in one line that make it a dump, not a remark about one setting
+_DUMP_START = re.compile(r"^\s*(?:Namespace|\w*(?:Config|Arguments|Args))\(")  # a printed arguments object
+_SETTING = re.compile(  # one configuration setting: `key: value` (YAML), `"key": value,` (JSON), `- key: value`
+    r"^\s*(?:[-*]\s+)?[\"'`]?[A-Za-z_][\w.\-]*[\"'`]?\s*:(?!\s*[\"']?[-+]?(?:nan|inf)\b)\s*(?:[^\s(]+)?\s*$",
+    re.IGNORECASE)
+_ENVIRONMENT = re.compile(  # `pip list` rows, `transformers-cli env` / `collect_env` / accelerate env fields
+    r"^\s*(?:[-*]\s+)?`?[\w.\-]+`?\s*(?:==|\s{2,}|\s+version:\s*)v?\d+(?:\.\d+)+\S*\s*$|"
+    r"^\s*(?:[-*]\s+)?`?(?:Platform|Python|PyTorch|Torch|CUDA|cuDNN|CUDNN|Nvidia driver|GPU models?|OS|"
+    r"Is CUDA available|Is debug build|GCC|Clang|CMake|Libc|Numpy|NumPy|DeepSpeed|Accelerate|Transformers|"
+    r"Huggingface_hub|Safetensors|PEFT|TRL|Jax|JaxLib|Tensorflow|Flax|Using GPU in script|"
+    r"Using distributed or parallel set-up in script|`[\w\-]+`)\b[^:]{0,40}:")
 
 
 @dataclass(frozen=True)
@@ -62,7 +86,7 @@ class Line:
     number: int
     text: str
     rank: int | None = None
-    role: str = "text"  # text | frame | header | message
+    role: str = "text"  # text | frame | header | message | context
 
 
 @dataclass(frozen=True)
@@ -81,6 +105,9 @@ class Query:
     lines: list[Line]
     messages: list[Message] = field(default_factory=list)
     prose: str = ""
+    # the paste holds a launcher's failure summary (torchrun's ChildFailedError) and no exception of
+    # the failing worker: the real error is above the summary, not in the paste
+    launcher_only: bool = False
 
 
 def _cap(text: str) -> tuple[str, int]:
@@ -222,10 +249,41 @@ def _root_cause(lines: list[Line]) -> tuple[int | None, list[tuple[str, int]]]:
     return None, []
 
 
+def _is_context(text: str) -> bool:
+    """A configuration dump, command line, environment listing or progress bar line."""
+    if _PROGRESS.search(text) or _COMMAND.search(text) or _SETTING.match(text) or _ENVIRONMENT.match(text) \
+            or _DUMP_START.match(text):
+        return True
+    options = _OPTION.findall(text)  # a command line's options, unless they are named inside a sentence
+    return len(options) >= 2 and len(_SENTENCE.findall(_OPTION.sub(" ", text))) < SENTENCE_WORDS
+
+
+def _prose_line(text: str) -> str:
+    """A line for the prose model, without the items of a configuration or key list dumped into it."""
+    return _DUMP_ITEM.sub(" ", text) if len(_DUMP_ITEM.findall(text)) >= MIN_DUMP_ITEMS else text
+
+
+def _prose_of(lines: list[Line]) -> str:
+    """The text the prose model reads: text and message lines, without dumped configurations."""
+    return "\n".join(_prose_line(line.text) for line in lines if line.role in ("text", "message"))
+
+
+def _real(found: list[tuple[str, str, int, int]]) -> list[tuple[str, str, int, int]]:
+    """The exceptions that are not a wrapper relaying another one."""
+    return [f for f in found if f[0].rsplit(".", 1)[-1] not in _WRAPPER_TYPES and not _WRAPPER.match(f[1])]
+
+
+def _launcher_only(lines: list[Line], found: list[tuple[str, str, int, int]]) -> bool:
+    """True when a launcher's failure summary is all the paste says about the failure."""
+    summary = any(f[0].rsplit(".", 1)[-1] in _WRAPPER_TYPES for f in found) or any(
+        _ROOT_CAUSE.search(line.text) or _LAUNCHER_FAILED.search(line.text) for line in lines)
+    return summary and not _real(found) and not _root_cause(lines)[1]
+
+
 def _weigh(lines: list[Line], found: list[tuple[str, str, int, int]]) -> list[Message]:
     """Weight 1.0 for the failure itself: the last traceback block (root-cause rank first)."""
     root_rank, extra = _root_cause(lines)
-    real = [f for f in found if f[0].rsplit(".", 1)[-1] not in _WRAPPER_TYPES and not _WRAPPER.match(f[1])]
+    real = _real(found)
     if root_rank is not None and any(lines[f[2]].rank == root_rank for f in real):
         real = [f for f in real if lines[f[2]].rank == root_rank]
     last_block = real[-1][3] if real else -1
@@ -260,6 +318,7 @@ def parse(text: str | bytes, first_line: int = 1) -> Query:
     a longer output and wants evidence to point into the whole of it.
     """
     lines, found = _collect(_split(text, first_line))
+    lines = [Line(line.number, line.text, line.rank, "context") if line.role == "text" and _is_context(line.text)
+             else line for line in lines]
     messages = _weigh(lines, found)
-    prose = "\n".join(line.text for line in lines if line.role in ("text", "message"))
-    return Query(_kind(lines, messages), lines, messages, prose)
+    return Query(_kind(lines, messages), lines, messages, _prose_of(lines), _launcher_only(lines, found))

@@ -57,6 +57,8 @@ SOME_EVIDENCE = 40.0  # below this, evidence cannot lift an unknown failure's en
 MAX_TEXT_SEGMENTS = 300  # plain lines aligned against signatures (the last ones of a long log)
 MAX_MESSAGE_SEGMENTS = 200  # exception messages aligned against signatures (the last ones)
 UNKNOWN_ERROR_CAP = 52.0  # score without real evidence when the failure message matched no signature
+AMBIGUOUS_REPORTS = 2  # public failure reports printing a message that make it a symptom of many causes
+AMBIGUOUS_CAP = 45.0  # what a hit of such a message is worth alone: the entry's own words must add the rest
 ROLE_WEIGHT = {"message": 0.9, "text": 0.85, "header": 0.6, "frame": 0.6}
 
 
@@ -71,6 +73,8 @@ class Evidence:
     strength: float = field(default=0.0, compare=False)
     at: int = field(default=-1, compare=False)  # index into Query.lines
     via: str = "signature"  # or "alias": an error fragment from the entry's aliases, found verbatim
+    ambiguous: bool = field(default=False, compare=False)  # many root causes print this message
+    words: frozenset[str] = field(default=frozenset(), compare=False, repr=False)  # the signature's words
 
 
 @dataclass
@@ -79,6 +83,7 @@ class Scored:
     score: float
     prose: float = 0.0  # breaks ties between entries that share a signature
     evidence: list[Evidence] = field(default_factory=list)
+    specific: bool = False  # a signature or alias that names this entry's cause, not only its symptom, matched
 
 
 def _owners(query: Query) -> list[Message | None]:
@@ -139,7 +144,9 @@ def _exact(index: Index, query: Query) -> dict[int, list[Evidence]]:
         for at, span in found:
             strength = EXACT_STRENGTH * weights[at] * _specificity(sig) + _type_bonus(sig, owners[at])
             hits.setdefault(sig.entry, []).append(Evidence(lines[at].number, lines[at].text.strip() if span is None
-                                                           else lines[at].text, sig.source, span, strength, at))
+                                                           else lines[at].text, sig.source, span, strength, at,
+                                                           ambiguous=sig.background >= AMBIGUOUS_REPORTS,
+                                                           words=sig.terms))
     return hits
 
 
@@ -212,7 +219,9 @@ def _fuzzy(index: Index, query: Query, segments: list[tuple[int, str, float, Mes
                 line = query.lines[at]
                 strength = FUZZY_STRENGTH * best * weight * _specificity(sig) + _type_bonus(sig, message)
                 hits.setdefault(sig.entry, []).append(Evidence(line.number, line.text.strip(), sig.source, None,
-                                                               strength, at))
+                                                               strength, at,
+                                                               ambiguous=sig.background >= AMBIGUOUS_REPORTS,
+                                                               words=sig.terms))
     return hits
 
 
@@ -224,19 +233,23 @@ def _phrases(index: Index, query: Query, segments: list[tuple[int, str, float, M
         if message is None or message.weight < OTHER_WEIGHT or not message.type:
             continue
         text = f" {normalize(message.text[:MAX_LINE_CHARS])} "
-        for entry, phrase, alias in index.phrases:
+        for entry, phrase, alias, background in index.phrases:
             pos = text.find(phrase)
             if pos < 0 or text[pos - 1].isalnum() or text[pos + len(phrase)].isalnum():
                 continue
             line = query.lines[message.line]
             strength = ALIAS_STRENGTH * message.weight * min(1.0, BREVITY_BASE + len(phrase) / BREVITY_CHARS)
             hits.setdefault(entry, []).append(Evidence(line.number, line.text.strip(), alias, None, strength,
-                                                       message.line, "alias"))
+                                                       message.line, "alias", background >= AMBIGUOUS_REPORTS,
+                                                       frozenset(terms(alias))))
     return hits
 
 
-def _bm25(index: Index, query_terms: list[str]) -> dict[int, float]:
-    """BM25 over the paste's most informative words (a long log's rarest ones carry the signal)."""
+def _bm25(index: Index, query_terms: list[str], background: dict[str, float]) -> dict[int, float]:
+    """BM25 over the paste's most informative words (a long log's rarest ones carry the signal).
+
+    ``background`` is each word's background weight (1.0 when absent).
+    """
     counts: dict[str, int] = {}
     for term in query_terms:
         if term in index.idf:
@@ -244,34 +257,46 @@ def _bm25(index: Index, query_terms: list[str]) -> dict[int, float]:
     scores: dict[int, float] = {}
     for term in heapq.nlargest(MAX_QUERY_TERMS, counts, key=index.idf.__getitem__):
         idf, count = index.idf[term], counts[term]
-        boost = idf * min(count, MAX_TERM_REPEATS) ** 0.5
+        boost = idf * background.get(term, 1.0) * min(count, MAX_TERM_REPEATS) ** 0.5
         for doc, weight in index.postings[term]:
             scores[doc] = scores.get(doc, 0.0) + boost * weight
     return scores
 
 
-def _alias_cover(index: Index, query_terms: set[str], candidates: list[int]) -> dict[int, float]:
-    """How completely (idf-weighted) a title or alias of each candidate appears in the paste."""
+def _alias_cover(index: Index, query_terms: set[str], candidates: list[int], weight: dict[str, float],
+                 ) -> dict[int, float]:
+    """How completely (idf-weighted) a title or alias of each candidate appears in the paste.
+
+    A word many failure reports share covers only its background weight of the alias.
+    """
     best: dict[int, float] = {}
     for entry in candidates:
         for words in index.aliases.get(entry, ()):
             total = sum(index.idf.get(w, 0.0) for w in words)
             if len(words) < 2 or total <= 0:
                 continue
-            cover = sum(index.idf.get(w, 0.0) for w in words if w in query_terms) / total
+            cover = sum(index.idf.get(w, 0.0) * weight.get(w, 1.0)
+                        for w in sorted(words) if w in query_terms) / total
             best[entry] = max(best.get(entry, 0.0), cover * min(1.0, len(words) / FULL_ALIAS_WORDS))
     return best
 
 
-def _prose(index: Index, query: Query) -> dict[int, float]:
-    """BM25 relative to the best-scoring entry, blended with title/alias coverage, as 0-100."""
-    query_terms = terms(query.prose)
-    raw = _bm25(index, query_terms)
+def _prose(index: Index, query: Query, skip: frozenset[str] = frozenset()) -> dict[int, float]:
+    """BM25 relative to the best-scoring entry, blended with title/alias coverage, as 0-100.
+
+    Words in ``skip`` (those of a message many root causes print) are left out: they cannot
+    tell those causes apart. Words many failure reports share weigh less, except in the failure's
+    own exception message, where they are the symptom's wording.
+    """
+    query_terms = [t for t in terms(query.prose) if t not in skip]
+    symptom = {t for m in query.messages if m.weight >= FAILURE_WEIGHT and m.type for t in terms(m.text)}
+    weight = {t: w for t, w in index.background.items() if t not in symptom}
+    raw = _bm25(index, query_terms, weight)
     if not raw:
         return {}
     top = max(raw.values())
     candidates = heapq.nlargest(PROSE_CANDIDATES, raw, key=raw.__getitem__)
-    covered = _alias_cover(index, set(query_terms), candidates)
+    covered = _alias_cover(index, set(query_terms), candidates, weight)
     # saturating absolute strength: a handful of rare shared terms is already telling
     strength = 1 - math.exp(-top / PROSE_SATURATION)
     out = {}
@@ -290,16 +315,22 @@ def score_entries(index: Index, query: Query) -> list[Scored]:
     fuzzy = _fuzzy(index, query, [s for s in segments if s[0] not in explained])
     for entry, found in _phrases(index, query, segments).items():
         fuzzy.setdefault(entry, []).extend(found)
-    prose = _prose(index, query)
     owners = _owners(query)
+    ambiguous = frozenset(w for found in (exact, fuzzy) for evs in found.values() for ev in evs if ev.ambiguous
+                          for w in ev.words)
+    prose = _prose(index, query, ambiguous)
     failure_known = any(
         ev.strength >= KNOWN_FAILURE and owners[ev.at] is not None and owners[ev.at].weight >= FAILURE_WEIGHT
         for found in (exact, fuzzy) for evs in found.values() for ev in evs
     ) or not any(m.weight >= FAILURE_WEIGHT and m.type for m in query.messages)
+    failure_known = failure_known and not query.launcher_only  # a summary says a worker failed, not why
     scored = []
     for entry in set(exact) | set(fuzzy) | set(prose):
         evidence = sorted(exact.get(entry, []) + fuzzy.get(entry, []), key=lambda e: -e.strength)
-        signature = evidence[0].strength if evidence else 0.0
+        # a message many root causes print is worth little alone; the entry's own words must add the rest
+        signature = max((min(e.strength, AMBIGUOUS_CAP) if e.ambiguous else e.strength for e in evidence),
+                        default=0.0)
+        specific = any(not e.ambiguous and e.strength >= KNOWN_FAILURE for e in evidence)
         distinct = {e.signature for e in evidence if e.via == "signature"}  # an alias adds no second witness
         signature = min(100.0, signature + EXTRA_SIGNATURE * max(len(distinct) - 1, 0))
         text_score = prose.get(entry, 0.0)
@@ -309,8 +340,10 @@ def score_entries(index: Index, query: Query) -> list[Scored]:
         total = min(100.0, best + OTHER_KIND_SHARE * other)
         if not failure_known and signature < SOME_EVIDENCE:  # topic words and sibling messages only
             total = min(total, UNKNOWN_ERROR_CAP)
-        scored.append(Scored(entry, round(total, 1), text_score, _dedupe(evidence)))
-    scored.sort(key=lambda s: (-s.score, -s.prose, index.entries[s.entry]["id"]))
+        scored.append(Scored(entry, round(total, 1), text_score, _dedupe(evidence), specific))
+    # ties: the stronger witness (an exact hit over a capped one), then prose, then the id
+    scored.sort(key=lambda s: (-s.score, -(s.evidence[0].strength if s.evidence else 0.0), -s.prose,
+                               index.entries[s.entry]["id"]))
     return scored
 
 

@@ -15,7 +15,7 @@ from ._score import Evidence, score_entries
 __all__ = ["HIGH", "MEDIUM", "SearchResponse", "SearchResult", "get_index", "search"]
 
 HIGH, MEDIUM = 75.0, 55.0  # score thresholds of the confidence bands; below MEDIUM is low
-SIGNATURE_LEAD, PROSE_LEAD = 3.0, 10.0  # lead over the runner-up that "high" also needs
+SIGNATURE_LEAD = 3.0  # lead over the runner-up that "high" also needs
 MIN_SCORE = 1.0  # below this an entry shares no more than a stray word with the paste
 
 _INDEXES: dict[tuple[str, bool], Index] = {}
@@ -59,13 +59,13 @@ def get_index(catalogue: str | os.PathLike[str] | None = None, use_cache: bool =
     return _INDEXES[key]
 
 
-def _confidence(score: float, runner_up: float, evidenced: bool) -> str:
-    """High needs a high score and a clear lead: a near tie names a family, not one entry.
+def _confidence(score: float, runner_up: float, specific: bool) -> str:
+    """High needs a high score, a clear lead and a signature that names the entry's cause.
 
-    A lead built on words alone must be wider than one built on a signature hit.
+    A near tie names a family of entries, not one; words alone, or a message that many root
+    causes print, never make an answer more than medium.
     """
-    lead = score - runner_up
-    if score >= HIGH and lead >= (SIGNATURE_LEAD if evidenced else PROSE_LEAD):
+    if score >= HIGH and specific and score - runner_up >= SIGNATURE_LEAD:
         return "high"
     return "medium" if score >= MEDIUM else "low"
 
@@ -86,6 +86,6 @@ def search(text: str | bytes, top: int = 10, catalogue: str | os.PathLike[str] |
         runner_up = scored[1].score if rank == 0 and len(scored) > 1 else scored[0].score if rank else 0.0
         entry = index.entries[s.entry]
         results.append(SearchResult(entry["id"], entry["title"], entry["area"], s.score,
-                                    _confidence(s.score, runner_up, bool(s.evidence)), s.evidence))
+                                    _confidence(s.score, runner_up, s.specific), s.evidence))
     abstained = not scored or _confidence(scored[0].score, 0.0, True) == "low"
     return SearchResponse(query.kind, abstained, results)
