@@ -1,8 +1,9 @@
 """The browser's paste search agrees with `kb search` on every benchmark case.
 
 Cases come from the shared benchmark file (read here, never copied into the repository) and
-from the case files under benchmarks/, the public failure reports of real_failures.jsonl included. Agreement means the same top entry (or both abstaining),
-the same abstention, and the same ranked entries with the same scores and confidences.
+from the case files under benchmarks/, the public failure reports of real_failures.jsonl
+included. Agreement means the same top entry (or both abstaining), the same abstention, and
+the same ranked entries with the same scores and confidences.
 """
 
 from __future__ import annotations
