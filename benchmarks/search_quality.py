@@ -1,14 +1,21 @@
-"""Search quality: top-1/top-3 per query kind, abstention, wrong-confident answers, vs two baselines.
+"""Search quality: top-1/top-3 per query kind, abstention, confident-wrong answers, vs two baselines.
 
 Cases come from ../shared/bench/dev-cases.jsonl (real pastes; read here, never copied into
 the repository) when present, the real tracebacks and warnings captured by the checks in the
-committed reports (reports/*.json), plus benchmarks/search_cases.jsonl (written for this
-project). Each case: id, kind (traceback|log|prose), text, expect (acceptable entry ids,
-primary first; empty: nothing covers it and search should abstain).
+committed reports (reports/*.json), benchmarks/search_cases.jsonl (written for this project),
+and benchmarks/real_failures.jsonl (public failure reports sampled without regard to the
+catalogue; its `dev` and `test` halves are reported apart, and search is tuned on `dev` only).
+Each case: id, kind (traceback|log|prose), text, expect (acceptable entry ids, primary first;
+empty: nothing covers it and search should abstain).
 
 Columns: top-1 / top-3 = an acceptable entry ranked first / in the first three;
 answered = top-1 right and search did not abstain; abstain = share of negatives where
-search abstained; wrong-high = a high-confidence first answer that is wrong.
+search abstained; wrong-high = a high-confidence first answer that is wrong;
+conf-wrong = a medium- or high-confidence first answer that is wrong, as a count and as a
+share of all cases; prec@conf = the share of medium- and high-confidence answers that are right.
+
+The goals of issue 13, printed with PASS/FAIL for the corpus's test half: prec@conf >= 95%
+and conf-wrong <= 3% of all cases.
 
 Baselines: BM25 over each record's whole text, and rapidfuzz token_set_ratio of the
 whole paste against each record's text. Neither can abstain.
@@ -34,10 +41,23 @@ from trainkb._locate import find_catalogue
 from trainkb.search import get_index, search
 
 HERE = Path(__file__).resolve().parent
-DEFAULT_DEV = HERE.parent.parent / "shared" / "bench" / "dev-cases.jsonl"
+# the shared cases sit beside the repository (or beside the folder of its git worktrees)
+DEFAULT_DEV = next((p for p in (HERE.parents[1] / "shared" / "bench" / "dev-cases.jsonl",
+                                HERE.parents[2] / "shared" / "bench" / "dev-cases.jsonl") if p.is_file()),
+                   HERE.parents[1] / "shared" / "bench" / "dev-cases.jsonl")
 OWN = HERE / "search_cases.jsonl"
+CORPUS = HERE / "real_failures.jsonl"
+GOAL_PRECISION, GOAL_CONFIDENT_WRONG = 0.95, 0.03  # issue 13, on the corpus's test half
 KINDS = ("traceback", "log", "prose")
 Ranker = Callable[[str], tuple[list[str], bool, bool]]  # ids, abstained, top-1 high confidence
+
+
+def load_corpus(path: Path) -> list[dict]:
+    """The public failure reports, each in the set named by its split ("corpus dev", "corpus test")."""
+    cases = load_cases(path, "corpus")
+    for case in cases:
+        case["set"] = f"corpus {case['split']}"
+    return cases
 
 
 def load_cases(path: Path, source: str) -> list[dict]:
@@ -132,12 +152,16 @@ def evaluate(rank: Ranker, cases: list[dict], misses: list[str] | None = None) -
         expect = case["expect"]
         for key in (case["kind"], "all"):
             row = rows[key]
+            right = bool(ids) and ids[0] in expect
+            row["cases"] += 1
+            row["confident"] += bool(ids) and not abstained
+            row["confident_wrong"] += bool(ids) and not abstained and not right
             if expect:
                 row["positives"] += 1
-                row["top1"] += bool(ids) and ids[0] in expect
-                row["answered"] += bool(ids) and ids[0] in expect and not abstained
+                row["top1"] += right
+                row["answered"] += right and not abstained
                 row["top3"] += any(i in expect for i in ids[:3])
-                row["wrong_confident"] += high and ids[0] not in expect
+                row["wrong_confident"] += high and not right
                 row["abstained_on_positive"] += abstained
             else:
                 row["negatives"] += 1
@@ -158,14 +182,32 @@ def _pct(a: float, b: float) -> str:
 def report(name: str, rows: dict[str, dict[str, float]], can_abstain: bool) -> None:
     print(f"\n{name}")
     print(f"  {'kind':<10}{'pos':>5}{'top-1':>9}{'answered':>10}{'top-3':>9}{'neg':>5}{'abstain':>9}"
-          f"{'wrong-high':>12}")
+          f"{'wrong-high':>12}{'conf-wrong':>17}{'prec@conf':>16}")
     for kind in (*KINDS, "all"):
         r = rows[kind]
         pos, neg = r.get("positives", 0), r.get("negatives", 0)
         abstain = _pct(r.get("abstained", 0), neg) if can_abstain else "  never"
         answered = _pct(r.get("answered", 0), pos) if can_abstain else _pct(r.get("top1", 0), pos)
+        wrong, confident = int(r.get("confident_wrong", 0)), int(r.get("confident", 0))
+        conf_wrong = f"{wrong:>4} {_pct(wrong, r.get('cases', 0))}" if can_abstain else "n/a"
+        precision = f"{confident - wrong:>3}/{confident:<3} {_pct(confident - wrong, confident)}" if can_abstain \
+            else "n/a"
         print(f"  {kind:<10}{pos:>5}{_pct(r.get('top1', 0), pos):>9}{answered:>10}{_pct(r.get('top3', 0), pos):>9}"
-              f"{neg:>5}{abstain:>9}{int(r.get('wrong_confident', 0)):>12}")
+              f"{neg:>5}{abstain:>9}{int(r.get('wrong_confident', 0)):>12}{conf_wrong:>17}{precision:>16}")
+
+
+def goals(rows: dict[str, dict[str, float]]) -> bool:
+    """Print issue 13's goal lines for the corpus's test half; True when both hold."""
+    r = rows["all"]
+    cases, confident, wrong = r.get("cases", 0), r.get("confident", 0), r.get("confident_wrong", 0)
+    precision = (confident - wrong) / confident if confident else 1.0
+    share = wrong / cases if cases else 0.0
+    ok_precision, ok_wrong = precision >= GOAL_PRECISION, share <= GOAL_CONFIDENT_WRONG
+    print(f"\ngoal (corpus test): medium/high answers right >= {GOAL_PRECISION:.0%}: "
+          f"{confident - wrong}/{confident} = {precision:.1%}  {'PASS' if ok_precision else 'FAIL'}")
+    print(f"goal (corpus test): confident-wrong <= {GOAL_CONFIDENT_WRONG:.0%} of all cases: "
+          f"{wrong}/{cases} = {share:.1%}  {'PASS' if ok_wrong else 'FAIL'}")
+    return ok_precision and ok_wrong
 
 
 def main() -> int:
@@ -176,7 +218,7 @@ def main() -> int:
     args = parser.parse_args()
     root = find_catalogue(args.catalogue)
     ids, texts = _record_texts(root)
-    cases = load_cases(args.dev, "dev") + load_cases(OWN, "own") + load_check_cases(root)
+    cases = load_cases(args.dev, "dev") + load_cases(OWN, "own") + load_check_cases(root) + load_corpus(CORPUS)
     pending = [c for c in cases if c["expect"] and not set(c["expect"]) & set(ids)]
     if pending:
         print(f"({len(pending)} cases skipped: none of their expected entries is in the catalogue yet)")
@@ -187,14 +229,21 @@ def main() -> int:
     per_kind = ", ".join(f"{k} {sum(c['kind'] == k for c in cases)}" for k in KINDS)
     print(f"catalogue: {len(ids)} entries; cases: {len(cases)} ({per_kind})")
     misses: list[str] = []
-    for subset in ("dev", "own", "checks"):
+    test_rows = None
+    for subset in ("dev", "own", "checks", "corpus dev", "corpus test"):
         chosen = [c for c in cases if c["set"] == subset]
         if not chosen:
             continue
         print(f"\n=== {subset} cases ({len(chosen)})")
-        report("trainkb search", evaluate(engine(root), chosen, misses if args.misses else None), True)
+        rows = evaluate(engine(root), chosen, misses if args.misses else None)
+        report("trainkb search", rows, True)
         report("baseline: BM25 over record text", evaluate(bm25_baseline(ids, texts), chosen), False)
-        report("baseline: rapidfuzz token_set_ratio", evaluate(fuzz_baseline(ids, texts), chosen), False)
+        if not subset.startswith("corpus"):
+            report("baseline: rapidfuzz token_set_ratio", evaluate(fuzz_baseline(ids, texts), chosen), False)
+        if subset == "corpus test":
+            test_rows = rows
+    if test_rows is not None:
+        goals(test_rows)
     if args.misses:
         print("\nmisses (case id, kind, expected, top-3 returned):")
         print("\n".join(f"  {m}" for m in misses) or "  none")
