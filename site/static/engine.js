@@ -556,6 +556,7 @@
       return [p[0], p[1], p[2], codePoints(p[1]).length, p[3] >= C.AMBIGUOUS_REPORTS, norm.terms(p[2])];
     });
     this.background = data.background;  // word -> weight in the prose model (1 when absent)
+    this.adviceTexts = data.advice;
     this.gate = data.gate;
     this.ungated = data.ungated;
     this.postings = data.postings;
@@ -863,7 +864,23 @@
     return out.slice(0, this.C.MAX_EVIDENCE);
   };
 
-  /* search(text, top, firstLine) -> {query_kind, abstained, results[{id, title, area, score, confidence, evidence}]} */
+  /* _hint.advice: what would help when search abstains, for what the paste holds */
+  Engine.prototype.advice = function (query) {
+    var A = this.adviceTexts, C = this.C;
+    if (query.launcherOnly) return A.launcher;
+    var failures = query.messages.filter(function (m) { return m.weight >= C.FAILURE_WEIGHT && m.type; });
+    if (failures.length) {
+      var last = failures[failures.length - 1];
+      var message = last.text ? last.type + ": " + last.text : last.type;
+      if (pyLen(message) > C.ADVICE_MESSAGE_CHARS) message = pyRstrip(pySlice(message, C.ADVICE_MESSAGE_CHARS)) + "\u2026";
+      return A.exception.split("{message}").join(message);
+    }
+    if (query.kind === "traceback") return A.cut;
+    return query.kind === "log" ? A.log : A.prose;
+  };
+
+  /* search(text, top, firstLine) -> {query_kind, abstained, results[{id, title, area, score, confidence, evidence}],
+   * advice} */
   Engine.prototype.search = function (text, top, firstLine) {
     var C = this.C, self = this, query = this.parser.parse(text, firstLine);
     var scored = this.score(query).filter(function (s) { return s.score >= C.MIN_SCORE; });
@@ -882,7 +899,8 @@
                }) };
     });
     var abstained = !scored.length || confidence(scored[0].score, 0, true) === "low";
-    return { query_kind: query.kind, abstained: abstained, results: results };
+    return { query_kind: query.kind, abstained: abstained, results: results,
+             advice: abstained ? this.advice(query) : null };
   };
 
   var api = { Engine: Engine, partialRatio: partialRatio, alignment: alignment, stem: stem };

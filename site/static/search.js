@@ -41,8 +41,10 @@
     if (!text.trim()) return;
     var response = engine.search(text, 5);
     pasteOut.appendChild(el("p", "verdict", response.abstained
-      ? (response.results.length ? "No entry explains this with confidence. The closest:" : "No entry matches this.")
+      ? (response.results.length ? "No entry explains this with confidence. The closest, not a match:"
+                                 : "No entry matches this.")
       : "Read as a " + response.query_kind + ". Best match first:"));
+    if (response.advice) pasteOut.appendChild(el("p", "advice", response.advice));
     var list = el("ol");
     response.results.forEach(function (r) {
       var li = el("li", "result");

@@ -48,15 +48,25 @@ def _clip(text: str, limit: int) -> str:
 
 
 def advise(text: str, top: int = 3, catalogue: str | os.PathLike[str] | None = None,
-           heading: str = "trainkb") -> str:
-    """Matches for a failure's output as plain text, or '' when nothing is credible."""
+           heading: str = "trainkb", explain_abstention: bool = False) -> str:
+    """Matches for a failure's output as plain text.
+
+    When nothing is credible: '' or, with ``explain_abstention``, what would help and the
+    closest entries, marked as not a match.
+    """
     from ._catalogue import load_catalogue
     from ._locate import find_catalogue
     from .search import search
 
     response = search(text, top=top, catalogue=catalogue)
     if response.abstained or not response.results:
-        return ""
+        if not explain_abstention:
+            return ""
+        lines = [f"── {heading}: no catalogue entry matches this output confidently ──"]
+        if response.advice:
+            lines.append(f"  what would help: {response.advice}")
+        lines += [f"  closest, not a match: {r.id}  {r.title}" for r in response.results]
+        return "\n".join(lines) + "\n"
     cat = load_catalogue(find_catalogue(catalogue))
     lines = [f"── {heading}: this failure matches ──"]
     for result in response.results:

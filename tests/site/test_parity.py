@@ -2,8 +2,8 @@
 
 Cases come from the shared benchmark file (read here, never copied into the repository) and
 from the case files under benchmarks/, the public failure reports of real_failures.jsonl
-included. Agreement means the same top entry (or both abstaining), the same abstention, and
-the same ranked entries with the same scores and confidences.
+included. Agreement means the same top entry (or both abstaining), the same abstention, the
+same ranked entries with the same scores and confidences, and the same advice.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def test_browser_agrees_with_kb_search(real_catalogue: Catalogue, real_site: Pat
 
     top = [first(e) == first(g) for e, g in pairs]
     abstained = [e["abstained"] == g["abstained"] for e, g in pairs]
-    scores = [_ranked(e) == _ranked(g) for e, g in pairs]
+    scores = [_ranked(e) == _ranked(g) and e["advice"] == g["advice"] for e, g in pairs]
     print(f"\nparity: {sum(top)}/{len(cases)} = {sum(top) / len(cases):.1%} top-1 agreement, "
           f"{sum(abstained)}/{len(cases)} same abstention, {sum(scores)}/{len(cases)} identical scores")
     misses = [(c["id"], _ranked(e)[:3], _ranked(g)[:3]) for c, (e, g), ok in zip(cases, pairs, scores, strict=True)

@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
 
     def diagnose(tail: str, heading: str) -> None:
         try:
-            advice = advise(tail, top=args.top, catalogue=args.catalogue, heading=heading)
+            advice = advise(tail, top=args.top, catalogue=args.catalogue, heading=heading, explain_abstention=True)
         except Exception as exc:  # a broken catalogue must not change the command's outcome
             _say(f"kb run: could not search the catalogue ({type(exc).__name__}: {exc})\n")
             return

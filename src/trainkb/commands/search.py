@@ -57,12 +57,14 @@ def _query(args: argparse.Namespace) -> tuple[str, int] | None:
 def _print_text(response: SearchResponse) -> None:
     results = response.results
     if response.abstained:
-        print("No confident match" + (" — closest entries:" if results else "."))
+        print("No confident match" + (" — closest entries, not a match:" if results else "."))
     for result in results:
         print(f"{result.id:<5} {result.score:5.1f}  {result.confidence:<6}  {result.title}")
         for ev in result.evidence[:2]:
             print(f"      line {ev.line}: {ev.text[:110]}")
             print(f"        matches: {ev.signature[:100]}")
+    if response.advice:
+        print(f"\nWhat would help: {response.advice}")
 
 
 def run(args: argparse.Namespace) -> int:

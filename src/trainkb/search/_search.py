@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from .._locate import find_catalogue
+from ._hint import advice
 from ._index import Index, load_index
 from ._input import parse
 from ._score import Evidence, score_entries
@@ -44,10 +45,11 @@ class SearchResponse:
     query_kind: str  # traceback | log | prose
     abstained: bool  # True: nothing is credible; results are only the closest entries
     results: list[SearchResult]
+    advice: str | None = None  # when abstained: what to paste or run so that search can answer
 
     def to_json(self) -> dict[str, Any]:
         return {"query_kind": self.query_kind, "abstained": self.abstained,
-                "results": [r.to_json() for r in self.results]}
+                "results": [r.to_json() for r in self.results], "advice": self.advice}
 
 
 def get_index(catalogue: str | os.PathLike[str] | None = None, use_cache: bool = True) -> Index:
@@ -88,4 +90,4 @@ def search(text: str | bytes, top: int = 10, catalogue: str | os.PathLike[str] |
         results.append(SearchResult(entry["id"], entry["title"], entry["area"], s.score,
                                     _confidence(s.score, runner_up, s.specific), s.evidence))
     abstained = not scored or _confidence(scored[0].score, 0.0, True) == "low"
-    return SearchResponse(query.kind, abstained, results)
+    return SearchResponse(query.kind, abstained, results, advice(query) if abstained else None)

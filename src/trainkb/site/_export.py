@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from .._catalogue import Catalogue
-from ..search import _index, _input, _normalize, _score, _search
+from ..search import _hint, _index, _input, _normalize, _score, _search
 
 __all__ = ["export_index", "js_regex", "search_data"]
 
@@ -151,7 +151,8 @@ def search_data(cat: Catalogue) -> dict[str, Any]:
         entry, words = row[0], row[-1]
         aliases.setdefault(entry, []).append([words, sum(index.idf.get(w, 0.0) for w in words)])
     data["aliases"] = aliases
-    data["constants"] = _constants(_input, _normalize, _score, _search, _index)
+    data["constants"] = _constants(_input, _normalize, _score, _search, _index, _hint)
+    data["advice"] = _hint.ADVICE
     data["patterns"] = _patterns()
     return data
 

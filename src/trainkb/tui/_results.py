@@ -35,7 +35,8 @@ class ResultsList(OptionList):
                                    disabled=True))
             return
         if response.abstained:
-            self.add_option(Option(Text("no confident match — closest entries:", style="bold"), disabled=True))
+            self.add_option(Option(Text("no confident match — closest entries, not a match:", style="bold"),
+                                   disabled=True))
         for result in response.results:
             label = Text.assemble(
                 (f"{result.id:<5}", "bold"), " ", (_bar(result.score), _STYLE[result.confidence]),
@@ -45,4 +46,6 @@ class ResultsList(OptionList):
             self.add_option(Option(label, id=result.id))
         if not response.results:
             self.add_option(Option(Text("nothing to compare yet", style="dim"), disabled=True))
+        if response.advice:
+            self.add_option(Option(Text(response.advice, style="italic"), disabled=True))
         self.border_subtitle = f"{response.query_kind}"
