@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from trainkb.search import search
+from trainkb.search import get_index, search
+from trainkb.search._hint import ADVICE
 from trainkb.search._index import load_index
+from trainkb.search._score import AMBIGUOUS_REPORTS
 
 DDP_TRACEBACK = """\
 Traceback (most recent call last):
@@ -211,3 +213,56 @@ def test_variable_identifiers_do_not_break_a_fuzzy_match(catalogue: Path) -> Non
     paste = "RuntimeError: Function PowBackward1 returned nan value in its first output"
     top = search(paste, catalogue=catalogue).results[0]
     assert top.id == "P1" and top.confidence != "low"
+
+
+def test_a_message_many_root_causes_print_is_not_a_confident_answer_alone(catalogue: Path) -> None:
+    """Public failure reports print "killed by signal: Killed" for many causes (background.json)."""
+    (catalogue / "alpha" / "D4-killed.yaml").write_text(r"""
+id: D4
+title: DataLoader worker killed by the OOM killer (host RAM)
+area: alpha
+section: two
+tags: [dataloader, host-oom]
+symptom: Workers die one after another while host memory climbs epoch after epoch.
+root_cause: Each worker's in-memory cache grows without bound.
+fix: Bound the cache or lower `num_workers`.
+signatures:
+  - regex: "DataLoader worker \\(pid \\d+\\) is killed by signal: Killed"
+    type: RuntimeError
+    example: "DataLoader worker (pid 5123) is killed by signal: Killed."
+verification: {status: manual, reason: test fixture}
+""".lstrip())
+    index = get_index(catalogue, use_cache=False)
+    assert next(s.background for s in index.sigs if s.source.endswith("Killed")) >= AMBIGUOUS_REPORTS
+    bare = search("RuntimeError: DataLoader worker (pid 77) is killed by signal: Killed.", catalogue=index)
+    assert bare.results[0].id == "D4" and bare.abstained
+    told = search("The OOM killer takes the workers as host RAM climbs every epoch: each worker's in-memory cache "
+                  "grows without bound.\nRuntimeError: DataLoader worker (pid 77) is killed by signal: Killed.",
+                  catalogue=index)
+    assert told.results[0].id == "D4" and told.results[0].confidence == "medium"
+
+
+def test_words_alone_never_make_a_high_answer(catalogue: Path) -> None:
+    response = search("DDP unused parameters: some parameters were not used in producing loss, expected to have "
+                      "finished reduction, find_unused_parameters", catalogue=catalogue)
+    assert all(r.confidence != "high" for r in response.results if not r.evidence)
+
+
+def test_abstention_says_what_would_help_for_what_the_paste_holds(catalogue: Path) -> None:
+    summary = ("torch.distributed.elastic.multiprocessing.errors.ChildFailedError:\nRoot Cause (first observed "
+               "failure):\n[0]:\n  rank      : 1 (local_rank: 1)\n  exitcode  : 1 (pid: 9928)\n  error_file: <N/A>\n"
+               "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html\n")
+    cases = {
+        summary: ADVICE["launcher"],
+        "RuntimeError: running_mean should contain 36 elements not 38": ADVICE["exception"].replace(
+            "{message}", "RuntimeError: running_mean should contain 36 elements not 38"),
+        'Traceback (most recent call last):\n  File "train.py", line 3, in <module>\n    main()\n': ADVICE["cut"],
+        "INFO step 10 loss 0.52\nINFO step 20 loss 0.51\nWARNING step 30 loss 0.50\n": ADVICE["log"],
+        "my model trains for a while and then the results get worse and worse": ADVICE["prose"],
+    }
+    for paste, advice in cases.items():
+        response = search(paste, catalogue=catalogue)
+        assert response.abstained and response.advice == advice, paste
+        assert response.to_json()["advice"] == advice
+    assert search("RuntimeError: Expected to have finished reduction in the prior iteration before starting a new "
+                  "one", catalogue=catalogue).to_json()["advice"] is None

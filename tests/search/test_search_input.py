@@ -106,3 +106,48 @@ def test_traceback_pasted_without_its_header() -> None:
     assert query.kind == "traceback"
     assert [line.role for line in query.lines][:4] == ["frame", "frame", "frame", "message"]
     assert "main(arguments)" not in query.prose
+
+
+SUMMARY_ONLY = CHILD_FAILED[CHILD_FAILED.index("torch.distributed.elastic"):]  # the ranks' tracebacks scrolled away
+
+
+def test_configuration_dumps_commands_environments_and_progress_bars_are_context() -> None:
+    context = [
+        "compute_environment: LOCAL_MACHINE",
+        "distributed_type: MULTI_GPU",
+        '  "train_batch_size": 16,',
+        "- `transformers` version: 4.36.2",
+        "- Platform: Linux-5.15.0-x86_64-with-glibc2.35",
+        "torch                    2.1.0",
+        "$ torchrun --nproc_per_node 8 train.py --lr 1e-4",
+        "    --model_name_or_path meta-llama/Llama-2-7b-hf \\",
+        "Namespace(batch_size=1, checkpoint=0, lr=0.001)",
+        "Epoch 1:  45%|████▌     | 45/100 [00:10<00:12,  4.50it/s, loss=0.3]",
+    ]
+    kept = [
+        "loss: nan",
+        "When I resume (with the --resume and --epochs arguments) the workers repeat the same seeds.",
+        "train_loader = torch.utils.data.DataLoader(",
+    ]
+    lines = parse("\n".join(context + kept)).lines
+    assert [line.role for line in lines] == ["context"] * len(context) + ["text"] * len(kept)
+
+
+def test_context_lines_stay_out_of_the_prose_and_dumped_settings_out_of_a_sentence() -> None:
+    query = parse("distributed_type: MULTI_GPU\nIt fails on 4 GPUs (num_processes: 4, mixed_precision: fp16, "
+                  "gpu_ids: all) but works on 2.")
+    assert "MULTI_GPU" not in query.prose and "num_processes" not in query.prose
+    assert "It fails on 4 GPUs" in query.prose
+
+
+def test_a_launcher_summary_alone_is_marked_launcher_only() -> None:
+    assert SUMMARY_ONLY.startswith("torch.distributed.elastic")
+    assert parse(SUMMARY_ONLY).launcher_only
+    assert not parse(CHILD_FAILED).launcher_only  # the root-cause rank's own traceback is there
+
+
+def test_rich_traceback_frames_are_frames() -> None:
+    paste = ("│ s/lightning/pytorch/trainer/trainer.py:580 in _fit_impl                      │\n"
+             "│ ❱  580 │   │   self._run(model, ckpt_path=ckpt_path)                         │\n")
+    query = parse(paste)
+    assert [line.role for line in query.lines[:2]] == ["frame", "frame"] and query.kind == "traceback"
