@@ -808,7 +808,11 @@
     var own = owners(query), skip = new Set();
     [exact, fuzzy].forEach(function (found) {
       found.forEach(function (evs) {
-        evs.forEach(function (ev) { if (ev.ambiguous) ev.words.forEach(function (w) { skip.add(w); }); });
+        evs.forEach(function (ev) {
+          if (!ev.ambiguous) return;
+          ev.words.forEach(function (w) { skip.add(w); });
+          self.norm.terms(own[ev.at] ? own[ev.at].text : query.lines[ev.at].text).forEach(function (w) { skip.add(w); });
+        });
       });
     });
     var prose = this.prose(query, skip);
@@ -829,7 +833,7 @@
       // a message many root causes print is worth little alone; the entry's own words must add the rest
       var signature = 0, specific = false;
       evidence.forEach(function (e) {
-        signature = Math.max(signature, e.ambiguous ? Math.min(e.strength, C.AMBIGUOUS_CAP) : e.strength);
+        signature = Math.max(signature, e.ambiguous ? e.strength * C.AMBIGUOUS_SHARE : e.strength);
         if (!e.ambiguous && e.strength >= C.KNOWN_FAILURE) specific = true;
       });
       // an alias adds no second witness

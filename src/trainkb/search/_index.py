@@ -30,7 +30,7 @@ __all__ = ["FORMAT", "Index", "build_data", "cache_dir", "load_index"]
 
 FORMAT = 7  # the plain-data layout; the cache key also hashes this module, the normaliser and the background
 BACKGROUND = Path(__file__).with_name("background.json")  # words public failure reports share
-BACKGROUND_RATE = 0.02  # a word this share of failure reports hold weighs half in the prose model
+BACKGROUND_RATE = 0.01  # a word more failure reports than this share hold weighs that share over its own
 _KEEP = 8  # cached indexes kept (one per catalogue state; old ones are deleted)
 K1, B = 1.2, 0.75
 MIN_PHRASE = 12  # characters an alias needs before its verbatim presence counts as evidence
@@ -186,8 +186,8 @@ def _background(sigs: list[dict[str, Any]], phrases: list[list[Any]], vocabulary
         phrase[3] = count(phrase[3])
     if not reports:
         return {}
-    return {term: round(1.0 / (1.0 + len(docs) / reports / BACKGROUND_RATE), 6)
-            for term, docs in sorted(holders.items()) if term in vocabulary}
+    return {term: round(min(1.0, BACKGROUND_RATE * reports / len(docs)), 6)
+            for term, docs in sorted(holders.items()) if term in vocabulary and len(docs) > BACKGROUND_RATE * reports}
 
 
 def build_data(entries: list[Any], digest: str) -> dict[str, Any]:

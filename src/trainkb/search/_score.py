@@ -42,7 +42,7 @@ MIN_SHARED_TERMS, SHARED_TERMS_SHARE = 2, 0.5  # words a line must share with a 
 MIN_LINE_CHARS = 16  # a plain (non-message) line shorter than this is not aligned
 MAX_TERM_REPEATS = 4  # repeats of a word that still raise its BM25 weight (by the square root)
 FULL_ALIAS_WORDS = 4  # a title or alias of fewer words covers the paste proportionally less
-PROSE_SATURATION = 18.0  # BM25 strength at which prose evidence reaches 1 - 1/e of its range
+PROSE_SATURATION = 16.0  # BM25 strength at which prose evidence reaches 1 - 1/e of its range
 BM25_SHARE, COVER_SHARE = 0.55, 0.45  # the prose score's blend of relative BM25 and title/alias coverage
 EXTRA_SIGNATURE = 2.0  # added per further distinct signature that hit the same entry
 OTHER_KIND_SHARE = 0.12  # share of the weaker kind of evidence added to the stronger
@@ -58,7 +58,7 @@ MAX_TEXT_SEGMENTS = 300  # plain lines aligned against signatures (the last ones
 MAX_MESSAGE_SEGMENTS = 200  # exception messages aligned against signatures (the last ones)
 UNKNOWN_ERROR_CAP = 52.0  # score without real evidence when the failure message matched no signature
 AMBIGUOUS_REPORTS = 2  # public failure reports printing a message that make it a symptom of many causes
-AMBIGUOUS_CAP = 45.0  # what a hit of such a message is worth alone: the entry's own words must add the rest
+AMBIGUOUS_SHARE = 0.45  # what a hit of such a message is worth alone: the entry's own words must add the rest
 ROLE_WEIGHT = {"message": 0.9, "text": 0.85, "header": 0.6, "frame": 0.6}
 
 
@@ -316,8 +316,10 @@ def score_entries(index: Index, query: Query) -> list[Scored]:
     for entry, found in _phrases(index, query, segments).items():
         fuzzy.setdefault(entry, []).extend(found)
     owners = _owners(query)
+    # the words of a message many root causes print (and its boilerplate lines) cannot tell those causes apart
     ambiguous = frozenset(w for found in (exact, fuzzy) for evs in found.values() for ev in evs if ev.ambiguous
-                          for w in ev.words)
+                          for w in (*ev.words, *terms(owners[ev.at].text if owners[ev.at] else
+                                                      query.lines[ev.at].text)))
     prose = _prose(index, query, ambiguous)
     failure_known = any(
         ev.strength >= KNOWN_FAILURE and owners[ev.at] is not None and owners[ev.at].weight >= FAILURE_WEIGHT
@@ -328,7 +330,7 @@ def score_entries(index: Index, query: Query) -> list[Scored]:
     for entry in set(exact) | set(fuzzy) | set(prose):
         evidence = sorted(exact.get(entry, []) + fuzzy.get(entry, []), key=lambda e: -e.strength)
         # a message many root causes print is worth little alone; the entry's own words must add the rest
-        signature = max((min(e.strength, AMBIGUOUS_CAP) if e.ambiguous else e.strength for e in evidence),
+        signature = max((e.strength * AMBIGUOUS_SHARE if e.ambiguous else e.strength for e in evidence),
                         default=0.0)
         specific = any(not e.ambiguous and e.strength >= KNOWN_FAILURE for e in evidence)
         distinct = {e.signature for e in evidence if e.via == "signature"}  # an alias adds no second witness
