@@ -113,3 +113,15 @@ def test_github_format():
     finding = Finding("catalogue/a/D1-x.yaml", 3, 5, "title", "empty-prose", "50% bad\nsecond line")
     assert finding.github() == ("::error file=catalogue/a/D1-x.yaml,line=3,col=5,title=kb lint empty-prose::"
                                 "title: 50%25 bad%0Asecond line")
+
+
+def test_excludes_are_linted_like_signatures(make_catalogue):
+    extra = ("signatures:\n  - {literal: 'size mismatch for', example: 'size mismatch for fc.weight'}\n"
+             "excludes:\n  - {literal: 'Bus error', example: 'bus error'}\n"
+             "  - {regex: 'size \\w+ for', example: 'size mismatch for fc.bias'}\n")
+    found = lint(make_catalogue({"alpha/D1-sample.yaml": record(extra=extra)}))
+    assert any("excludes[0].example: the literal does not occur in its own example [signature-example]" in f
+               for f in found), found
+    assert any("excludes[1]: the exclude matches this entry's own signature example 'size mismatch for fc.weight'"
+               in f and f.endswith("[exclude-own-signature]") for f in found), found
+    assert len(found) == 2

@@ -557,6 +557,7 @@
     });
     this.background = data.background;  // word -> weight in the prose model (1 when absent)
     this.adviceTexts = data.advice;
+    this.excludes = data.excludes.map(function (x) { return [x[0], new RegExp(x[1], x[2])]; });
     this.gate = data.gate;
     this.ungated = data.ungated;
     this.postings = data.postings;
@@ -825,6 +826,8 @@
       });
     });
     known = known && !query.launcherOnly;  // a summary says a worker failed, not why
+    var raw = query.lines.map(function (l) { return l.text; }).join("\n"), excluded = new Set();
+    this.excludes.forEach(function (x) { if (x[1].test(raw)) excluded.add(x[0]); });
     var ids = new Set(); [exact, fuzzy, prose].forEach(function (m) { m.forEach(function (_v, k) { ids.add(k); }); });
     var scored = [];
     ids.forEach(function (entry) {
@@ -844,6 +847,10 @@
       if (!known) text = Math.min(text, C.UNKNOWN_ERROR_CAP);
       var total = Math.min(100, Math.max(signature, text) + C.OTHER_KIND_SHARE * Math.min(signature, text));
       if (!known && signature < C.SOME_EVIDENCE) total = Math.min(total, C.UNKNOWN_ERROR_CAP);
+      if (excluded.has(entry)) {  // the paste holds output only a different failure prints
+        total = Math.min(total, C.EXCLUDED_CAP);
+        specific = false;
+      }
       scored.push({ entry: entry, score: round1(total), prose: text, evidence: self.dedupe(evidence), specific: specific });
     });
     // ties: the stronger witness (an exact hit over a capped one), then prose, then the id

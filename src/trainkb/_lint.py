@@ -106,22 +106,33 @@ def _check_links(out: _Collector, entry: Entry) -> None:
 
 
 def _check_signatures(out: _Collector, entry: Entry) -> None:
-    for i, sig in enumerate(entry.signatures):
-        if sig.regex is not None:
-            try:
-                pattern = re.compile(sig.regex)
-            except re.error as exc:
-                out.add(entry.id, ("signatures", i, "regex"), "regex-compile", f"regex does not compile: {exc}")
-                continue
-            if nested_quantifier(sig.regex):
-                out.add(entry.id, ("signatures", i, "regex"), "regex-backtracking",
-                        "nested quantifier (a repeat inside a repeat) can backtrack catastrophically")
-            if not pattern.search(sig.example):
-                out.add(entry.id, ("signatures", i, "example"), "signature-example",
-                        "the regex does not match its own example")
-        elif sig.literal is not None and sig.literal not in sig.example:
-            out.add(entry.id, ("signatures", i, "example"), "signature-example",
-                    "the literal does not occur in its own example")
+    """Signatures and excludes: each compiles, cannot backtrack catastrophically, matches its example."""
+    for field, sigs in (("signatures", entry.signatures), ("excludes", entry.excludes)):
+        for i, sig in enumerate(sigs):
+            if sig.regex is not None:
+                try:
+                    pattern = re.compile(sig.regex)
+                except re.error as exc:
+                    out.add(entry.id, (field, i, "regex"), "regex-compile", f"regex does not compile: {exc}")
+                    continue
+                if nested_quantifier(sig.regex):
+                    out.add(entry.id, (field, i, "regex"), "regex-backtracking",
+                            "nested quantifier (a repeat inside a repeat) can backtrack catastrophically")
+                if not pattern.search(sig.example):
+                    out.add(entry.id, (field, i, "example"), "signature-example",
+                            "the regex does not match its own example")
+            elif sig.literal is not None and sig.literal not in sig.example:
+                out.add(entry.id, (field, i, "example"), "signature-example",
+                        "the literal does not occur in its own example")
+    for i, sig in enumerate(entry.excludes):
+        pattern = re.compile(sig.regex or re.escape(sig.literal or ""), re.IGNORECASE)
+        if sig.regex is not None and nested_quantifier(sig.regex):
+            continue
+        own = [s.example for s in entry.signatures if pattern.search(s.example)]
+        if own:
+            out.add(entry.id, ("excludes", i), "exclude-own-signature",
+                    f"the exclude matches this entry's own signature example {own[0]!r}: it would rule the entry out "
+                    "wherever it applies")
 
 
 def _check_urls(out: _Collector, entry: Entry) -> None:

@@ -242,6 +242,11 @@ class Entry(_Strict):
         description="One imperative line a reader can act on at once; inline code only, no other Markdown.",
     )
     signatures: list[Signature] = Field(default_factory=list)
+    excludes: list[Signature] = Field(
+        default_factory=list,
+        description="Output that rules this entry out although its signatures match: a message only a "
+        "different failure prints (search then ranks the entry low).",
+    )
     links: list[Link] = Field(default_factory=list)
     external: list[ExternalPointer] = Field(default_factory=list)
     references: list[Reference] = Field(default_factory=list)

@@ -266,3 +266,15 @@ def test_abstention_says_what_would_help_for_what_the_paste_holds(catalogue: Pat
         assert response.to_json()["advice"] == advice
     assert search("RuntimeError: Expected to have finished reduction in the prior iteration before starting a new "
                   "one", catalogue=catalogue).to_json()["advice"] is None
+
+
+def test_an_exclude_in_the_paste_rules_its_entry_out(catalogue: Path) -> None:
+    record = next((catalogue / "alpha").glob("D1-*.yaml"))
+    text = record.read_text(encoding="utf-8")
+    paste = "RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one"
+    assert search(paste, catalogue=catalogue).results[0].id == "D1"
+    record.write_text(text + "excludes:\n  - literal: torch.compile is on\n    example: 'note: torch.compile is on'\n",
+                      encoding="utf-8")
+    response = search(paste + "\nnote: torch.compile is on", catalogue=load_index(catalogue, use_cache=False))
+    d1 = next(r for r in response.results if r.id == "D1")
+    assert d1.score <= 25.0 and d1.confidence == "low" and response.abstained

@@ -81,6 +81,8 @@ class Index:
         self.gate: dict[str, list[int]] = data["gate"]  # rarest required word -> signatures
         self.ungated: list[int] = data["ungated"]  # signatures with no required word: always tried
         self.hash: str = data["hash"]
+        # output that rules an entry out: (entry, compiled pattern)
+        self.excludes = [(entry, re.compile(pattern, re.IGNORECASE)) for entry, pattern in data["excludes"]]
 
 
 def _signature_data(entry_index: int, sig: Any) -> dict[str, Any]:
@@ -192,9 +194,11 @@ def _background(sigs: list[dict[str, Any]], phrases: list[list[Any]], vocabulary
 
 def build_data(entries: list[Any], digest: str) -> dict[str, Any]:
     """The plain-data index of ``entries`` (pydantic ``Entry`` objects or look-alikes)."""
-    rows, sigs, aliases, phrases, docs, examples = [], [], [], [], [], []
+    rows, sigs, aliases, phrases, docs, examples, excludes = [], [], [], [], [], [], []
     for index, entry in enumerate(entries):
         rows.append({"id": entry.id, "title": entry.title, "area": entry.area})
+        for sig in getattr(entry, "excludes", ()):
+            excludes.append([index, sig.regex if sig.regex is not None else re.escape(sig.literal)])
         for sig in entry.signatures:
             sigs.append(_signature_data(index, sig))
             examples.append((index, sig.example))
@@ -229,7 +233,7 @@ def build_data(entries: list[Any], digest: str) -> dict[str, Any]:
     background = _background(sigs, phrases, idf)
     return {"format": FORMAT, "hash": digest, "entries": rows, "sigs": sigs, "aliases": aliases, "phrases": phrases,
             "postings": postings, "idf": idf, "sig_terms": sig_terms, "gate": gate, "ungated": ungated,
-            "background": background}
+            "background": background, "excludes": excludes}
 
 
 def cache_dir() -> Path:

@@ -58,6 +58,7 @@ MAX_TEXT_SEGMENTS = 300  # plain lines aligned against signatures (the last ones
 MAX_MESSAGE_SEGMENTS = 200  # exception messages aligned against signatures (the last ones)
 UNKNOWN_ERROR_CAP = 52.0  # score without real evidence when the failure message matched no signature
 AMBIGUOUS_REPORTS = 2  # public failure reports printing a message that make it a symptom of many causes
+EXCLUDED_CAP = 25.0  # score of an entry whose excludes the paste holds: listed, never an answer
 AMBIGUOUS_SHARE = 0.45  # what a hit of such a message is worth alone: the entry's own words must add the rest
 ROLE_WEIGHT = {"message": 0.9, "text": 0.85, "header": 0.6, "frame": 0.6}
 
@@ -326,6 +327,8 @@ def score_entries(index: Index, query: Query) -> list[Scored]:
         for found in (exact, fuzzy) for evs in found.values() for ev in evs
     ) or not any(m.weight >= FAILURE_WEIGHT and m.type for m in query.messages)
     failure_known = failure_known and not query.launcher_only  # a summary says a worker failed, not why
+    raw = "\n".join(line.text for line in query.lines)
+    excluded = {entry for entry, pattern in index.excludes if pattern.search(raw)}
     scored = []
     for entry in set(exact) | set(fuzzy) | set(prose):
         evidence = sorted(exact.get(entry, []) + fuzzy.get(entry, []), key=lambda e: -e.strength)
@@ -342,6 +345,8 @@ def score_entries(index: Index, query: Query) -> list[Scored]:
         total = min(100.0, best + OTHER_KIND_SHARE * other)
         if not failure_known and signature < SOME_EVIDENCE:  # topic words and sibling messages only
             total = min(total, UNKNOWN_ERROR_CAP)
+        if entry in excluded:  # the paste holds output only a different failure prints
+            total, specific = min(total, EXCLUDED_CAP), False
         scored.append(Scored(entry, round(total, 1), text_score, _dedupe(evidence), specific))
     # ties: the stronger witness (an exact hit over a capped one), then prose, then the id
     scored.sort(key=lambda s: (-s.score, -(s.evidence[0].strength if s.evidence else 0.0), -s.prose,

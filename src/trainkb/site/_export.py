@@ -153,6 +153,7 @@ def search_data(cat: Catalogue) -> dict[str, Any]:
     data["aliases"] = aliases
     data["constants"] = _constants(_input, _normalize, _score, _search, _index, _hint)
     data["advice"] = _hint.ADVICE
+    data["excludes"] = [[entry, *js_regex(pattern)] for entry, pattern in index.excludes]
     data["patterns"] = _patterns()
     return data
 
