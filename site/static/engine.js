@@ -546,7 +546,8 @@
     this.sigs = data.sigs.map(function (s) {
       return { entry: s.entry, source: s.source, regex: re(s.regex, "g"), literal: s.literal, type: s.type,
                texts: s.texts.map(codePoints), nterms: s.terms.length, terms: s.terms, spec: s.spec,
-               required: s.required, ambiguous: s.background >= C.AMBIGUOUS_REPORTS };
+               required: s.required,
+               ambiguous: s.background >= C.AMBIGUOUS_REPORTS || s.shared >= C.AMBIGUOUS_SHARED };
     });
     this.aliases = data.aliases;  // entry -> [[words, idf total], ...]
     // aliases written as error fragments: [entry, masked text, alias as written, length in code points,

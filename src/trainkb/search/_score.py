@@ -58,6 +58,7 @@ MAX_TEXT_SEGMENTS = 300  # plain lines aligned against signatures (the last ones
 MAX_MESSAGE_SEGMENTS = 200  # exception messages aligned against signatures (the last ones)
 UNKNOWN_ERROR_CAP = 52.0  # score without real evidence when the failure message matched no signature
 AMBIGUOUS_REPORTS = 2  # public failure reports printing a message that make it a symptom of many causes
+AMBIGUOUS_SHARED = 3  # other entries whose examples a signature matches that make it a family's, not a cause's
 EXCLUDED_CAP = 25.0  # score of an entry whose excludes the paste holds: listed, never an answer
 AMBIGUOUS_SHARE = 0.45  # what a hit of such a message is worth alone: the entry's own words must add the rest
 ROLE_WEIGHT = {"message": 0.9, "text": 0.85, "header": 0.6, "frame": 0.6}
@@ -108,6 +109,11 @@ def _specificity(sig: Sig) -> float:
     return brevity * (1.0 - SHARED_DISCOUNT * min(sig.shared, MAX_SHARED))
 
 
+def _ambiguous(sig: Sig) -> bool:
+    """Many root causes print this message: public failure reports share it, or many entries claim it."""
+    return sig.background >= AMBIGUOUS_REPORTS or sig.shared >= AMBIGUOUS_SHARED
+
+
 def _type_bonus(sig: Sig, message: Message | None) -> float:
     if not sig.type or message is None or not message.type:
         return 0.0
@@ -146,7 +152,7 @@ def _exact(index: Index, query: Query) -> dict[int, list[Evidence]]:
             strength = EXACT_STRENGTH * weights[at] * _specificity(sig) + _type_bonus(sig, owners[at])
             hits.setdefault(sig.entry, []).append(Evidence(lines[at].number, lines[at].text.strip() if span is None
                                                            else lines[at].text, sig.source, span, strength, at,
-                                                           ambiguous=sig.background >= AMBIGUOUS_REPORTS,
+                                                           ambiguous=_ambiguous(sig),
                                                            words=sig.terms))
     return hits
 
@@ -221,7 +227,7 @@ def _fuzzy(index: Index, query: Query, segments: list[tuple[int, str, float, Mes
                 strength = FUZZY_STRENGTH * best * weight * _specificity(sig) + _type_bonus(sig, message)
                 hits.setdefault(sig.entry, []).append(Evidence(line.number, line.text.strip(), sig.source, None,
                                                                strength, at,
-                                                               ambiguous=sig.background >= AMBIGUOUS_REPORTS,
+                                                               ambiguous=_ambiguous(sig),
                                                                words=sig.terms))
     return hits
 
