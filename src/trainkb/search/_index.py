@@ -68,13 +68,15 @@ class Index:
                 tuple(s["texts"]), frozenset(s["terms"]), frozenset(s["required"]), s["shared"], s["background"])
             for s in data["sigs"]
         ]
-        self.aliases: dict[int, list[frozenset[str]]] = {}
+        self.idf: dict[str, float] = data["idf"]
+        # per entry, each title or alias as (its sorted words, their idf total), summed in that order
+        self.aliases: dict[int, list[tuple[tuple[str, ...], float]]] = {}
         for entry, _text, words in data["aliases"]:
-            self.aliases.setdefault(entry, []).append(frozenset(words))
+            words = tuple(words)
+            self.aliases.setdefault(entry, []).append((words, sum(self.idf.get(w, 0.0) for w in words)))
         # aliases long enough to be error fragments: (entry, masked text, alias as written, background count)
         self.phrases: list[tuple[int, str, str, int]] = data["phrases"]
         self.postings: dict[str, list[tuple[int, float]]] = data["postings"]
-        self.idf: dict[str, float] = data["idf"]
         # words many unrelated failure reports share weigh less in the prose model (1.0 when absent)
         self.background: dict[str, float] = data["background"]
         self.sig_terms: dict[str, list[int]] = data["sig_terms"]

@@ -278,12 +278,10 @@ def _alias_cover(index: Index, query_terms: set[str], candidates: list[int], wei
     """
     best: dict[int, float] = {}
     for entry in candidates:
-        for words in index.aliases.get(entry, ()):
-            total = sum(index.idf.get(w, 0.0) for w in words)
+        for words, total in index.aliases.get(entry, ()):
             if len(words) < 2 or total <= 0:
                 continue
-            cover = sum(index.idf.get(w, 0.0) * weight.get(w, 1.0)
-                        for w in sorted(words) if w in query_terms) / total
+            cover = sum(index.idf.get(w, 0.0) * weight.get(w, 1.0) for w in words if w in query_terms) / total
             best[entry] = max(best.get(entry, 0.0), cover * min(1.0, len(words) / FULL_ALIAS_WORDS))
     return best
 
