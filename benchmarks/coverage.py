@@ -16,7 +16,7 @@ import argparse
 import json
 import re
 import sys
-from collections import Counter, defaultdict
+from collections import defaultdict
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -35,7 +35,8 @@ CAUSES = [
     ("a framework or library bug, fixed in a later release", r"torch bug|framework bug|unwrap_model|regression in"),
     ("the model (or full fine-tuning) does not fit the GPU", r"too small for|needs a GPU|does not fit|"
      r"needs more GPU memory|more than \d+ ?GB|too large for \d+ ?GB"),
-    ("a checkpoint or adapter built for a different model is loaded", r"checkpoint of a different|checkpoint with rank"),
+    ("a checkpoint or adapter built for a different model is loaded",
+     r"checkpoint of a different|checkpoint with rank"),
     ("data not prepared as the code expects (preprocessing, paths, labels, corrupt files)",
      r"data not preprocessed|corrupt|wrong image folder|no type maps|paths dictionary|label seen only|old-format"),
     ("hardware, driver, toolkit, cluster or storage problems on the reporter's side",
@@ -62,8 +63,8 @@ SYMPTOMS = [
      r"distributed|DDP|multi-?GPU|hangs?\b|stuck|freez"),
     ("slow training or low GPU utilisation", r"slow|utili[sz]ation|GPU-Util|starved|bottleneck"),
     ("loss does not decrease, accuracy stays low, results do not reproduce",
-     r"not decreas|doesn't decrease|does not decrease|loss (?:is )?(?:stuck|flat|constant)|not (?:learn|converg)|accuracy|"
-     r"reproduc|decreas"),
+     r"not decreas|doesn't decrease|does not decrease|loss (?:is )?(?:stuck|flat|constant)|not (?:learn|converg)|"
+     r"accuracy|reproduc|decreas"),
     ("shape, dtype or device mismatch", r"shape|size mismatch|dtype|expected scalar type|same device|mat1 and mat2|"
      r"running_mean|must match|device mismatch"),
     ("unexpected keyword or argument (API drift)", r"unexpected keyword|positional argument|has no attribute|"
@@ -74,7 +75,8 @@ SYMPTOMS = [
     ("torch.compile", r"torch\.compile|compile"),
     ("LoRA / PEFT fine-tuning", r"lora|peft"),
     ("DeepSpeed / FSDP / accelerate", r"deepspeed|zero|fsdp|accelerate"),
-    ("KeyError / ValueError / AssertionError raised in the project's code", r"KeyError|ValueError|AssertionError|IndexError"),
+    ("KeyError / ValueError / AssertionError raised in the project's code",
+     r"KeyError|ValueError|AssertionError|IndexError"),
     ("the training crashes or stops, with no error in the report", r"crash|stop|error|fail"),
 ]
 

@@ -769,17 +769,22 @@
   Engine.prototype.prose = function (query, skip) {
     var C = this.C, self = this, bg = this.background, symptom = new Set();
     var queryTerms = this.norm.terms(query.prose).filter(function (t) { return !skip.has(t); });
-    query.messages.forEach(function (m) {
-      if (m.weight >= C.FAILURE_WEIGHT && m.type) self.norm.terms(m.text).forEach(function (t) { symptom.add(t); });
+    var failures = new Set();
+    query.messages.slice(-C.MAX_MESSAGE_SEGMENTS).forEach(function (m) {
+      if (m.weight >= C.FAILURE_WEIGHT && m.type) failures.add(m.text);
     });
+    failures.forEach(function (text) { self.norm.terms(text).forEach(function (t) { symptom.add(t); }); });
     function weight(term) { return !symptom.has(term) && has(bg, term) ? bg[term] : 1.0; }
-    var raw = this.bm25(queryTerms, weight), out = new Map();
+    // which entries the words point to: every word counts
+    var raw = this.bm25(queryTerms, function () { return 1.0; }), out = new Map();
     if (!raw.size) return out;
-    var top = 0;
+    var top = 0, weighted = 0;
     raw.forEach(function (value) { top = Math.max(top, value); });
     var candidates = nlargest(C.PROSE_CANDIDATES, Array.from(raw.keys()), function (d) { return raw.get(d); });
     var covered = this.aliasCover(new Set(queryTerms), candidates, weight);
-    var strength = 1 - Math.exp(-top / C.PROSE_SATURATION);
+    // how telling the words are is measured without the words many failure reports share
+    this.bm25(queryTerms, weight).forEach(function (value) { weighted = Math.max(weighted, value); });
+    var strength = 1 - Math.exp(-weighted / C.PROSE_SATURATION);
     candidates.forEach(function (doc) {
       var relative = raw.get(doc) / top;
       out.set(doc, 100.0 * (C.BM25_SHARE * strength * Math.pow(relative, 2) +
@@ -854,11 +859,8 @@
       }
       scored.push({ entry: entry, score: round1(total), prose: text, evidence: self.dedupe(evidence), specific: specific });
     });
-    // ties: the stronger witness (an exact hit over a capped one), then prose, then the id
-    function witness(s) { return s.evidence.length ? s.evidence[0].strength : 0; }
     scored.sort(function (a, b) {
       if (a.score !== b.score) return b.score - a.score;
-      if (witness(a) !== witness(b)) return witness(b) - witness(a);
       if (a.prose !== b.prose) return b.prose - a.prose;
       var x = self.entries[a.entry].id, y = self.entries[b.entry].id;
       return x < y ? -1 : x > y ? 1 : 0;

@@ -294,16 +294,18 @@ def _prose(index: Index, query: Query, skip: frozenset[str] = frozenset()) -> di
     own exception message, where they are the symptom's wording.
     """
     query_terms = [t for t in terms(query.prose) if t not in skip]
-    symptom = {t for m in query.messages if m.weight >= FAILURE_WEIGHT and m.type for t in terms(m.text)}
+    failures = {m.text for m in query.messages[-MAX_MESSAGE_SEGMENTS:] if m.weight >= FAILURE_WEIGHT and m.type}
+    symptom = {t for text in failures for t in terms(text)}
     weight = {t: w for t, w in index.background.items() if t not in symptom}
-    raw = _bm25(index, query_terms, weight)
+    raw = _bm25(index, query_terms, {})  # which entries the words point to: every word counts
     if not raw:
         return {}
     top = max(raw.values())
     candidates = heapq.nlargest(PROSE_CANDIDATES, raw, key=raw.__getitem__)
     covered = _alias_cover(index, set(query_terms), candidates, weight)
-    # saturating absolute strength: a handful of rare shared terms is already telling
-    strength = 1 - math.exp(-top / PROSE_SATURATION)
+    # saturating absolute strength: a handful of rare shared terms is already telling; how telling
+    # is measured without the words many failure reports share
+    strength = 1 - math.exp(-max(_bm25(index, query_terms, weight).values()) / PROSE_SATURATION)
     out = {}
     for doc in candidates:
         relative = raw[doc] / top
@@ -352,9 +354,7 @@ def score_entries(index: Index, query: Query) -> list[Scored]:
         if entry in excluded:  # the paste holds output only a different failure prints
             total, specific = min(total, EXCLUDED_CAP), False
         scored.append(Scored(entry, round(total, 1), text_score, _dedupe(evidence), specific))
-    # ties: the stronger witness (an exact hit over a capped one), then prose, then the id
-    scored.sort(key=lambda s: (-s.score, -(s.evidence[0].strength if s.evidence else 0.0), -s.prose,
-                               index.entries[s.entry]["id"]))
+    scored.sort(key=lambda s: (-s.score, -s.prose, index.entries[s.entry]["id"]))
     return scored
 
 
