@@ -148,6 +148,7 @@
     this.excLine = re(P.EXC_LINE, "y");
     this.warnLine = re(P.WARN_LINE, "y");
     this.excInline = re(P.EXC_INLINE);
+    this.what = re(P.WHAT, "y");
     this.ncclLine = re(P.NCCL_LINE);
     this.wrapper = re(P.WRAPPER, "y");
     this.rootCause = re(P.ROOT_CAUSE);
@@ -232,6 +233,8 @@
         return [m.groups.type, pyStrip(m.groups.msg || "")];
       }
     }
+    var what = matchStart(this.what, stripped);
+    if (what) return ["c10::Error", pyStrip(what.groups.msg)];
     var inline = this.excInline.exec(stripped);
     if (inline) return [inline.groups.type, rstripChars(pyStrip(inline.groups.msg), "`'\"")];
     var nccl = this.ncclLine.exec(stripped);
@@ -823,15 +826,22 @@
       });
     });
     var prose = this.prose(query, skip);
+    // known: a signature names the failure's cause; known only as a message many causes print, it is
+    // known to the entries that claim that message and unknown to the others
     var known = !query.messages.some(function (m) { return m.weight >= C.FAILURE_WEIGHT && m.type; });
+    var onFailure = false;
     [exact, fuzzy].forEach(function (found) {
       found.forEach(function (evs) {
         evs.forEach(function (ev) {
-          if (ev.strength >= C.KNOWN_FAILURE && own[ev.at] && own[ev.at].weight >= C.FAILURE_WEIGHT) known = true;
+          if (ev.strength >= C.KNOWN_FAILURE && own[ev.at] && own[ev.at].weight >= C.FAILURE_WEIGHT) {
+            onFailure = true;
+            if (!ev.ambiguous) known = true;
+          }
         });
       });
     });
     known = known && !query.launcherOnly;  // a summary says a worker failed, not why
+    var ambiguouslyKnown = onFailure && !known && !query.launcherOnly;
     var raw = query.lines.map(function (l) { return l.text; }).join("\n"), excluded = new Set();
     this.excludes.forEach(function (x) { if (x[1].test(raw)) excluded.add(x[0]); });
     var ids = new Set(); [exact, fuzzy, prose].forEach(function (m) { m.forEach(function (_v, k) { ids.add(k); }); });
@@ -850,9 +860,10 @@
         .map(function (e) { return e.signature; })).size;
       signature = Math.min(100, signature + C.EXTRA_SIGNATURE * Math.max(distinct - 1, 0));
       var text = prose.get(entry) || 0;
-      if (!known) text = Math.min(text, C.UNKNOWN_ERROR_CAP);
+      var entryKnown = known || (ambiguouslyKnown && evidence.length > 0);
+      if (!entryKnown) text = Math.min(text, C.UNKNOWN_ERROR_CAP);
       var total = Math.min(100, Math.max(signature, text) + C.OTHER_KIND_SHARE * Math.min(signature, text));
-      if (!known && signature < C.SOME_EVIDENCE) total = Math.min(total, C.UNKNOWN_ERROR_CAP);
+      if (!entryKnown && signature < C.SOME_EVIDENCE) total = Math.min(total, C.UNKNOWN_ERROR_CAP);
       if (excluded.has(entry)) {  // the paste holds output only a different failure prints
         total = Math.min(total, C.EXCLUDED_CAP);
         specific = false;

@@ -32,11 +32,12 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _PREFIX = re.compile(r"^\s*\[(?:rank|default)\s*(\d+)\]\s*:\s?|^\s*(?:>\s?)+|^\s*[│┃|]\s?")
 _BOX = re.compile(r"^[\s│┃╭╮╰╯─━┌┐└┘]+|[\s│┃╭╮╰╯─━┌┐└┘]+$")
 
-_TB_HEADER = re.compile(r"Traceback \(most recent call last\)")
+# a Python traceback, or the C++ backtrace c10 prints under a torch error ("Exception raised from ...")
+_TB_HEADER = re.compile(r"Traceback \(most recent call last\)|\(most recent call first\):")
 _FRAME = re.compile(  # a Python frame, an IPython frame or numbered source line, a caret marker line, a rich frame
     r'^\s*File "[^"]*", line \d+|^\s*(?:-+>\s*|❱\s*)?\d+\s|^\S+\.py in \S+\(|^<ipython-input-|^\s*\.\.\.$|'
-    r'^\s*[~^]{3,}\s*$|^\S*\.py:\d+ in \S+$')
-_FRAME_START = re.compile(r'^\s*File "[^"]*", line \d+, in |^\S+\.py in \S+\(|^\S*\.py:\d+ in \S+$')
+    r'^\s*[~^]{3,}\s*$|^\S*\.py:\d+ in \S+$|^frame #\d+: ')
+_FRAME_START = re.compile(r'^\s*File "[^"]*", line \d+, in |^\S+\.py in \S+\(|^\S*\.py:\d+ in \S+$|^frame #\d+: ')
 _CHAIN = re.compile(r"During handling of the above exception|The above exception was the direct cause")
 _TYPE = r"(?:[A-Za-z_]\w*\.)*(?:[A-Z]\w*(?:Error|Exception|Warning|Interrupt|Exit|Fault|Failure)|KeyboardInterrupt|" \
     r"StopIteration|nccl[A-Z]\w*Error)"
@@ -44,6 +45,9 @@ _TYPE = r"(?:[A-Za-z_]\w*\.)*(?:[A-Z]\w*(?:Error|Exception|Warning|Interrupt|Exi
 _NCCL_LINE = re.compile(r"\bNCCL error in: [^,]*, (?P<msg>\S.*)$")
 _EXC_LINE = re.compile(rf"^(?P<type>{_TYPE})(?::\s*(?P<msg>.*))?$")
 _WARN_LINE = re.compile(rf"^\S+:\d+:\s*(?P<type>{_TYPE}):\s*(?P<msg>.*)$")
+# a C++ exception that ended the process: "terminate called after throwing an instance of 'c10::Error'"
+# is followed by "  what():  <message>"
+_WHAT = re.compile(r"^what\(\):\s+(?P<msg>\S.*)$")
 _EXC_INLINE = re.compile(rf"(?<![\w.])(?P<type>{_TYPE}):\s+(?P<msg>\S.*)$")
 _WRAPPER = re.compile(r"^Caught \w+ in (?:DataLoader worker process|replica) \d+|^\s*$")
 _WRAPPER_TYPES = frozenset({"ChildFailedError"})
@@ -161,6 +165,9 @@ def _exception_at(text: str, in_traceback: bool) -> tuple[str, str] | None:
         match = pattern.match(stripped)
         if match and (match.group("msg") or in_traceback or pattern is _WARN_LINE or "." in match.group("type")):
             return match.group("type"), (match.group("msg") or "").strip()
+    match = _WHAT.match(stripped)
+    if match:
+        return "c10::Error", match.group("msg").strip()
     match = _EXC_INLINE.search(stripped)
     if match:
         return match.group("type"), match.group("msg").strip().rstrip("`'\"")

@@ -328,11 +328,14 @@ def score_entries(index: Index, query: Query) -> list[Scored]:
                           for w in (*ev.words, *terms(owners[ev.at].text if owners[ev.at] else
                                                       query.lines[ev.at].text)))
     prose = _prose(index, query, ambiguous)
-    failure_known = any(
-        ev.strength >= KNOWN_FAILURE and owners[ev.at] is not None and owners[ev.at].weight >= FAILURE_WEIGHT
-        for found in (exact, fuzzy) for evs in found.values() for ev in evs
-    ) or not any(m.weight >= FAILURE_WEIGHT and m.type for m in query.messages)
-    failure_known = failure_known and not query.launcher_only  # a summary says a worker failed, not why
+    on_failure = [ev for found in (exact, fuzzy) for evs in found.values() for ev in evs
+                  if ev.strength >= KNOWN_FAILURE and owners[ev.at] is not None
+                  and owners[ev.at].weight >= FAILURE_WEIGHT]
+    no_failure = not any(m.weight >= FAILURE_WEIGHT and m.type for m in query.messages)
+    # known: a signature names the failure's cause; known only as a message many causes print, it is
+    # known to the entries that claim that message and unknown to the others
+    failure_known = (no_failure or any(not ev.ambiguous for ev in on_failure)) and not query.launcher_only
+    ambiguously_known = bool(on_failure) and not failure_known and not query.launcher_only
     raw = "\n".join(line.text for line in query.lines)
     excluded = {entry for entry, pattern in index.excludes if pattern.search(raw)}
     scored = []
@@ -344,12 +347,13 @@ def score_entries(index: Index, query: Query) -> list[Scored]:
         specific = any(not e.ambiguous and e.strength >= KNOWN_FAILURE for e in evidence)
         distinct = {e.signature for e in evidence if e.via == "signature"}  # an alias adds no second witness
         signature = min(100.0, signature + EXTRA_SIGNATURE * max(len(distinct) - 1, 0))
+        known = failure_known or (ambiguously_known and bool(evidence))
         text_score = prose.get(entry, 0.0)
-        if not failure_known:
+        if not known:
             text_score = min(text_score, UNKNOWN_ERROR_CAP)
         best, other = max(signature, text_score), min(signature, text_score)
         total = min(100.0, best + OTHER_KIND_SHARE * other)
-        if not failure_known and signature < SOME_EVIDENCE:  # topic words and sibling messages only
+        if not known and signature < SOME_EVIDENCE:  # topic words and sibling messages only
             total = min(total, UNKNOWN_ERROR_CAP)
         if entry in excluded:  # the paste holds output only a different failure prints
             total, specific = min(total, EXCLUDED_CAP), False
