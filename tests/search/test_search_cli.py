@@ -25,7 +25,8 @@ def test_text_argument(catalogue: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert main(["--catalogue", str(catalogue), "search", ERROR]) == 0
     out = capsys.readouterr().out
     assert out.startswith("D1") and "line 1:" in out
-    assert out.splitlines()[1] == "      fix: Pass `find_unused_parameters=True` to DDP, or make every output reach the loss."
+    fix = "Pass `find_unused_parameters=True` to DDP, or make every output reach the loss."
+    assert out.splitlines()[1] == f"      fix: {fix}"
 
 
 def test_positional_catalogue_and_json(catalogue: Path, capsys: pytest.CaptureFixture[str]) -> None:
