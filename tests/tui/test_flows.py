@@ -53,6 +53,9 @@ async def test_fix_is_visible_at_80x24(app):
         await bracketed_paste(pilot, app, TRACEBACK)
         assert app.current_entry == "D1" and app.screen.has_class("-narrow")
         assert visible(app, "#summary") and visible(app, "#title")
+        box = app.query_one("#paste", PasteBox)  # collapsed, and still showing the marked line
+        top = box.scroll_offset.y
+        assert box.has_class("-collapsed") and top <= box.evidence_row < top + box.scrollable_content_region.height
 
 
 async def test_evidence_is_marked_not_selected_and_keys_do_not_type(app):

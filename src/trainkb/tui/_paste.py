@@ -58,9 +58,16 @@ class PasteBox(TextArea):
         """Mark a 1-based input line (the evidence of a match) and scroll it into view."""
         row = line - 1
         self.evidence_row = row if 0 <= row < self.document.line_count else None
-        if self.evidence_row is not None:
-            self.scroll_to(y=max(0, row - self.scrollable_content_region.height // 2), animate=False)
+        self.call_after_refresh(self._scroll_to_mark)
         self.refresh()
+
+    def _scroll_to_mark(self) -> None:
+        if self.evidence_row is not None:
+            self.scroll_to(y=max(0, self.evidence_row - self.scrollable_content_region.height // 2), animate=False)
+
+    def on_resize(self) -> None:
+        """Collapsing the box after a match must keep the marked line in view."""
+        self.call_after_refresh(self._scroll_to_mark)
 
     def clear_mark(self) -> None:
         self.evidence_row = None
