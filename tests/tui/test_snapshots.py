@@ -14,10 +14,10 @@ async def _paste(pilot):
     """A bracketed paste, as a terminal sends it: the box collapses and the matches take focus."""
     for event in XTermParser().feed("\x1b[200~" + TRACEBACK + "\x1b[201~"):
         pilot.app._driver.process_message(event)
-    for _ in range(3):
+    for _ in range(4):
         await pilot.pause()
         await pilot.app.workers.wait_for_complete()
-    await pilot.pause(0.3)
+    await pilot.pause(0.5)
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
