@@ -91,7 +91,8 @@ def test_tables_and_entry_ids_in_prose() -> None:
                            "an L4 GPU, and see L4.", ids)
     assert "<table>" in html and "<td>see <a href=\"../P3/index.html\" class=\"entry-ref\">P3</a></td>" in html
     assert '(<a href="../D12/index.html" class="entry-ref">D12</a>)' in html
-    assert "<code>P3</code>" in html and '<a href="https://x.org" rel="noopener noreferrer" class="external">P3</a>' in html
+    assert "<code>P3</code>" in html  # not inside code, and not inside a link that is already there
+    assert '<a href="https://x.org" rel="noopener noreferrer" class="external">P3</a>' in html
     assert "D99" in html and "../D99/" not in html  # only ids that exist
     assert "an L4 GPU" in html and 'see <a href="../L4/index.html" class="entry-ref">L4</a>' in html
 

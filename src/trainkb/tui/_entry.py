@@ -63,7 +63,7 @@ class EntryView(VerticalScroll):
         options.clear_options()
         for relation, target in related:
             options.add_option(Option(Text.assemble((f"{relation:<12}", "italic"), (f"{target:<5}", "bold"), " ",
-                                                    titles.get(target, "")), id=f"{relation}|{target}"))
+                                                    inline_code(titles.get(target, ""))), id=f"{relation}|{target}"))
         options.border_title = "Follow (Enter)" if related else ""
         self.scroll_home(animate=False)
 

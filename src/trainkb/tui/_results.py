@@ -45,7 +45,7 @@ class ResultsList(OptionList):
             if not self.compact_rows:
                 label.append(_bar(result.score) + " ", style)
             label.append_text(Text.assemble(f"{result.score:3.0f} ", (f"{result.confidence:<6}", style), " ",
-                                            result.title))
+                                            inline_code(result.title)))
             if not self.compact_rows:
                 label.append(f"  · {result.area}", "dim")
             if result.confidence != "low" and result.fix_summary:  # a guess's fix would read as advice
