@@ -123,3 +123,10 @@ def test_show_keeps_angle_brackets_in_aliases(make_catalogue, capsys):
                                                                     "aliases: ['<image> token dropped']")})
     assert main(["--catalogue", str(root), "show", "D1"]) == 0
     assert "<image> token dropped" in capsys.readouterr().out
+
+
+def test_show_puts_the_fix_first(make_catalogue, capsys):
+    cat = str(make_catalogue({"alpha/D1-sample.yaml": record()}))
+    assert main(["--catalogue", cat, "show", "D1"]) == 0
+    out = capsys.readouterr().out
+    assert out.index("Apply the one-line remedy.") < out.index("Do the right thing.") < out.index("Something prints")

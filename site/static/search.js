@@ -184,6 +184,9 @@
     box.addEventListener("keydown", function (event) {
       if (event.key === "Escape" && dropOut) { dropOut.hidden = true; box.blur(); }
     });
+    document.addEventListener("click", function (event) {  // a click elsewhere closes the list under the box
+      if (dropOut && !boxForm.contains(event.target)) dropOut.hidden = true;
+    });
   }
   document.addEventListener("keydown", function (event) {
     var tag = (event.target.tagName || "").toLowerCase();
