@@ -80,6 +80,7 @@ async def test_printable_keys_type_in_the_paste_box_and_bind_nothing(app):
         await pilot.press("c", "o", "slash", "question_mark", "left_square_bracket")
         await pilot.pause()
         assert box.text.endswith("co/?[")
+        assert {"c", "o"}.isdisjoint(app.screen.active_bindings)  # nor does the footer offer them here
         assert app.clipboard == "" and not app.screen.query("KeysHelp")
         assert not app.query_one("#find", Input).has_class("visible")
 
