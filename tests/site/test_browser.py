@@ -97,6 +97,8 @@ def test_header_search_on_every_page(real_site: Path, page) -> None:  # type: ig
 
 
 def test_entry_page_tables_id_links_code_and_measure(real_site: Path, page) -> None:  # type: ignore[no-untyped-def]
+    page.goto((real_site / "D8" / "index.html").as_uri())
+    assert in_view(page, "#fix .fix-summary")  # opened from anywhere, the one-line fix needs no scrolling
     page.goto((real_site / "P1" / "index.html").as_uri())
     assert page.locator("article table").count() >= 1 and "|---" not in page.inner_text("article")
     refs = page.locator("article a.entry-ref")
