@@ -274,3 +274,21 @@ def test_kb_tui_without_a_terminal_is_a_usage_error():
     assert "terminal" in proc.stderr
     help_proc = subprocess.run([sys.executable, "-m", "trainkb"], capture_output=True, text=True, timeout=60)
     assert help_proc.returncode == 0 and "usage: kb" in help_proc.stdout
+
+
+def test_copied_fix_code_of_every_real_record_is_dedented():
+    """A block inside a list item used to keep its indentation: IndentationError once pasted."""
+    from trainkb._catalogue import load_catalogue
+    from trainkb._locate import find_catalogue
+    from trainkb.tui._model import fix_code
+
+    indented = []
+    for entry in load_catalogue(find_catalogue()).ordered():
+        code = fix_code(entry)
+        try:
+            compile(code, entry.id, "exec")
+        except IndentationError:
+            indented.append(entry.id)
+        except SyntaxError:  # shell lines or a fragment with "..." in a fix: not a question of indentation
+            pass
+    assert indented == []
