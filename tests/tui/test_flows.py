@@ -51,7 +51,7 @@ async def test_bracketed_paste_lands_once_and_moves_to_the_fix(app):
 async def test_fix_is_visible_at_80x24(app):
     async with app.run_test(size=(80, 24)) as pilot:
         await bracketed_paste(pilot, app, TRACEBACK)
-        assert app.current_entry == "D1" and app.screen.has_class("-narrow")
+        assert app.current_entry == "D1" and app.query_one("#body").has_class("-narrow")
         assert visible(app, "#summary") and visible(app, "#title")
         box = app.query_one("#paste", PasteBox)  # collapsed, and still showing the marked line
         top = box.scroll_offset.y

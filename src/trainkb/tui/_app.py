@@ -38,8 +38,8 @@ class TrainKBApp(App[None]):
     #paste.-collapsed { height: 5; min-height: 5; }
     #results { height: 3fr; }
     #detail { width: 3fr; }
-    Screen.-narrow #left { width: 34; min-width: 34; }
-    Screen.-narrow #detail { width: 1fr; }
+    #body.-narrow #left { width: 34; min-width: 34; }
+    #body.-narrow #detail { width: 1fr; }
     """
     NARROW = 100  # columns below which the left pane gets a fixed width and the score bars go
     COMMANDS = App.COMMANDS | {EntryCommands}
@@ -97,7 +97,7 @@ class TrainKBApp(App[None]):
 
     def _fit(self, width: int) -> None:
         narrow = width < self.NARROW
-        self.screen.set_class(narrow, "-narrow")
+        self.query_one("#body").set_class(narrow, "-narrow")
         results = self.query_one("#results", ResultsList)
         if results.compact_rows != narrow:
             results.compact_rows = narrow
@@ -132,6 +132,8 @@ class TrainKBApp(App[None]):
         matched = bool(response and response.results and not response.abstained)
         if matched:
             results.highlighted = next(i for i, o in enumerate(results._options) if not o.disabled)
+        else:  # no entry opens, so no line of the paste is its evidence
+            self.query_one("#paste", PasteBox).clear_mark()
         if self._pasted:  # a pasted traceback: the reader wants the fix, not the text they pasted
             self._pasted = False
             if matched:
