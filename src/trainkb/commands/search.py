@@ -60,6 +60,8 @@ def _print_text(response: SearchResponse) -> None:
         print("No confident match" + (" — closest entries:" if results else "."))
     for result in results:
         print(f"{result.id:<5} {result.score:5.1f}  {result.confidence:<6}  {result.title}")
+        if result.confidence != "low":  # a guess's fix would read as advice
+            print(f"      fix: {result.fix_summary}")
         for ev in result.evidence[:2]:
             print(f"      line {ev.line}: {ev.text[:110]}")
             print(f"        matches: {ev.signature[:100]}")

@@ -153,7 +153,7 @@ def build_data(entries: list[Any], digest: str) -> dict[str, Any]:
     """The plain-data index of ``entries`` (pydantic ``Entry`` objects or look-alikes)."""
     rows, sigs, aliases, phrases, docs, examples = [], [], [], [], [], []
     for index, entry in enumerate(entries):
-        rows.append({"id": entry.id, "title": entry.title, "area": entry.area})
+        rows.append({"id": entry.id, "title": entry.title, "area": entry.area, "fix_summary": entry.fix_summary})
         for sig in entry.signatures:
             sigs.append(_signature_data(index, sig))
             examples.append((index, sig.example))
