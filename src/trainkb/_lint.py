@@ -11,6 +11,7 @@ from ._jsonschema import MODELINE, SCHEMA_FILE, render_schema
 from ._regexsafety import nested_quantifier
 from ._schema import Entry
 from ._yamlio import YamlProblem, dotted
+from .search._sigregex import compile_signature, re2_error
 
 __all__ = ["Finding", "lint_catalogue"]
 
@@ -109,14 +110,22 @@ def _check_signatures(out: _Collector, entry: Entry) -> None:
     for i, sig in enumerate(entry.signatures):
         if sig.regex is not None:
             try:
-                pattern = re.compile(sig.regex)
+                re.compile(sig.regex)
             except re.error as exc:
                 out.add(entry.id, ("signatures", i, "regex"), "regex-compile", f"regex does not compile: {exc}")
                 continue
+            unsupported = re2_error(sig.regex)
+            if unsupported is not None:
+                out.add(entry.id, ("signatures", i, "regex"), "regex-re2",
+                        f"search runs signatures with RE2, which cannot run this regex ({unsupported}); "
+                        "lookarounds, backreferences and \\Z are not supported")
+                continue
             if nested_quantifier(sig.regex):
                 out.add(entry.id, ("signatures", i, "regex"), "regex-backtracking",
-                        "nested quantifier (a repeat inside a repeat) can backtrack catastrophically")
-            if not pattern.search(sig.example):
+                        "a repeat over a part that can match in several ways (a nested quantifier such as (a+)+ "
+                        "or (xx?)+, or an alternation such as (a|aa)+) can freeze the site's search")
+            matcher = compile_signature(sig.regex)
+            if matcher is None or not matcher.search(sig.example):
                 out.add(entry.id, ("signatures", i, "example"), "signature-example",
                         "the regex does not match its own example")
         elif sig.literal is not None and sig.literal not in sig.example:

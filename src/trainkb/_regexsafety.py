@@ -1,8 +1,10 @@
 """Reject signature regexes that can backtrack catastrophically.
 
-Search runs every signature over pasted logs of up to megabytes, so a pattern such as
-``(a+)+`` or ``(\\w*\\s*)*`` could freeze it. Python's engine backtracks, so we vet the
-patterns instead: a repeat whose body can itself repeat is refused.
+`kb search` matches signatures with RE2 (linear time), but the static site runs them as
+JavaScript regexes, which backtrack: ``(a+)+``, ``zq(xx?)+y`` or ``(a|aa)+$`` would freeze
+the page on a line a few dozen characters long. So lint and the site export vet the
+patterns: an unbounded repeat whose body can match in more than one way (it holds a
+repeat of variable count, ``?`` included, or an alternation) is refused.
 """
 
 from __future__ import annotations
@@ -35,11 +37,14 @@ def _children(op: object, av: object) -> list[object]:
     return []
 
 
-def _has_unbounded_repeat(pattern: object) -> bool:
+def _varies(pattern: object) -> bool:
+    """True when ``pattern`` holds a repeat of variable count or an alternation."""
     for op, av in pattern:  # type: ignore[attr-defined]
-        if op in _REPEATS and av[1] > 1 and op is not sre_constants.POSSESSIVE_REPEAT:
+        if op in _REPEATS and av[0] != av[1] and op is not sre_constants.POSSESSIVE_REPEAT:
             return True
-        if any(_has_unbounded_repeat(child) for child in _children(op, av)):
+        if op is sre_constants.BRANCH:
+            return True
+        if any(_varies(child) for child in _children(op, av)):
             return True
     return False
 
@@ -47,7 +52,7 @@ def _has_unbounded_repeat(pattern: object) -> bool:
 def _find_nested(pattern: object) -> bool:
     for op, av in pattern:  # type: ignore[attr-defined]
         outer_unbounded = av[1] == sre_constants.MAXREPEAT if op in _REPEATS else False
-        if outer_unbounded and op is not sre_constants.POSSESSIVE_REPEAT and _has_unbounded_repeat(av[2]):
+        if outer_unbounded and op is not sre_constants.POSSESSIVE_REPEAT and _varies(av[2]):
             return True
         if any(_find_nested(child) for child in _children(op, av)):
             return True
@@ -55,7 +60,7 @@ def _find_nested(pattern: object) -> bool:
 
 
 def nested_quantifier(regex: str) -> bool:
-    """True when a repeated group contains another repeat (e.g. ``(a+)+``, ``(x*y)*``)."""
+    """True when an unbounded repeat's body can vary (``(a+)+``, ``(x*y)*``, ``(xx?)+``, ``(a|aa)+``)."""
     try:
         parsed = sre_parse.parse(regex, re.IGNORECASE)
     except re.error:

@@ -18,7 +18,8 @@ from rapidfuzz import fuzz
 from trainkb._catalogue import Catalogue
 from trainkb.search import Index, _input, _normalize, search
 from trainkb.search._index import build_data
-from trainkb.site._export import js_regex
+from trainkb.search._sigregex import compile_signature
+from trainkb.site._export import js_regex, signature_regex
 
 SHARED_CASES = Path("/work/shared/bench/dev-cases.jsonl")
 REPO_CASES = sorted((Path(__file__).resolve().parents[2] / "benchmarks").glob("*cases*.jsonl"))
@@ -104,18 +105,24 @@ def test_alignment_matches_rapidfuzz(real_site: Path, browser) -> None:  # type:
 
 
 def test_regexes_keep_python_meaning(real_catalogue: Catalogue, real_site: Path, browser) -> None:  # type: ignore[no-untyped-def]
-    """Python's \\w, \\d, \\s, \\b, "." and "$" are Unicode-aware; the exported regexes match the same spans."""
+    """Python's \\w, \\d, \\s, \\b, "." and "$" are Unicode-aware; the exported regexes match the same spans.
+
+    Signatures are matched by RE2 in `kb search` (ASCII classes, "$" at the end of the text only):
+    their exported regexes match the spans RE2 finds.
+    """
     modules = (_input, _normalize)
     patterns = [(p.pattern, p.flags) for m in modules for p in vars(m).values() if isinstance(p, re.Pattern)]
     patterns += [(p.pattern, p.flags) for _holder, p in _normalize.MASKS]
-    sigs = [s for e in real_catalogue.ordered() for s in e.signatures]
-    patterns += [(s.regex or re.escape(s.literal), re.IGNORECASE) for s in sigs]
+    sigs = [s.regex or re.escape(s.literal) for e in real_catalogue.ordered() for s in e.signatures]
     texts = ["模型训练报错KeyError: 'prompt'", "rank ３ pid ٣٣ at 12:00:01\n", "a\u2028b\x85c\u00a0d\n",
              "RuntimeError: CUDA out of memory.\n",
              "Traceback (most recent call last):\n  File \"x.py\", line 3, in f\n",
-             "torch.Size([2, 3]) 错误 ValueError:  ſtate İ\n\n"]
+             "torch.Size([2, 3]) 错误 ValueError:  ſtate İ\n\n",
+             "Parameter indices which did not receive grad for rank ３: 1\n"]
     want = [[[[m.start(), m.end()] for m in re.compile(src, flags).finditer(t)] for t in texts]
             for src, flags in patterns]
+    want += [[[[m.start(), m.end()] for m in compile_signature(src).finditer(t)] for t in texts] for src in sigs]
+    specs = [js_regex(src, flags) for src, flags in patterns] + [signature_regex(src) for src in sigs]
     page = browser.new_page()
     page.goto((real_site / "index.html").as_uri())
     got = page.evaluate("""([specs, texts]) => specs.map(s => texts.map(t => {
@@ -127,7 +134,7 @@ def test_regexes_keep_python_meaning(real_catalogue: Catalogue, real_site: Path,
             if (!m[0]) r.lastIndex++;
         }
         return out;
-    }))""", [[js_regex(src, flags) for src, flags in patterns], texts])
+    }))""", [specs, texts])
     page.close()
-    for (src, _flags), spans, expected in zip(patterns, got, want, strict=True):
+    for src, spans, expected in zip([p for p, _f in patterns] + sigs, got, want, strict=True):
         assert spans == expected, src

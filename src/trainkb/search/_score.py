@@ -97,7 +97,7 @@ def _owners(query: Query) -> list[Message | None]:
 
 def _specificity(sig: Sig) -> float:
     """Short or shared signatures name the failure less surely than long, unique ones."""
-    size = len(sig.literal) if sig.literal is not None else len(sig.pattern.pattern)
+    size = len(sig.literal) if sig.literal is not None else len(sig.source)
     brevity = min(1.0, BREVITY_BASE + size / BREVITY_CHARS)
     return brevity * (1.0 - SHARED_DISCOUNT * min(sig.shared, MAX_SHARED))
 
@@ -127,7 +127,7 @@ def _exact(index: Index, query: Query) -> dict[int, list[Evidence]]:
         if not sig.required <= present:
             continue
         found = []
-        for match in sig.pattern.finditer(raw):
+        for match in sig.pattern.finditer(raw) if sig.pattern is not None else ():
             at = bisect_right(starts, match.start()) - 1
             found.append((at, (match.start() - starts[at], min(match.end() - starts[at], len(lines[at].text)))))
             if len(found) >= MAX_HITS_PER_SIG:

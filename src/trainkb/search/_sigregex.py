@@ -1,0 +1,40 @@
+"""Signature regexes run by RE2, whose matching time is linear in the text whatever the pattern.
+
+Python's engine backtracks: ``(a+)+``, ``zq(xx?)+y`` or ``(a|aa)+$`` take exponential time on
+a line a few dozen characters long, and search runs every signature over pasted logs. RE2 has
+no backreferences or lookarounds, so lint refuses those; a pattern RE2 cannot compile never
+matches in search (it is reported by `kb lint`, not raised mid-search).
+
+RE2's classes are ASCII (``\\w`` is ``[0-9A-Za-z_]``, ``\\s`` is ``[\\t\\n\\f\\r ]``) and ``$`` is
+the end of the text only; the browser port mirrors exactly that (site/_export.py).
+"""
+
+from __future__ import annotations
+
+import re2
+
+__all__ = ["SignatureRegex", "compile_signature", "re2_error"]
+
+SignatureRegex = re2._Regexp
+
+_OPTIONS = re2.Options()
+_OPTIONS.case_sensitive = False  # signatures match in any case, as they always have
+_OPTIONS.log_errors = False  # RE2 would otherwise print its own parse errors to stderr
+
+
+def re2_error(pattern: str) -> str | None:
+    """Why RE2 cannot run ``pattern`` (a lookaround, a backreference, ...), or None when it can."""
+    try:
+        re2.compile(pattern, _OPTIONS)
+    except re2.error as exc:
+        message = exc.args[0] if exc.args else exc
+        return message.decode("utf-8", "replace") if isinstance(message, bytes) else str(message)
+    return None
+
+
+def compile_signature(pattern: str) -> SignatureRegex | None:
+    """``pattern`` compiled for search, case-insensitive; None when RE2 cannot run it."""
+    try:
+        return re2.compile(pattern, _OPTIONS)
+    except re2.error:
+        return None
