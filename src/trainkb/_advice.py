@@ -52,6 +52,7 @@ def advise(text: str, top: int = 3, catalogue: str | os.PathLike[str] | None = N
     """Matches for a failure's output as plain text, or '' when nothing is credible."""
     from ._catalogue import load_catalogue
     from ._locate import find_catalogue
+    from ._terminal import printable
     from .search import search
 
     response = search(text, top=top, catalogue=catalogue)
@@ -68,4 +69,4 @@ def advise(text: str, top: int = 3, catalogue: str | os.PathLike[str] | None = N
         if fix:
             lines.append(f"      fix: {fix}")
         lines.append(f"      more: kb show {result.id}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(printable(line, newlines=False) for line in lines) + "\n"

@@ -7,9 +7,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ._catalogue import Catalogue
+from ._github import workflow_command
 from ._jsonschema import MODELINE, SCHEMA_FILE, render_schema
 from ._regexsafety import nested_quantifier
 from ._schema import Entry
+from ._terminal import CONTROL
 from ._yamlio import YamlProblem, dotted
 from .search._sigregex import compile_signature, re2_error
 
@@ -40,8 +42,8 @@ class Finding:
 
     def github(self) -> str:
         message = f"{self.field}: {self.message}" if self.field else self.message
-        message = message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-        return f"::error file={self.path},line={self.line},col={self.col},title=kb lint {self.rule}::{message}"
+        return workflow_command("error", {"file": self.path, "line": self.line, "col": self.col,
+                                          "title": f"kb lint {self.rule}"}, message)
 
 
 class _Collector:
@@ -133,6 +135,26 @@ def _check_signatures(out: _Collector, entry: Entry) -> None:
                     "the literal does not occur in its own example")
 
 
+def _strings(value: object, here: tuple[str | int, ...]) -> list[tuple[tuple[str | int, ...], str]]:
+    if isinstance(value, str):
+        return [(here, value)]
+    if isinstance(value, dict):
+        return [found for key, item in value.items() for found in _strings(item, (*here, key))]
+    if isinstance(value, list):
+        return [found for index, item in enumerate(value) for found in _strings(item, (*here, index))]
+    return []
+
+
+def _check_control(out: _Collector, entry: Entry) -> None:
+    """Escape sequences in a record would reach every terminal that prints it (kb list, show, search)."""
+    for loc, text in _strings(entry.model_dump(exclude_defaults=True), ()):
+        match = CONTROL.search(text)
+        if match:
+            out.add(entry.id, loc, "control-character",
+                    f"contains the control character U+{ord(match.group()):04X}; records hold plain text "
+                    "(terminals obey escape sequences)")
+
+
 def _check_urls(out: _Collector, entry: Entry) -> None:
     for i, ref in enumerate(entry.references):
         if not ref.url.startswith("https://"):
@@ -174,6 +196,7 @@ def lint_catalogue(cat: Catalogue) -> list[Finding]:
         _check_links(out, entry)
         _check_signatures(out, entry)
         _check_urls(out, entry)
+        _check_control(out, entry)
         _check_modeline(out, entry, path)
     _check_schema_file(out)
     return sorted(out.findings, key=lambda f: (f.path, f.line, f.col, f.rule))

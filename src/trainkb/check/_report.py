@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from .._github import workflow_command
 from .._verification import REPORT_FORMAT, torch_release
 from ._runner import CheckResult
 
@@ -119,19 +120,16 @@ def junit_xml(results: list[CheckResult], env_name: str) -> str:
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
 
 
-def _escape(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
 def github_annotations(results: list[CheckResult]) -> list[str]:
     lines = []
     for r in results:
         if r.status in {"failed", "error"}:
             title = f"kb check {r.entry}:{r.check} {r.status}"
-            lines.append(f"::error file={r.path},line={r.line},title={title}::{_escape(r.claim + ' — ' + r.message)}")
+            lines.append(workflow_command("error", {"file": r.path, "line": r.line, "title": title},
+                                          f"{r.claim} — {r.message}"))
         elif r.status == "skipped":
-            lines.append(f"::notice file={r.path},line={r.line},title=kb check {r.entry}:{r.check} skipped::"
-                         f"{_escape(r.message)}")
+            title = f"kb check {r.entry}:{r.check} skipped"
+            lines.append(workflow_command("notice", {"file": r.path, "line": r.line, "title": title}, r.message))
     return lines
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from .._terminal import printable
 from ._common import EXIT_OK, open_catalogue, usage_error
 
 
@@ -34,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     for e in entries:
         status = f"{len(e.checks)} check{'s' if len(e.checks) != 1 else ''}" if e.checks else (
             e.verification.status if e.verification else "")
-        print(f"{e.id:<{width}}  {e.area}/{e.section:<14} {e.title}  [{status}]")
+        print(printable(f"{e.id:<{width}}  {e.area}/{e.section:<14} {e.title}  [{status}]", newlines=False))
     if cat.problems:
         print(f"({len(cat.problems)} file problem(s) hide entries; run `kb lint`)")
     return EXIT_OK

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .._locate import find_catalogue
+from .._terminal import printable
 
 if TYPE_CHECKING:
     from ..search import SearchResponse
@@ -59,10 +60,10 @@ def _print_text(response: SearchResponse) -> None:
     if response.abstained:
         print("No confident match" + (" — closest entries:" if results else "."))
     for result in results:
-        print(f"{result.id:<5} {result.score:5.1f}  {result.confidence:<6}  {result.title}")
+        print(printable(f"{result.id:<5} {result.score:5.1f}  {result.confidence:<6}  {result.title}", newlines=False))
         for ev in result.evidence[:2]:
-            print(f"      line {ev.line}: {ev.text[:110]}")
-            print(f"        matches: {ev.signature[:100]}")
+            print(printable(f"      line {ev.line}: {ev.text[:110]}", newlines=False))
+            print(printable(f"        matches: {ev.signature[:100]}", newlines=False))
 
 
 def run(args: argparse.Namespace) -> int:
