@@ -713,8 +713,16 @@
     return best;
   };
 
-  Engine.prototype.prose = function (query) {
-    var C = this.C, queryTerms = this.norm.terms(query.prose), raw = this.bm25(queryTerms), out = new Map();
+  /* many distinct words, few of them anywhere in the catalogue: noise, not a description (_score._noise) */
+  Engine.prototype.noise = function (queryTerms) {
+    var distinct = new Set(queryTerms.filter(function (t) { return t.length > 1; })), idf = this.idf, known = 0;
+    if (distinct.size < this.C.NOISE_MIN_TERMS) return false;
+    distinct.forEach(function (t) { if (has(idf, t)) known++; });
+    return known < this.C.NOISE_KNOWN_SHARE * distinct.size;
+  };
+
+  Engine.prototype.prose = function (queryTerms) {
+    var C = this.C, raw = this.bm25(queryTerms), out = new Map();
     if (!raw.size) return out;
     var top = 0;
     raw.forEach(function (value) { top = Math.max(top, value); });
@@ -748,7 +756,8 @@
     this.phraseHits(query, segments).forEach(function (found, entry) {
       found.forEach(function (ev) { addHit(fuzzy, entry, ev); });
     });
-    var prose = this.prose(query), own = owners(query);
+    var queryTerms = this.norm.terms(query.prose), prose = this.prose(queryTerms), own = owners(query);
+    var noise = this.noise(queryTerms);
     var known = !query.messages.some(function (m) { return m.weight >= C.FAILURE_WEIGHT && m.type; });
     [exact, fuzzy].forEach(function (found) {
       found.forEach(function (evs) {
@@ -757,6 +766,7 @@
         });
       });
     });
+    var capped = noise || !known;  // words alone must not look like a match
     var ids = new Set(); [exact, fuzzy, prose].forEach(function (m) { m.forEach(function (_v, k) { ids.add(k); }); });
     var scored = [];
     ids.forEach(function (entry) {
@@ -768,9 +778,9 @@
         .map(function (e) { return e.signature; })).size;
       signature = Math.min(100, signature + C.EXTRA_SIGNATURE * Math.max(distinct - 1, 0));
       var text = prose.get(entry) || 0;
-      if (!known) text = Math.min(text, C.UNKNOWN_ERROR_CAP);
+      if (capped) text = Math.min(text, C.UNKNOWN_ERROR_CAP);
       var total = Math.min(100, Math.max(signature, text) + C.OTHER_KIND_SHARE * Math.min(signature, text));
-      if (!known && signature < C.SOME_EVIDENCE) total = Math.min(total, C.UNKNOWN_ERROR_CAP);
+      if (capped && signature < C.SOME_EVIDENCE) total = Math.min(total, C.UNKNOWN_ERROR_CAP);
       scored.push({ entry: entry, score: round1(total), prose: text, evidence: self.dedupe(evidence) });
     });
     scored.sort(function (a, b) {
