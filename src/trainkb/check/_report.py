@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import xml.etree.ElementTree as ET
@@ -12,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .._github import workflow_command
-from .._verification import REPORT_FORMAT, torch_release
+from .._verification import REPORT_FORMAT, read_report, torch_release
 from ._runner import CheckResult
 
 __all__ = [
@@ -80,10 +79,8 @@ def make_report(env: dict[str, Any], results: list[CheckResult]) -> dict[str, An
 
 
 def load_report(path: Path) -> dict[str, Any]:
-    data = json.loads(path.read_text(encoding="utf-8"))
-    if not isinstance(data, dict) or data.get("format") != REPORT_FORMAT:
-        raise ValueError(f"{path}: not a trainkb check report")
-    return data
+    """A check report with the shape merging needs; ValueError or OSError with the reason otherwise."""
+    return read_report(path)
 
 
 def merge_reports(reports: list[dict[str, Any]]) -> dict[str, Any]:

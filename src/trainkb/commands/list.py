@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from .._terminal import printable
 from ._common import EXIT_OK, open_catalogue, usage_error
@@ -30,6 +31,8 @@ def run(args: argparse.Namespace) -> int:
             for e in entries
         ]
         print(json.dumps(rows, indent=2))
+        for problem in cat.problems:  # the output stays an array of entries; what hid entries goes to stderr
+            print(printable(f"kb: warning: {problem}", newlines=False), file=sys.stderr)
         return EXIT_OK
     width = max((len(e.id) for e in entries), default=2)
     for e in entries:
