@@ -20,11 +20,14 @@ import tempfile
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._locate import catalogue_digest
 from ._normalize import normalize, terms
-from ._sigregex import SignatureRegex, compile_signature
+from ._sigregex import compile_signature
+
+if TYPE_CHECKING:
+    from ._sigregex import SignatureRegex
 
 __all__ = ["FORMAT", "Index", "build_data", "cache_dir", "load_index"]
 
@@ -45,7 +48,7 @@ class Sig:
 
     entry: int
     source: str  # the literal or regex as written, shown as evidence
-    pattern: SignatureRegex | None  # RE2; None when RE2 cannot run the regex (lint reports it)
+    pattern: str  # the regex searched (a literal escaped); compiled by RE2 on first use
     literal: str | None  # normalised literal, searched in normalised lines
     type: str | None
     kind: str
@@ -54,6 +57,11 @@ class Sig:
     required: frozenset[str]  # words every match contains: a cheap gate before the regex runs
     shared: int  # how many other entries' examples this signature also matches
 
+    @property
+    def matcher(self) -> SignatureRegex | None:
+        """The compiled pattern; None when RE2 cannot run it (lint reports it)."""
+        return compile_signature(self.pattern)
+
 
 class Index:
     """Entries, signatures, aliases and a BM25 term model, all from plain data."""
@@ -61,7 +69,7 @@ class Index:
     def __init__(self, data: dict[str, Any]) -> None:
         self.entries: list[dict[str, str]] = data["entries"]
         self.sigs = [
-            Sig(s["entry"], s["source"], compile_signature(s["pattern"]), s["literal"], s["type"], s["kind"],
+            Sig(s["entry"], s["source"], s["pattern"], s["literal"], s["type"], s["kind"],
                 tuple(s["texts"]), frozenset(s["terms"]), frozenset(s["required"]), s["shared"])
             for s in data["sigs"]
         ]

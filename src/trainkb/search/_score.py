@@ -131,7 +131,8 @@ def _exact(index: Index, query: Query) -> dict[int, list[Evidence]]:
         if not sig.required <= present:
             continue
         found = []
-        for match in sig.pattern.finditer(raw) if sig.pattern is not None else ():
+        matcher = sig.matcher
+        for match in matcher.finditer(raw) if matcher is not None else ():
             at = bisect_right(starts, match.start()) - 1
             found.append((at, (match.start() - starts[at], min(match.end() - starts[at], len(lines[at].text)))))
             if len(found) >= MAX_HITS_PER_SIG:

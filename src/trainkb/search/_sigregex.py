@@ -7,34 +7,49 @@ matches in search (it is reported by `kb lint`, not raised mid-search).
 
 RE2's classes are ASCII (``\\w`` is ``[0-9A-Za-z_]``, ``\\s`` is ``[\\t\\n\\f\\r ]``) and ``$`` is
 the end of the text only; the browser port mirrors exactly that (site/_export.py).
+
+RE2 is imported, and each pattern compiled, on first use: most searches try only the few
+signatures whose words are in the paste.
 """
 
 from __future__ import annotations
 
-import re2
+import functools
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from re2 import _Regexp as SignatureRegex
 
 __all__ = ["SignatureRegex", "compile_signature", "re2_error"]
 
-SignatureRegex = re2._Regexp
 
-_OPTIONS = re2.Options()
-_OPTIONS.case_sensitive = False  # signatures match in any case, as they always have
-_OPTIONS.log_errors = False  # RE2 would otherwise print its own parse errors to stderr
+@functools.cache
+def _re2() -> tuple[ModuleType, Any]:
+    import re2
+
+    options = re2.Options()
+    options.case_sensitive = False  # signatures match in any case, as they always have
+    options.log_errors = False  # RE2 would otherwise print its own parse errors to stderr
+    return re2, options
 
 
 def re2_error(pattern: str) -> str | None:
     """Why RE2 cannot run ``pattern`` (a lookaround, a backreference, ...), or None when it can."""
+    re2, options = _re2()
     try:
-        re2.compile(pattern, _OPTIONS)
+        re2.compile(pattern, options)
     except re2.error as exc:
         message = exc.args[0] if exc.args else exc
         return message.decode("utf-8", "replace") if isinstance(message, bytes) else str(message)
     return None
 
 
+@functools.lru_cache(maxsize=8192)
 def compile_signature(pattern: str) -> SignatureRegex | None:
     """``pattern`` compiled for search, case-insensitive; None when RE2 cannot run it."""
+    re2, options = _re2()
     try:
-        return re2.compile(pattern, _OPTIONS)
+        return re2.compile(pattern, options)
     except re2.error:
         return None
