@@ -13,7 +13,7 @@ from ._regexsafety import nested_quantifier
 from ._schema import Entry
 from ._terminal import CONTROL
 from ._yamlio import YamlProblem, dotted
-from .search._sigregex import compile_signature, re2_error
+from .search._sigregex import compile_signature, re2_error, utf8
 
 __all__ = ["Finding", "lint_catalogue"]
 
@@ -127,7 +127,7 @@ def _check_signatures(out: _Collector, entry: Entry) -> None:
                         "a repeat over a part that can match in several ways (a nested quantifier such as (a+)+ "
                         "or (xx?)+, or an alternation such as (a|aa)+) can freeze the site's search")
             matcher = compile_signature(sig.regex)
-            if matcher is None or not matcher.search(sig.example):
+            if matcher is None or not matcher.search(utf8(sig.example)):
                 out.add(entry.id, ("signatures", i, "example"), "signature-example",
                         "the regex does not match its own example")
         elif sig.literal is not None and sig.literal not in sig.example:

@@ -38,3 +38,10 @@ def test_random_words_never_answer(words: list[str]) -> None:
 @given(st.lists(WORD, min_size=200, max_size=3_000), st.sampled_from([" ", "\n", ". "]))
 def test_random_words_in_lines_never_answer(words: list[str], sep: str) -> None:
     _answers_nothing(sep.join(words))
+
+
+@FUZZ
+@given(st.text(alphabet=st.characters(exclude_categories=()), min_size=500, max_size=5_000))
+def test_any_unicode_text_never_raises_or_answers(text: str) -> None:
+    """Lone surrogates included: RE2 searches UTF-8 bytes, and such a str must not raise."""
+    _answers_nothing(text)

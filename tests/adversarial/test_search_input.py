@@ -74,3 +74,10 @@ def test_dotted_runs_are_masked_in_linear_time():
     started = time.monotonic()
     search(paste)
     assert time.monotonic() - started < 1.0
+
+
+def test_lone_surrogate_does_not_break_signature_matching():
+    response = search("\ud800 " + DDP)
+    top = response.results[0]
+    assert top.id == "D8" and top.evidence[0].span is not None
+    assert top.evidence[0].text[slice(*top.evidence[0].span)].startswith("Expected to have finished")

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._locate import catalogue_digest
 from ._normalize import normalize, terms
-from ._sigregex import compile_signature
+from ._sigregex import compile_signature, utf8
 
 if TYPE_CHECKING:
     from ._sigregex import SignatureRegex
@@ -133,7 +133,7 @@ def _count_shared(sigs: list[dict[str, Any]], examples: list[tuple[int, str]]) -
                 break
         pattern = compile_signature(sig["pattern"])
         others = {examples[n][0] for n in candidates if examples[n][0] != sig["entry"]
-                  and pattern is not None and pattern.search(examples[n][1])}
+                  and pattern is not None and pattern.search(utf8(examples[n][1]))}
         sig["shared"] = len(others)
 
 

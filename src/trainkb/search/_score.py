@@ -28,6 +28,7 @@ from rapidfuzz.distance import ScoreAlignment
 from ._index import Index, Sig
 from ._input import FAILURE_WEIGHT, MAX_LINE_CHARS, OTHER_WEIGHT, Message, Query
 from ._normalize import content_words, normalize, terms
+from ._sigregex import utf8
 
 __all__ = ["Evidence", "Scored", "score_entries"]
 
@@ -112,16 +113,30 @@ def _type_bonus(sig: Sig, message: Message | None) -> float:
     return TYPE_BONUS if sig.type.rsplit(".", 1)[-1] == message.type.rsplit(".", 1)[-1] else 0.0
 
 
+def _chars(encoded: bytes, text: str, offset: int) -> int:
+    """The character offset in ``text`` of byte ``offset`` in its UTF-8 ``encoded`` form."""
+    if len(encoded) == len(text):  # ASCII: bytes are characters
+        return offset
+    try:
+        return len(encoded[:offset].decode("utf-8", "surrogatepass"))
+    except UnicodeDecodeError:  # an offset inside a character: count the whole ones before it
+        return len(encoded[:offset].decode("utf-8", "ignore"))
+
+
 def _exact(index: Index, query: Query) -> dict[int, list[Evidence]]:
     """Exact signature hits: regex/literal on the cleaned lines, literals also on masked lines."""
     lines = query.lines
     owners = _owners(query)
     weights = [o.weight if o else ROLE_WEIGHT.get(line.role, 0.85) for o, line in zip(owners, lines, strict=True)]
     raw = "\n".join(line.text for line in lines)
+    # RE2 runs on UTF-8 bytes: encode once per paste, not once per signature ("surrogatepass": a str
+    # holding a lone surrogate still searches, its bytes match nothing); spans are mapped back to characters
+    encoded = [utf8(line.text) for line in lines]
+    data = b"\n".join(encoded)
     starts, pos = [], 0
-    for line in lines:
+    for line in encoded:
         starts.append(pos)
-        pos += len(line.text) + 1
+        pos += len(line) + 1
     masked: list[str] | None = None
     hits: dict[int, list[Evidence]] = {}
     present = set(terms(raw))
@@ -132,9 +147,10 @@ def _exact(index: Index, query: Query) -> dict[int, list[Evidence]]:
             continue
         found = []
         matcher = sig.matcher
-        for match in matcher.finditer(raw) if matcher is not None else ():
+        for match in matcher.finditer(data) if matcher is not None else ():
             at = bisect_right(starts, match.start()) - 1
-            found.append((at, (match.start() - starts[at], min(match.end() - starts[at], len(lines[at].text)))))
+            start, end = match.start() - starts[at], min(match.end() - starts[at], len(encoded[at]))
+            found.append((at, (_chars(encoded[at], lines[at].text, start), _chars(encoded[at], lines[at].text, end))))
             if len(found) >= MAX_HITS_PER_SIG:
                 break
         if not found and sig.literal:

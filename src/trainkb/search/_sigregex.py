@@ -21,7 +21,12 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from re2 import _Regexp as SignatureRegex
 
-__all__ = ["SignatureRegex", "compile_signature", "re2_error"]
+__all__ = ["SignatureRegex", "compile_signature", "re2_error", "utf8"]
+
+
+def utf8(text: str) -> bytes:
+    """What RE2 searches: ``text`` as UTF-8 (a lone surrogate kept as bytes that match nothing, not an error)."""
+    return text.encode("utf-8", "surrogatepass")
 
 
 @functools.cache
