@@ -548,14 +548,7 @@
       return own[i] ? own[i].weight : has(C.ROLE_WEIGHT, line.role) ? C.ROLE_WEIGHT[line.role] : C.ROLE_WEIGHT.text;
     });
     var raw = lines.map(function (l) { return l.text; }).join("\n");
-    var starts = [], pos = 0;
-    lines.forEach(function (l) { starts.push(pos); pos += l.text.length + 1; });
     var masked = null, hits = new Map();
-    function lineAt(offset) {  // bisect_right(starts, offset) - 1
-      var lo = 0, hi = starts.length;
-      while (lo < hi) { var mid = (lo + hi) >> 1; if (offset < starts[mid]) hi = mid; else lo = mid + 1; }
-      return lo - 1;
-    }
     var present = new Set(this.norm.terms(raw)), numbers = new Set(this.ungated), gate = this.gate;
     present.forEach(function (term) {
       if (has(gate, term)) gate[term].forEach(function (n) { numbers.add(n); });
@@ -563,13 +556,15 @@
     Array.from(numbers).sort(function (a, b) { return a - b; }).forEach(function (number) {
       var sig = self.sigs[number], found = [], m;
       if (!sig.required.every(function (w) { return present.has(w); })) return;
-      sig.regex.lastIndex = 0;
-      while ((m = sig.regex.exec(raw)) !== null) {
-        if (m[0].length === 0) sig.regex.lastIndex++;
-        var at = lineAt(m.index), text = lines[at].text;
-        var start = m.index - starts[at], end = Math.min(m.index + m[0].length - starts[at], text.length);
-        found.push([at, [pyIndex(text, start), pyIndex(text, end)]]);
-        if (found.length >= C.MAX_HITS_PER_SIG) break;
+      // one line at a time, as RE2 matches them in Python (never across a newline): a line is at most
+      // MAX_LINE_CHARS long, which bounds what a backtracking JavaScript regex is ever given
+      for (var at = 0; at < lines.length && found.length < C.MAX_HITS_PER_SIG; at++) {
+        var text = lines[at].text;
+        sig.regex.lastIndex = 0;
+        while (found.length < C.MAX_HITS_PER_SIG && (m = sig.regex.exec(text)) !== null) {
+          if (m[0].length === 0) sig.regex.lastIndex++;
+          found.push([at, [pyIndex(text, m.index), pyIndex(text, m.index + m[0].length)]]);
+        }
       }
       if (!found.length && sig.literal) {
         if (masked === null) masked = lines.map(function (l) { return self.norm.normalize(l.text); });

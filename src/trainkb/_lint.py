@@ -9,7 +9,7 @@ from pathlib import Path
 from ._catalogue import Catalogue
 from ._github import workflow_command
 from ._jsonschema import MODELINE, SCHEMA_FILE, render_schema
-from ._regexsafety import nested_quantifier
+from ._regexsafety import backtracking_risk
 from ._schema import Entry
 from ._terminal import CONTROL
 from ._yamlio import YamlProblem, dotted
@@ -122,10 +122,10 @@ def _check_signatures(out: _Collector, entry: Entry) -> None:
                         f"search runs signatures with RE2, which cannot run this regex ({unsupported}); "
                         "lookarounds, backreferences and \\Z are not supported")
                 continue
-            if nested_quantifier(sig.regex):
+            risk = backtracking_risk(sig.regex)
+            if risk is not None:
                 out.add(entry.id, ("signatures", i, "regex"), "regex-backtracking",
-                        "a repeat over a part that can match in several ways (a nested quantifier such as (a+)+ "
-                        "or (xx?)+, or an alternation such as (a|aa)+) can freeze the site's search")
+                        f"{risk} can freeze the site's search")
             matcher = compile_signature(sig.regex)
             if matcher is None or not matcher.search(utf8(sig.example)):
                 out.add(entry.id, ("signatures", i, "example"), "signature-example",

@@ -104,11 +104,20 @@ def test_alignment_matches_rapidfuzz(real_site: Path, browser) -> None:  # type:
         assert alignment == (None if want is None else list(want)), (a, b, cutoff)
 
 
+def _spans(signature: str, text: str) -> list[list[int]]:
+    """Character spans of RE2's matches of a signature in ``text`` (it searches UTF-8 bytes)."""
+    data, out = text.encode(), []
+    for m in compile_signature(signature).finditer(data):
+        out.append([len(data[: m.start()].decode()), len(data[: m.end()].decode())])
+    return out
+
+
 def test_regexes_keep_python_meaning(real_catalogue: Catalogue, real_site: Path, browser) -> None:  # type: ignore[no-untyped-def]
     """Python's \\w, \\d, \\s, \\b, "." and "$" are Unicode-aware; the exported regexes match the same spans.
 
-    Signatures are matched by RE2 in `kb search` (ASCII classes, "$" at the end of the text only):
-    their exported regexes match the spans RE2 finds.
+    Signatures are matched by RE2 in `kb search` (ASCII classes, one line at a time, "^" and "$" at
+    the line's ends) and by the browser line by line: their exported regexes match the spans RE2
+    finds in each line, and RE2 over a whole paste finds exactly the per-line spans.
     """
     modules = (_input, _normalize)
     patterns = [(p.pattern, p.flags) for m in modules for p in vars(m).values() if isinstance(p, re.Pattern)]
@@ -118,14 +127,24 @@ def test_regexes_keep_python_meaning(real_catalogue: Catalogue, real_site: Path,
              "RuntimeError: CUDA out of memory.\n",
              "Traceback (most recent call last):\n  File \"x.py\", line 3, in f\n",
              "torch.Size([2, 3]) 错误 ValueError:  ſtate İ\n\n",
-             "Parameter indices which did not receive grad for rank ３: 1\n"]
+             "Parameter indices which did not receive grad for rank ３: 1\n",
+             "[W socket.cpp:436] [c10d] The server socket has failed to listen on [::]:29500\n"
+             "RuntimeError: Address already in use\n"]
+    lines = [line for text in texts for line in text.split("\n")]
     want = [[[[m.start(), m.end()] for m in re.compile(src, flags).finditer(t)] for t in texts]
             for src, flags in patterns]
-    want += [[[[m.start(), m.end()] for m in compile_signature(src).finditer(t)] for t in texts] for src in sigs]
-    specs = [js_regex(src, flags) for src, flags in patterns] + [signature_regex(src) for src in sigs]
+    want += [[_spans(src, line) for line in lines] for src in sigs]
+    for src in sigs:  # per line is what RE2 finds in the whole paste too
+        for text in texts:
+            joined, offset = [], 0
+            for line in text.split("\n"):
+                joined += [[a + offset, b + offset] for a, b in _spans(src, line)]
+                offset += len(line) + 1
+            assert joined == _spans(src, text), src
+    jobs = [[js_regex(src, flags), texts] for src, flags in patterns] + [[signature_regex(src), lines] for src in sigs]
     page = browser.new_page()
     page.goto((real_site / "index.html").as_uri())
-    got = page.evaluate("""([specs, texts]) => specs.map(s => texts.map(t => {
+    got = page.evaluate("""jobs => jobs.map(([s, texts]) => texts.map(t => {
         const r = new RegExp(s[0], s[1] + "g"), out = [];
         const at = i => Array.from(t.slice(0, i)).length;
         let m;
@@ -134,7 +153,7 @@ def test_regexes_keep_python_meaning(real_catalogue: Catalogue, real_site: Path,
             if (!m[0]) r.lastIndex++;
         }
         return out;
-    }))""", [specs, texts])
+    }))""", jobs)
     page.close()
     for src, spans, expected in zip([p for p, _f in patterns] + sigs, got, want, strict=True):
         assert spans == expected, src

@@ -83,3 +83,26 @@ def test_markdown_has_raw_html_off_and_code_highlighted() -> None:
     html = render_markdown("<div onclick=x>hi</div>\n\n```python\nx = 1 < 2\n```\n")
     assert "<div" not in html and "&lt;div onclick=x&gt;" in html
     assert '<pre class="highlight"><code>' in html and '<span class="mi">1</span>' in html
+
+
+def test_no_signature_freezes_the_page(build_small, browser) -> None:  # type: ignore[no-untyped-def]
+    """Backtracking signatures (lint refuses them) are left out of the page; the rest run line by line."""
+    import json as _json
+
+    from helpers import record as _record
+
+    hostile = [("(a|aa)+$", "aaaa", "a" * 60 + "!"), ("zq(xx?)+y", "zqxxy", "zq" + "x" * 60),
+               (r"got \S*\s*\S*\s*\S*x", "got a b x", "got " + "a" * 1900), ("size \\d+ mismatch", "size 3 mismatch",
+                                                                             "size 3 mismatch")]
+    records = {f"alpha/D{i + 1}-hostile.yaml": _record(f"D{i + 1}", extra="signatures:\n  - regex: "
+                                                       f"{_json.dumps(rx)}\n    example: {_json.dumps(ex)}\n")
+               for i, (rx, ex, _line) in enumerate(hostile)}
+    site = build_small(records)
+    page = browser.new_page()
+    page.goto((site / "index.html").as_uri())
+    took, ids = page.evaluate("""lines => { const t0 = performance.now();
+        const ids = lines.map(l => window.TrainkbSearch.paste(l).results.map(r => r.id));
+        return [performance.now() - t0, ids]; }""", [line for _rx, _ex, line in hostile])
+    page.close()
+    assert took < 2000
+    assert "D4" in ids[3]  # an ordinary signature still matches in the page

@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from .._catalogue import Catalogue
-from .._regexsafety import nested_quantifier
+from .._regexsafety import backtracking_risk
 from ..search import _index, _input, _normalize, _score, _search
 from ..search._sigregex import re2_error
 
@@ -133,7 +133,7 @@ def js_regex(pattern: re.Pattern[str] | str, flags: int = 0, re2: bool = False) 
 def signature_regex(pattern: str) -> list[str]:
     """A signature's regex for the browser: RE2's meaning, or nothing when the browser's backtracking
     engine could freeze on it (lint refuses such a pattern; `kb search` runs it safely with RE2)."""
-    if re2_error(pattern) is not None or nested_quantifier(pattern):
+    if re2_error(pattern) is not None or backtracking_risk(pattern) is not None:
         return _NEVER
     return js_regex(pattern, re.IGNORECASE, re2=True)
 
