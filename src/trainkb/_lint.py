@@ -175,7 +175,8 @@ def _check_schema_file(out: _Collector) -> None:
     shown = f"{out.cat.root.name}/{SCHEMA_FILE}"
     if not schema_path.is_file():
         out.add_file(shown, "schema-stale", "schema.json is missing; run `kb schema -o catalogue/schema.json`")
-    elif schema_path.read_text(encoding="utf-8") != render_schema():
+    elif schema_path.stat().st_size != len(render_schema().encode()) or \
+            schema_path.read_text(encoding="utf-8") != render_schema():
         out.add_file(shown, "schema-stale", "schema.json is out of date; run `kb schema -o catalogue/schema.json`")
 
 
