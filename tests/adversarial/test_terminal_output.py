@@ -65,3 +65,37 @@ def test_lint_github_format_with_a_newline_in_a_file_name(make_catalogue, capsys
     assert main(["--catalogue", str(root), "lint", "--format", "github"]) == 1
     out = capsys.readouterr().out
     assert not any(line.startswith("::warning") for line in out.splitlines())
+
+
+@pytest.mark.timeout(120)
+def test_tui_shows_record_text_without_obeying_it(cat, tmp_path):
+    """The TUI (results, entry, browse) gets the same treatment; run on a pseudo-terminal."""
+    import fcntl
+    import pty
+    import signal
+    import struct
+    import termios
+
+    from adversarial.test_tui_pipe import _read_until, _take_terminal
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    read, write = os.pipe()
+    os.write(write, b"Sample failure pwned\n")
+    os.close(write)
+    env = dict(os.environ, TERM="xterm-256color", XDG_CACHE_HOME=str(tmp_path / "cache"))
+    tui = subprocess.Popen([sys.executable, "-m", "trainkb.cli", "--catalogue", str(cat), "tui"], stdin=read,
+                           stdout=slave, stderr=slave, preexec_fn=_take_terminal, env=env)
+    os.close(slave)
+    os.close(read)
+    out = bytearray()
+    try:
+        assert _read_until(master, out, lambda o: b"D1" in o and b"pwned" in o, 60), bytes(out[-2000:])
+        _read_until(master, out, lambda o: False, 1.0)  # the entry pane renders too
+        tui.send_signal(signal.SIGTERM)
+        tui.wait(timeout=20)
+    finally:
+        if tui.poll() is None:
+            tui.kill()
+        os.close(master)
+    assert b"\x1b]0;pwned" not in out and b"\x1b]52;" not in out and b"\x1b[2J" not in out

@@ -6,6 +6,7 @@ from rich.text import Text
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from .._terminal import printable
 from ..search import SearchResponse
 
 __all__ = ["ResultsList"]
@@ -40,7 +41,7 @@ class ResultsList(OptionList):
             label = Text.assemble(
                 (f"{result.id:<5}", "bold"), " ", (_bar(result.score), _STYLE[result.confidence]),
                 f" {result.score:3.0f} ", (f"{result.confidence:<6}", _STYLE[result.confidence]), " ",
-                result.title, (f"  · {result.area}", "dim"),
+                printable(result.title, newlines=False), (f"  · {result.area}", "dim"),
             )
             self.add_option(Option(label, id=result.id))
         if not response.results:
