@@ -9,7 +9,8 @@ from pathlib import Path
 from .._catalogue import Catalogue, load_catalogue
 from .._locate import find_catalogue, find_reports
 from .._markdown import entry_header, entry_markdown
-from .._schema import Entry
+from .._schema import Area, Entry
+from .._terminal import printable
 from .._verification import Verification, load_verification
 from ..search import Index, SearchResponse, get_index, search
 
@@ -25,6 +26,31 @@ def tail_for_paste(text: str, limit: int = PASTE_LIMIT) -> str:
         return text
     cut = text.find("\n", len(text) - limit)
     return text[len(text) - limit:] if cut < 0 else text[cut + 1:]
+
+
+def _shown(model: Entry | Area) -> Entry | Area:
+    """``model`` with every control character in its text spelled out (lint flags them; the terminal
+    must never obey one). Unchanged, and not copied, when it holds none."""
+
+    def clean(value: object) -> object:
+        if isinstance(value, str):
+            return printable(value)
+        if isinstance(value, dict):
+            return {key: clean(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [clean(item) for item in value]
+        return value
+
+    data = model.model_dump()
+    cleaned = clean(data)
+    return model if cleaned == data else type(model).model_validate(cleaned)
+
+
+def _displayable(cat: Catalogue) -> Catalogue:
+    """The catalogue as the TUI shows it: no record text can carry an escape sequence to the terminal."""
+    cat.entries = {entry_id: _shown(entry) for entry_id, entry in cat.entries.items()}  # type: ignore[misc]
+    cat.areas = [_shown(area) for area in cat.areas]  # type: ignore[misc]
+    return cat
 
 
 def fix_code(entry: Entry) -> str:
@@ -48,7 +74,7 @@ class KnowledgeBase:
     @classmethod
     def load(cls, catalogue: str | os.PathLike[str] | None = None) -> KnowledgeBase:
         root = find_catalogue(catalogue)
-        cat = load_catalogue(root)
+        cat = _displayable(load_catalogue(root))
         return cls(cat, get_index(root), load_verification(find_reports(Path(root))))
 
     def search(self, text: str, top: int = 10) -> SearchResponse:
