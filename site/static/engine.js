@@ -597,14 +597,7 @@
       return own[i] ? own[i].weight : has(C.ROLE_WEIGHT, line.role) ? C.ROLE_WEIGHT[line.role] : C.ROLE_WEIGHT.text;
     });
     var raw = lines.map(function (l) { return l.text; }).join("\n");
-    var starts = [], pos = 0;
-    lines.forEach(function (l) { starts.push(pos); pos += l.text.length + 1; });
     var masked = null, hits = new Map();
-    function lineAt(offset) {  // bisect_right(starts, offset) - 1
-      var lo = 0, hi = starts.length;
-      while (lo < hi) { var mid = (lo + hi) >> 1; if (offset < starts[mid]) hi = mid; else lo = mid + 1; }
-      return lo - 1;
-    }
     var present = new Set(this.norm.terms(raw)), numbers = new Set(this.ungated), gate = this.gate;
     present.forEach(function (term) {
       if (has(gate, term)) gate[term].forEach(function (n) { numbers.add(n); });
@@ -612,13 +605,15 @@
     Array.from(numbers).sort(function (a, b) { return a - b; }).forEach(function (number) {
       var sig = self.sigs[number], found = [], m;
       if (!sig.required.every(function (w) { return present.has(w); })) return;
-      sig.regex.lastIndex = 0;
-      while ((m = sig.regex.exec(raw)) !== null) {
-        if (m[0].length === 0) sig.regex.lastIndex++;
-        var at = lineAt(m.index), text = lines[at].text;
-        var start = m.index - starts[at], end = Math.min(m.index + m[0].length - starts[at], text.length);
-        found.push([at, [pyIndex(text, start), pyIndex(text, end)]]);
-        if (found.length >= C.MAX_HITS_PER_SIG) break;
+      // one line at a time, as RE2 matches them in Python (never across a newline): a line is at most
+      // MAX_LINE_CHARS long, which bounds what a backtracking JavaScript regex is ever given
+      for (var at = 0; at < lines.length && found.length < C.MAX_HITS_PER_SIG; at++) {
+        var text = lines[at].text;
+        sig.regex.lastIndex = 0;
+        while (found.length < C.MAX_HITS_PER_SIG && (m = sig.regex.exec(text)) !== null) {
+          if (m[0].length === 0) sig.regex.lastIndex++;
+          found.push([at, [pyIndex(text, m.index), pyIndex(text, m.index + m[0].length)]]);
+        }
       }
       if (!found.length && sig.literal) {
         if (masked === null) masked = lines.map(function (l) { return self.norm.normalize(l.text); });
@@ -767,6 +762,14 @@
     return best;
   };
 
+  /* many distinct words, few of them anywhere in the catalogue: noise, not a description (_score._noise) */
+  Engine.prototype.noise = function (queryTerms) {
+    var distinct = new Set(queryTerms.filter(function (t) { return t.length > 1; })), idf = this.idf, known = 0;
+    if (distinct.size < this.C.NOISE_MIN_TERMS) return false;
+    distinct.forEach(function (t) { if (has(idf, t)) known++; });
+    return known < this.C.NOISE_KNOWN_SHARE * distinct.size;
+  };
+
   /* skip: the words of a message many root causes print, which cannot tell those causes apart;
    * words many failure reports share weigh less, except in the failure's own exception message */
   Engine.prototype.prose = function (query, skip) {
@@ -826,6 +829,7 @@
       });
     });
     var prose = this.prose(query, skip);
+    var noise = this.noise(this.norm.terms(query.prose));  // a paste of words the catalogue never uses
     // known: a signature names the failure's cause; known only as a message many causes print, it is
     // known to the entries that claim that message and unknown to the others
     var known = !query.messages.some(function (m) { return m.weight >= C.FAILURE_WEIGHT && m.type; });
@@ -842,8 +846,10 @@
     });
     known = known && !query.launcherOnly;  // a summary says a worker failed, not why
     var ambiguouslyKnown = onFailure && !known && !query.launcherOnly;
-    var raw = query.lines.map(function (l) { return l.text; }).join("\n"), excluded = new Set();
-    this.excludes.forEach(function (x) { if (x[1].test(raw)) excluded.add(x[0]); });
+    var excluded = new Set();  // run line by line, as RE2 runs them in Python
+    this.excludes.forEach(function (x) {
+      if (query.lines.some(function (l) { return x[1].test(l.text); })) excluded.add(x[0]);
+    });
     var ids = new Set(); [exact, fuzzy, prose].forEach(function (m) { m.forEach(function (_v, k) { ids.add(k); }); });
     var scored = [];
     ids.forEach(function (entry) {
@@ -861,9 +867,10 @@
       signature = Math.min(100, signature + C.EXTRA_SIGNATURE * Math.max(distinct - 1, 0));
       var text = prose.get(entry) || 0;
       var entryKnown = known || (ambiguouslyKnown && evidence.length > 0);
-      if (!entryKnown) text = Math.min(text, C.UNKNOWN_ERROR_CAP);
+      var capped = noise || !entryKnown;  // words alone must not look like a match
+      if (capped) text = Math.min(text, C.UNKNOWN_ERROR_CAP);
       var total = Math.min(100, Math.max(signature, text) + C.OTHER_KIND_SHARE * Math.min(signature, text));
-      if (!entryKnown && signature < C.SOME_EVIDENCE) total = Math.min(total, C.UNKNOWN_ERROR_CAP);
+      if (capped && signature < C.SOME_EVIDENCE) total = Math.min(total, C.UNKNOWN_ERROR_CAP);
       if (excluded.has(entry)) {  // the paste holds output only a different failure prints
         total = Math.min(total, C.EXCLUDED_CAP);
         specific = false;
@@ -904,8 +911,8 @@
     return query.kind === "log" ? A.log : A.prose;
   };
 
-  /* search(text, top, firstLine) -> {query_kind, abstained, results[{id, title, area, score, confidence, evidence}],
-   * advice} */
+  /* search(text, top, firstLine) -> {query_kind, abstained, results[{id, title, area, score, confidence, fix_summary,
+   * evidence}], advice} */
   Engine.prototype.search = function (text, top, firstLine) {
     var C = this.C, self = this, query = this.parser.parse(text, firstLine);
     var scored = this.score(query).filter(function (s) { return s.score >= C.MIN_SCORE; });
@@ -918,7 +925,7 @@
       var e = self.entries[s.entry];
       var runnerUp = rank === 0 ? (scored.length > 1 ? scored[1].score : 0) : scored[0].score;
       return { id: e.id, title: e.title, area: e.area, score: s.score,
-               confidence: confidence(s.score, runnerUp, s.specific),
+               confidence: confidence(s.score, runnerUp, s.specific), fix_summary: e.fix_summary,
                evidence: s.evidence.map(function (ev) {
                  return { line: ev.line, text: ev.text, signature: ev.signature, span: ev.span, via: ev.via };
                }) };

@@ -7,15 +7,28 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ._catalogue import Catalogue
+from ._github import workflow_command
 from ._jsonschema import MODELINE, SCHEMA_FILE, render_schema
-from ._regexsafety import nested_quantifier
+from ._regexsafety import backtracking_risk
 from ._schema import Entry
+from ._terminal import CONTROL
 from ._yamlio import YamlProblem, dotted
+from .search._sigregex import compile_signature, re2_error, utf8
 
 __all__ = ["Finding", "lint_catalogue"]
 
 _FILENAME = re.compile(r"^(?P<id>[A-Z]+[0-9]+)-(?P<slug>[a-z0-9]+(?:-[a-z0-9]+)*)\.yaml$")
 _PROSE_FIELDS = ("symptom", "root_cause", "fix")
+SUMMARY_LIMIT = 120
+_CODE_SPAN = re.compile(r"`[^`\n]+`")
+# Markdown a one-line summary must not carry once its inline code is removed
+_SUMMARY_MARKUP = (
+    (re.compile(r"\*\*|__|(?<![\w*])\*(?=\S)|(?<![\w])_(?=[^\s_])[^_]*_(?!\w)"), "emphasis"),
+    (re.compile(r"\]\(|!\["), "a link or image"),
+    (re.compile(r"<[A-Za-z/!]"), "HTML"),
+    (re.compile(r"^\s*(?:#{1,6}\s|>|[-+*]\s|\d+[.)]\s)"), "a heading, quote or list marker"),
+    (re.compile(r"`"), "an unclosed code span"),
+)
 
 
 @dataclass(frozen=True)
@@ -39,8 +52,8 @@ class Finding:
 
     def github(self) -> str:
         message = f"{self.field}: {self.message}" if self.field else self.message
-        message = message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-        return f"::error file={self.path},line={self.line},col={self.col},title=kb lint {self.rule}::{message}"
+        return workflow_command("error", {"file": self.path, "line": self.line, "col": self.col,
+                                          "title": f"kb lint {self.rule}"}, message)
 
 
 class _Collector:
@@ -88,6 +101,22 @@ def _check_prose(out: _Collector, entry: Entry) -> None:
             out.add(entry.id, (name,), "empty-prose", "must not be empty")
 
 
+def _check_fix_summary(out: _Collector, entry: Entry) -> None:
+    """One line a reader acts on at once: short, single-line, inline code its only markup."""
+    summary = entry.fix_summary
+    if "\n" in summary.strip() or "\r" in summary:
+        out.add(entry.id, ("fix_summary",), "fix-summary", "must be a single line")
+    if len(summary) > SUMMARY_LIMIT:
+        out.add(entry.id, ("fix_summary",), "fix-summary",
+                f"{len(summary)} characters; keep it to {SUMMARY_LIMIT}")
+    bare = _CODE_SPAN.sub("", summary)
+    for pattern, what in _SUMMARY_MARKUP:
+        if pattern.search(bare):
+            out.add(entry.id, ("fix_summary",), "fix-summary",
+                    f"no Markdown except inline code (found {what})")
+            break
+
+
 def _check_links(out: _Collector, entry: Entry) -> None:
     seen: set[str] = set()
     for i, link in enumerate(entry.links):
@@ -106,33 +135,59 @@ def _check_links(out: _Collector, entry: Entry) -> None:
 
 
 def _check_signatures(out: _Collector, entry: Entry) -> None:
-    """Signatures and excludes: each compiles, cannot backtrack catastrophically, matches its example."""
+    """Signatures and excludes: each runs in RE2, cannot freeze the site, matches its example."""
     for field, sigs in (("signatures", entry.signatures), ("excludes", entry.excludes)):
         for i, sig in enumerate(sigs):
             if sig.regex is not None:
                 try:
-                    pattern = re.compile(sig.regex)
+                    re.compile(sig.regex)
                 except re.error as exc:
                     out.add(entry.id, (field, i, "regex"), "regex-compile", f"regex does not compile: {exc}")
                     continue
-                if nested_quantifier(sig.regex):
+                unsupported = re2_error(sig.regex)
+                if unsupported is not None:
+                    out.add(entry.id, (field, i, "regex"), "regex-re2",
+                            f"search runs signatures with RE2, which cannot run this regex ({unsupported}); "
+                            "lookarounds, backreferences and \\Z are not supported")
+                    continue
+                risk = backtracking_risk(sig.regex)
+                if risk is not None:
                     out.add(entry.id, (field, i, "regex"), "regex-backtracking",
-                            "nested quantifier (a repeat inside a repeat) can backtrack catastrophically")
-                if not pattern.search(sig.example):
+                            f"{risk} can freeze the site's search")
+                matcher = compile_signature(sig.regex)
+                if matcher is None or not matcher.search(utf8(sig.example)):
                     out.add(entry.id, (field, i, "example"), "signature-example",
                             "the regex does not match its own example")
             elif sig.literal is not None and sig.literal not in sig.example:
                 out.add(entry.id, (field, i, "example"), "signature-example",
                         "the literal does not occur in its own example")
     for i, sig in enumerate(entry.excludes):
-        pattern = re.compile(sig.regex or re.escape(sig.literal or ""), re.IGNORECASE)
-        if sig.regex is not None and nested_quantifier(sig.regex):
-            continue
-        own = [s.example for s in entry.signatures if pattern.search(s.example)]
+        exclude = compile_signature(sig.regex if sig.regex is not None else re.escape(sig.literal or ""))
+        own = [s.example for s in entry.signatures if exclude is not None and exclude.search(utf8(s.example))]
         if own:
             out.add(entry.id, ("excludes", i), "exclude-own-signature",
                     f"the exclude matches this entry's own signature example {own[0]!r}: it would rule the entry out "
                     "wherever it applies")
+
+
+def _strings(value: object, here: tuple[str | int, ...]) -> list[tuple[tuple[str | int, ...], str]]:
+    if isinstance(value, str):
+        return [(here, value)]
+    if isinstance(value, dict):
+        return [found for key, item in value.items() for found in _strings(item, (*here, key))]
+    if isinstance(value, list):
+        return [found for index, item in enumerate(value) for found in _strings(item, (*here, index))]
+    return []
+
+
+def _check_control(out: _Collector, entry: Entry) -> None:
+    """Escape sequences in a record would reach every terminal that prints it (kb list, show, search)."""
+    for loc, text in _strings(entry.model_dump(exclude_defaults=True), ()):
+        match = CONTROL.search(text)
+        if match:
+            out.add(entry.id, loc, "control-character",
+                    f"contains the control character U+{ord(match.group()):04X}; records hold plain text "
+                    "(terminals obey escape sequences)")
 
 
 def _check_urls(out: _Collector, entry: Entry) -> None:
@@ -155,7 +210,8 @@ def _check_schema_file(out: _Collector) -> None:
     shown = f"{out.cat.root.name}/{SCHEMA_FILE}"
     if not schema_path.is_file():
         out.add_file(shown, "schema-stale", "schema.json is missing; run `kb schema -o catalogue/schema.json`")
-    elif schema_path.read_text(encoding="utf-8") != render_schema():
+    elif schema_path.stat().st_size != len(render_schema().encode()) or \
+            schema_path.read_text(encoding="utf-8") != render_schema():
         out.add_file(shown, "schema-stale", "schema.json is out of date; run `kb schema -o catalogue/schema.json`")
 
 
@@ -173,9 +229,11 @@ def lint_catalogue(cat: Catalogue) -> list[Finding]:
         _check_location(out, entry, path)
         _check_area(out, entry)
         _check_prose(out, entry)
+        _check_fix_summary(out, entry)
         _check_links(out, entry)
         _check_signatures(out, entry)
         _check_urls(out, entry)
+        _check_control(out, entry)
         _check_modeline(out, entry, path)
     _check_schema_file(out)
     return sorted(out.findings, key=lambda f: (f.path, f.line, f.col, f.rule))

@@ -21,6 +21,8 @@ from pydantic import (
     model_validator,
 )
 
+from ._locate import AREA_FILE
+
 __all__ = [
     "AREA_FILE",
     "ENTRY_ID_PATTERN",
@@ -41,7 +43,6 @@ __all__ = [
     "VersionNote",
 ]
 
-AREA_FILE = "areas.yaml"
 ENTRY_ID_PATTERN = r"^(?:DP|DF|[DPOCLVRXMATGEK])[1-9][0-9]{0,2}$"
 SLUG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 
@@ -235,8 +236,7 @@ class Entry(_Strict):
     symptom: str
     root_cause: str
     fix: str
-    fix_summary: str | None = Field(
-        default=None,
+    fix_summary: str = Field(
         min_length=8,
         max_length=120,
         description="One imperative line a reader can act on at once; inline code only, no other Markdown.",

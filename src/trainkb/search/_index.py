@@ -21,10 +21,14 @@ import tempfile
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._locate import catalogue_digest
 from ._normalize import normalize, terms
+from ._sigregex import compile_signature, utf8
+
+if TYPE_CHECKING:
+    from ._sigregex import SignatureRegex
 
 __all__ = ["FORMAT", "Index", "build_data", "cache_dir", "load_index"]
 
@@ -47,7 +51,7 @@ class Sig:
 
     entry: int
     source: str  # the literal or regex as written, shown as evidence
-    pattern: re.Pattern[str]
+    pattern: str  # the regex searched (a literal escaped); compiled by RE2 on first use
     literal: str | None  # normalised literal, searched in normalised lines
     type: str | None
     kind: str
@@ -57,6 +61,11 @@ class Sig:
     shared: int  # how many other entries' examples this signature also matches
     background: int  # how many public failure reports hold every word the signature requires
 
+    @property
+    def matcher(self) -> SignatureRegex | None:
+        """The compiled pattern; None when RE2 cannot run it (lint reports it)."""
+        return compile_signature(self.pattern)
+
 
 class Index:
     """Entries, signatures, aliases and a BM25 term model, all from plain data."""
@@ -64,7 +73,7 @@ class Index:
     def __init__(self, data: dict[str, Any]) -> None:
         self.entries: list[dict[str, str]] = data["entries"]
         self.sigs = [
-            Sig(s["entry"], s["source"], re.compile(s["pattern"], re.IGNORECASE), s["literal"], s["type"], s["kind"],
+            Sig(s["entry"], s["source"], s["pattern"], s["literal"], s["type"], s["kind"],
                 tuple(s["texts"]), frozenset(s["terms"]), frozenset(s["required"]), s["shared"], s["background"])
             for s in data["sigs"]
         ]
@@ -83,8 +92,8 @@ class Index:
         self.gate: dict[str, list[int]] = data["gate"]  # rarest required word -> signatures
         self.ungated: list[int] = data["ungated"]  # signatures with no required word: always tried
         self.hash: str = data["hash"]
-        # output that rules an entry out: (entry, compiled pattern)
-        self.excludes = [(entry, re.compile(pattern, re.IGNORECASE)) for entry, pattern in data["excludes"]]
+        # output that rules an entry out: (entry, pattern), run by RE2 like the signatures
+        self.excludes: list[tuple[int, str]] = [(entry, pattern) for entry, pattern in data["excludes"]]
 
 
 def _signature_data(entry_index: int, sig: Any) -> dict[str, Any]:
@@ -132,9 +141,10 @@ def _count_shared(sigs: list[dict[str, Any]], examples: list[tuple[int, str]]) -
             candidates = candidates & holders.get(term, set())
             if not candidates:
                 break
-        pattern = re.compile(sig["pattern"], re.IGNORECASE)
-        sig["shared"] = len({examples[n][0] for n in candidates
-                             if examples[n][0] != sig["entry"] and pattern.search(examples[n][1])})
+        pattern = compile_signature(sig["pattern"])
+        others = {examples[n][0] for n in candidates if examples[n][0] != sig["entry"]
+                  and pattern is not None and pattern.search(utf8(examples[n][1]))}
+        sig["shared"] = len(others)
 
 
 def _field_texts(entry: Any) -> dict[str, str]:
@@ -198,7 +208,7 @@ def build_data(entries: list[Any], digest: str) -> dict[str, Any]:
     """The plain-data index of ``entries`` (pydantic ``Entry`` objects or look-alikes)."""
     rows, sigs, aliases, phrases, docs, examples, excludes = [], [], [], [], [], [], []
     for index, entry in enumerate(entries):
-        rows.append({"id": entry.id, "title": entry.title, "area": entry.area})
+        rows.append({"id": entry.id, "title": entry.title, "area": entry.area, "fix_summary": entry.fix_summary})
         for sig in getattr(entry, "excludes", ()):
             excludes.append([index, sig.regex if sig.regex is not None else re.escape(sig.literal)])
         for sig in entry.signatures:
@@ -246,7 +256,7 @@ def cache_dir() -> Path:
 def _code_digest() -> str:
     """A digest of the code that shapes the index, so an upgraded trainkb never reads a stale one."""
     digest = hashlib.sha256(str(FORMAT).encode())
-    for name in ("_index.py", "_normalize.py", BACKGROUND.name):
+    for name in ("_index.py", "_normalize.py", "_sigregex.py", BACKGROUND.name):
         with contextlib.suppress(OSError):
             digest.update((Path(__file__).parent / name).read_bytes())
     return digest.hexdigest()[:8]

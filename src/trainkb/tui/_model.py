@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from .._catalogue import Catalogue, load_catalogue
 from .._locate import find_catalogue, find_reports
-from .._markdown import entry_markdown
-from .._schema import Entry
+from .._markdown import entry_header, entry_markdown
+from .._schema import Area, Entry
+from .._terminal import printable
 from .._verification import Verification, load_verification
 from ..search import Index, SearchResponse, get_index, search
 
@@ -18,7 +18,6 @@ __all__ = ["ENTRY_SCHEME", "PASTE_LIMIT", "KnowledgeBase", "fix_code", "tail_for
 
 ENTRY_SCHEME = "entry:"
 PASTE_LIMIT = 256 * 1024  # the paste box keeps the tail; search reads only the tail anyway
-_FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.S)
 
 
 def tail_for_paste(text: str, limit: int = PASTE_LIMIT) -> str:
@@ -29,9 +28,41 @@ def tail_for_paste(text: str, limit: int = PASTE_LIMIT) -> str:
     return text[len(text) - limit:] if cut < 0 else text[cut + 1:]
 
 
+def _shown(model: Entry | Area) -> Entry | Area:
+    """``model`` with every control character in its text spelled out (lint flags them; the terminal
+    must never obey one). Unchanged, and not copied, when it holds none."""
+
+    def clean(value: object) -> object:
+        if isinstance(value, str):
+            return printable(value)
+        if isinstance(value, dict):
+            return {key: clean(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [clean(item) for item in value]
+        return value
+
+    data = model.model_dump()
+    cleaned = clean(data)
+    return model if cleaned == data else type(model).model_validate(cleaned)
+
+
+def _displayable(cat: Catalogue) -> Catalogue:
+    """The catalogue as the TUI shows it: no record text can carry an escape sequence to the terminal."""
+    cat.entries = {entry_id: _shown(entry) for entry_id, entry in cat.entries.items()}  # type: ignore[misc]
+    cat.areas = [_shown(area) for area in cat.areas]  # type: ignore[misc]
+    return cat
+
+
 def fix_code(entry: Entry) -> str:
-    """Every fenced code block of the fix, joined: what `c` copies."""
-    return "\n".join(block.rstrip() + "\n" for block in _FENCE.findall(entry.fix))
+    """Every code block of the fix, joined: what `c` copies.
+
+    markdown-it gives each block's content without the indentation of the list item it sits
+    in, so the copy pastes into an editor or a REPL as it stands.
+    """
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark").parse(entry.fix)
+    return "\n".join(t.content.rstrip() + "\n" for t in tokens if t.type in ("fence", "code_block"))
 
 
 @dataclass
@@ -43,7 +74,7 @@ class KnowledgeBase:
     @classmethod
     def load(cls, catalogue: str | os.PathLike[str] | None = None) -> KnowledgeBase:
         root = find_catalogue(catalogue)
-        cat = load_catalogue(root)
+        cat = _displayable(load_catalogue(root))
         return cls(cat, get_index(root), load_verification(find_reports(Path(root))))
 
     def search(self, text: str, top: int = 10) -> SearchResponse:
@@ -52,7 +83,12 @@ class KnowledgeBase:
     def markdown(self, entry_id: str) -> str:
         entry = self.catalogue.entries[entry_id]
         return entry_markdown(entry, self.catalogue, link=lambda target: ENTRY_SCHEME + target,
-                              verification=self.verification.entry_lines(entry))
+                              verification=self.verification.entry_lines(entry), header=False)
+
+    def header(self, entry_id: str) -> tuple[Entry, str, str]:
+        """(the entry, "area › section", its aliases on one line) for the entry pane's header."""
+        entry = self.catalogue.entries[entry_id]
+        return (entry, *entry_header(entry, self.catalogue))
 
     def related(self, entry_id: str) -> list[tuple[str, str]]:
         """(relation label, id) for links then backlinks: the keyboard-followable list."""
