@@ -47,7 +47,7 @@ def _run_all(root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
 def test_self_containing_alias_is_a_located_error(make_catalogue, tmp_path, capsys):
     root = make_catalogue({"alpha/D1-sample.yaml": record(), "alpha/D2-loop.yaml": record("D2", extra=SELF_ALIAS)})
     out = _run_all(root, tmp_path, capsys)
-    assert "catalogue/alpha/D2-loop.yaml:12:" in out
+    assert "catalogue/alpha/D2-loop.yaml:13:" in out
     assert "anchors and aliases are not allowed" in out
 
 
