@@ -89,6 +89,7 @@
     this.spaces = re(P.SPACES, "g");
     this.word = re(P.WORD, "g");
     this.token = re(P.TOKEN, "g");
+    this.number = re(P.NUMBER, "g");
     this.stop = new Set(C.STOP);
   }
   Normalizer.prototype.normalize = function (line) {
@@ -550,7 +551,9 @@
       return { entry: s.entry, source: s.source, regex: re(s.regex, "g"), literal: s.literal, type: s.type,
                texts: s.texts.map(codePoints), nterms: s.terms.length, terms: s.terms, spec: s.spec,
                required: s.required,
-               ambiguous: s.background >= C.AMBIGUOUS_REPORTS || s.shared >= C.AMBIGUOUS_SHARED };
+               numbers: s.numbers,
+               ambiguous: s.background >= C.AMBIGUOUS_REPORTS || s.shared >= C.AMBIGUOUS_SHARED ||
+                 s.family >= C.AMBIGUOUS_FAMILY };
     });
     this.aliases = data.aliases;  // entry -> [[words, idf total], ...]
     // aliases written as error fragments: [entry, masked text, alias as written, length in code points,
@@ -678,7 +681,7 @@
     segments.forEach(function (seg) {
       var raw = pySlice(seg[1], C.MAX_LINE_CHARS), text = codePoints(self.norm.normalize(raw));
       if (text.length < C.MIN_FUZZY_CHARS) return;
-      var overlap = new Map();
+      var numbers = new Set(raw.match(self.norm.number) || []), overlap = new Map();
       new Set(self.norm.terms(raw)).forEach(function (word) {
         (has(self.sigTerms, word) ? self.sigTerms[word] : []).forEach(function (n) {
           overlap.set(n, (overlap.get(n) || 0) + 1);
@@ -687,6 +690,8 @@
       overlap.forEach(function (shared, number) {
         var sig = self.sigs[number];
         if (shared < Math.max(C.MIN_SHARED_TERMS, C.SHARED_TERMS_SHARE * sig.nterms)) return;
+        // "exitcode: -11" is not a retyped "exitcode: -9"
+        if (!sig.numbers.every(function (n) { return numbers.has(n); })) return;
         var best = 0;
         sig.texts.forEach(function (candidate) {
           var aligned = alignment(candidate, text, floor);

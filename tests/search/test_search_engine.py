@@ -280,3 +280,28 @@ def test_an_exclude_in_the_paste_rules_its_entry_out(catalogue: Path) -> None:
     response = search(paste + "\nnote: torch.compile is on", catalogue=load_index(catalogue, use_cache=False))
     d1 = next(r for r in response.results if r.id == "D1")
     assert d1.score <= 25.0 and d1.confidence == "low" and response.abstained
+
+
+def test_a_number_the_signature_spells_out_must_be_in_the_line(catalogue: Path) -> None:
+    """'exitcode: -11' is a sibling of 'exitcode: -9', not a retyped copy of it."""
+    (catalogue / "alpha" / "D5-sigkill.yaml").write_text(r"""
+id: D5
+title: A worker was killed by the host's OOM killer (exit code -9)
+area: alpha
+section: two
+tags: [sigkill]
+symptom: torchrun reports a worker that failed with exit code -9.
+root_cause: The kernel's OOM killer sent SIGKILL.
+fix: Use less host memory per rank.
+fix_summary: Use less host memory per rank.
+signatures:
+  - regex: "failed \\(exitcode: -9\\) local_rank: \\d+ \\(pid: \\d+\\)"
+    kind: log
+    example: "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 0 (pid: 9928)"
+verification: {status: manual, reason: test fixture}
+""".lstrip())
+    index = load_index(catalogue, use_cache=False)
+    line = "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: {}) local_rank: 0 (pid: 15084)"
+    sibling = search(line.format("-11"), catalogue=index)
+    assert all(r.id != "D5" or not r.evidence for r in sibling.results)
+    assert search(line.format("-9"), catalogue=index).results[0].id == "D5"

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._locate import catalogue_digest
-from ._normalize import normalize, terms
+from ._normalize import NUMBER, normalize, terms
 from ._sigregex import compile_signature, utf8
 
 if TYPE_CHECKING:
@@ -39,6 +39,8 @@ _KEEP = 8  # cached indexes kept (one per catalogue state; old ones are deleted)
 K1, B = 1.2, 0.75
 MIN_PHRASE = 12  # characters an alias needs before its verbatim presence counts as evidence
 _INNER_GROUP = re.compile(r"(?<!\\)\((?:[^()\\]|\\.)*(?<!\\)\)")
+# a regex's character classes, counted repeats and escapes (\\d, \\1): no number they hold is spelled out
+_QUANTIFIED = re.compile(r"\[(?:\\.|[^\]\\])*\]|\{[\d,]*\}|\\.")
 _REGEX_SYNTAX = re.compile(r"\\[a-zA-Z]|\(\?[:!=<]*|[()\[\]{}|*+?^$\\]")  # a regex read as words
 # Term weight of each record field in the prose model (a BM25F-style field boost).
 FIELD_WEIGHTS = {"title": 3.0, "aliases": 2.0, "tags": 2.0, "symptom": 1.0, "signatures": 1.0,
@@ -60,6 +62,8 @@ class Sig:
     required: frozenset[str]  # words every match contains: a cheap gate before the regex runs
     shared: int  # how many other entries' examples this signature also matches
     background: int  # how many public failure reports hold every word the signature requires
+    numbers: frozenset[str]  # numbers the signature spells out: a line with other numbers is a sibling message
+    family: int  # how many entries carry this very pattern
 
     @property
     def matcher(self) -> SignatureRegex | None:
@@ -74,7 +78,8 @@ class Index:
         self.entries: list[dict[str, str]] = data["entries"]
         self.sigs = [
             Sig(s["entry"], s["source"], s["pattern"], s["literal"], s["type"], s["kind"],
-                tuple(s["texts"]), frozenset(s["terms"]), frozenset(s["required"]), s["shared"], s["background"])
+                tuple(s["texts"]), frozenset(s["terms"]), frozenset(s["required"]), s["shared"], s["background"],
+                frozenset(s["numbers"]), s["family"])
             for s in data["sigs"]
         ]
         self.idf: dict[str, float] = data["idf"]
@@ -96,6 +101,12 @@ class Index:
         self.excludes: list[tuple[int, str]] = [(entry, pattern) for entry, pattern in data["excludes"]]
 
 
+def _fixed_numbers(sig: Any) -> list[str]:
+    """Numbers a signature spells out (`exitcode: -9`, `Signal 11`, `failure 700`): not `\\d`, classes or counts."""
+    source = sig.literal if sig.literal is not None else _QUANTIFIED.sub(" ", sig.regex)
+    return sorted(set(NUMBER.findall(source)))
+
+
 def _signature_data(entry_index: int, sig: Any) -> dict[str, Any]:
     pattern = sig.regex if sig.regex is not None else re.escape(sig.literal)
     texts = [normalize(sig.literal)] if sig.literal else []
@@ -104,6 +115,7 @@ def _signature_data(entry_index: int, sig: Any) -> dict[str, Any]:
         "entry": entry_index, "source": sig.regex or sig.literal, "pattern": pattern,
         "literal": normalize(sig.literal) if sig.literal else None, "type": sig.type, "kind": sig.kind,
         "texts": texts, "terms": sorted(set(terms(sig.literal or _REGEX_SYNTAX.sub(" ", sig.regex)))), "shared": 0,
+        "numbers": _fixed_numbers(sig), "family": 1,
     }
 
 
@@ -227,6 +239,11 @@ def build_data(entries: list[Any], digest: str) -> dict[str, Any]:
                 doc[term] += FIELD_WEIGHTS[name]
         docs.append(doc)
     _count_shared(sigs, examples)
+    families: dict[str, set[int]] = {}  # the same pattern written into several entries
+    for sig in sigs:
+        families.setdefault(sig["pattern"], set()).add(sig["entry"])
+    for sig in sigs:
+        sig["family"] = len(families[sig["pattern"]])
     postings, idf = _bm25(docs)
     sig_terms: dict[str, list[int]] = {}
     for number, sig in enumerate(sigs):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import re
 
-__all__ = ["MASKS", "content_words", "normalize", "stem", "terms"]
+__all__ = ["MASKS", "NUMBER", "content_words", "normalize", "stem", "terms"]
 
 # (placeholder, pattern) in application order: wider constructs first, so a path's
 # digits or a shape's numbers are not masked piecemeal.
@@ -35,6 +35,7 @@ MASKS: list[tuple[str, re.Pattern[str]]] = [
 ]
 
 _SPACES = re.compile(r"\s+")
+NUMBER = re.compile(r"(?<![\w.])\d+(?![\w.])")  # a whole number, as a signature spells one out
 _WORD = re.compile(r"[a-z][a-z0-9_]*[a-z0-9]|[a-z]")
 _TOKEN = re.compile(r"[a-z0-9_]+")
 _STOP = frozenset([

@@ -27,7 +27,7 @@ from rapidfuzz.distance import ScoreAlignment
 
 from ._index import Index, Sig
 from ._input import FAILURE_WEIGHT, MAX_LINE_CHARS, OTHER_WEIGHT, Message, Query
-from ._normalize import content_words, normalize, terms
+from ._normalize import NUMBER, content_words, normalize, terms
 from ._sigregex import compile_signature, utf8
 
 __all__ = ["Evidence", "Scored", "score_entries"]
@@ -60,6 +60,7 @@ MAX_MESSAGE_SEGMENTS = 200  # exception messages aligned against signatures (the
 UNKNOWN_ERROR_CAP = 52.0  # score without real evidence when the failure message matched no signature
 AMBIGUOUS_REPORTS = 2  # public failure reports printing a message that make it a symptom of many causes
 AMBIGUOUS_SHARED = 3  # other entries whose examples a signature matches that make it a family's, not a cause's
+AMBIGUOUS_FAMILY = 3  # entries carrying the very same pattern that make it a family's, not a cause's
 EXCLUDED_CAP = 25.0  # score of an entry whose excludes the paste holds: listed, never an answer
 AMBIGUOUS_SHARE = 0.45  # what a hit of such a message is worth alone: the entry's own words must add the rest
 # A paste of many distinct words that the catalogue's records mostly never use (random bytes, a
@@ -116,7 +117,7 @@ def _specificity(sig: Sig) -> float:
 
 def _ambiguous(sig: Sig) -> bool:
     """Many root causes print this message: public failure reports share it, or many entries claim it."""
-    return sig.background >= AMBIGUOUS_REPORTS or sig.shared >= AMBIGUOUS_SHARED
+    return sig.background >= AMBIGUOUS_REPORTS or sig.shared >= AMBIGUOUS_SHARED or sig.family >= AMBIGUOUS_FAMILY
 
 
 def _type_bonus(sig: Sig, message: Message | None) -> float:
@@ -225,6 +226,7 @@ def _fuzzy(index: Index, query: Query, segments: list[tuple[int, str, float, Mes
         text = normalize(raw[:MAX_LINE_CHARS])
         if len(text) < MIN_FUZZY_CHARS:
             continue
+        numbers = set(NUMBER.findall(raw[:MAX_LINE_CHARS]))
         overlap: dict[int, int] = {}
         for word in set(terms(raw[:MAX_LINE_CHARS])):
             for number in index.sig_terms.get(word, ()):
@@ -232,6 +234,8 @@ def _fuzzy(index: Index, query: Query, segments: list[tuple[int, str, float, Mes
         for number, shared in overlap.items():
             sig = index.sigs[number]
             if shared < max(MIN_SHARED_TERMS, SHARED_TERMS_SHARE * len(sig.terms)):
+                continue
+            if not sig.numbers <= numbers:  # "exitcode: -11" is not a retyped "exitcode: -9"
                 continue
             best = 0.0
             for candidate in sig.texts:
