@@ -26,6 +26,7 @@ whole paste against each record's text. Neither can abstain.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import re
@@ -48,6 +49,7 @@ DEFAULT_DEV = next((p for p in (HERE.parents[1] / "shared" / "bench" / "dev-case
 OWN = HERE / "search_cases.jsonl"
 CORPUS = HERE / "real_failures.jsonl"
 GOAL_PRECISION, GOAL_CONFIDENT_WRONG = 0.95, 0.03  # issue 13, on the corpus's test half
+MAX_REPO_SHARE = 0.10  # of the corpus from one repository
 KINDS = ("traceback", "log", "prose")
 Ranker = Callable[[str], tuple[list[str], bool, bool]]  # ids, abstained, top-1 high confidence
 
@@ -55,9 +57,26 @@ Ranker = Callable[[str], tuple[list[str], bool, bool]]  # ids, abstained, top-1 
 def load_corpus(path: Path) -> list[dict]:
     """The public failure reports, each in the set named by its split ("corpus dev", "corpus test")."""
     cases = load_cases(path, "corpus")
+    for problem in corpus_problems(cases):
+        print(f"(real_failures.jsonl: {problem})")
     for case in cases:
         case["set"] = f"corpus {case['split']}"
     return cases
+
+
+def corpus_problems(cases: list[dict]) -> list[str]:
+    """Breaches of the corpus's rules (benchmarks/real_failures.md): split by hash, unique threads, repo share."""
+    problems = []
+    for case in cases:
+        split = "dev" if hashlib.sha256(case["source"].encode("utf-8")).digest()[0] % 2 == 0 else "test"
+        if case.get("split") != split:
+            problems.append(f"{case['id']} has split {case.get('split')!r}, its source says {split!r}")
+    sources = Counter(case["source"] for case in cases)
+    problems += [f"{source} appears {n} times" for source, n in sources.items() if n > 1]
+    repos = Counter(case["repo"] for case in cases)
+    problems += [f"{repo} holds {n} of {len(cases)} cases (over 10%)" for repo, n in repos.items()
+                 if n > MAX_REPO_SHARE * len(cases)]
+    return problems
 
 
 def load_cases(path: Path, source: str) -> list[dict]:
