@@ -69,7 +69,9 @@ _COMMAND = re.compile(  # a shell command line, possibly behind a prompt and env
     r"lightning|composer|CUDA_VISIBLE_DEVICES=\S*)\s+\S|\s\\$")
 _OPTION = re.compile(r"(?:^|\s)--[A-Za-z][\w.\-]*")  # a command-line option; two or more make a command line
 # an item of a configuration or key list dumped into a line: `num_processes: 4`, 'loss.beta=0.1', 'encoder.bn.weight'
-_DUMP_ITEM = re.compile(r"\b[A-Za-z_][\w.\-]*\s*[:=]\s*[^\s,;)\]'\"]+|['\"][\w\-]+(?:\.[\w\-]+)+['\"]")
+# (keys and values are bounded: an unbounded key would rescan a long dotted line from every letter)
+_DUMP_ITEM = re.compile(r"(?<![\w.\-])[A-Za-z_][\w.\-]{0,79}\s{0,3}[:=]\s{0,3}[^\s,;)\]'\"]{1,200}|"
+                        r"['\"][\w\-]{1,80}(?:\.[\w\-]{1,80}){1,40}['\"]")
 MIN_DUMP_ITEMS = 3  # items in one line that make it a dump, not a remark about one setting
 _DUMP_START = re.compile(r"^\s*(?:Namespace|\w*(?:Config|Arguments|Args))\(")  # a printed arguments object
 _SETTING = re.compile(  # one configuration setting: `key: value` (YAML), `"key": value,` (JSON), `- key: value`
