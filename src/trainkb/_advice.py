@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import os
 import re
+
+from ._locate import PathList
 
 __all__ = ["advise", "one_line_fix"]
 
@@ -47,17 +48,17 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def advise(text: str, top: int = 3, catalogue: str | os.PathLike[str] | None = None,
+def advise(text: str, top: int = 3, catalogue: PathList | None = None,
            heading: str = "trainkb") -> str:
     """Matches for a failure's output as plain text, or '' when nothing is credible."""
-    from ._catalogue import load_catalogue
-    from ._locate import find_catalogue
+    from ._layers import load_layers
+    from ._locate import find_catalogues
     from .search import search
 
     response = search(text, top=top, catalogue=catalogue)
     if response.abstained or not response.results:
         return ""
-    cat = load_catalogue(find_catalogue(catalogue))
+    cat = load_layers(find_catalogues(catalogue))
     lines = [f"── {heading}: this failure matches ──"]
     for result in response.results:
         if result.confidence == "low":

@@ -16,6 +16,7 @@ __all__ = ["Finding", "lint_catalogue"]
 
 _FILENAME = re.compile(r"^(?P<id>[A-Z]+[0-9]+)-(?P<slug>[a-z0-9]+(?:-[a-z0-9]+)*)\.yaml$")
 _PROSE_FIELDS = ("symptom", "root_cause", "fix")
+TODO = "TODO"  # what `kb new` writes where a person must still write; lint reports each one
 
 
 @dataclass(frozen=True)
@@ -124,6 +125,32 @@ def _check_signatures(out: _Collector, entry: Entry) -> None:
                     "the literal does not occur in its own example")
 
 
+def _todo_locations(data: object, here: tuple[str | int, ...] = ()) -> list[tuple[str | int, ...]]:
+    if isinstance(data, str):
+        return [here] if TODO in data else []
+    if isinstance(data, dict):
+        return [loc for key, value in data.items() for loc in _todo_locations(value, (*here, key))]
+    if isinstance(data, list):
+        return [loc for i, value in enumerate(data) for loc in _todo_locations(value, (*here, i))]
+    return []
+
+
+def _check_todos(out: _Collector, entry: Entry) -> None:
+    for loc in _todo_locations(out.cat.positions[entry.id].data):
+        out.add(entry.id, loc, "todo", "still says TODO: write this part")
+
+
+def _check_override(out: _Collector, entry: Entry) -> None:
+    if entry.overrides is None:
+        return
+    if entry.overrides != entry.id:
+        out.add(entry.id, ("overrides",), "override",
+                f"overrides must name this record's own id {entry.id!r}, not {entry.overrides!r}")
+    elif entry.id not in out.cat.overridden:
+        out.add(entry.id, ("overrides",), "override",
+                f"no catalogue below this one has {entry.id!r}; remove `overrides`")
+
+
 def _check_urls(out: _Collector, entry: Entry) -> None:
     for i, ref in enumerate(entry.references):
         if not ref.url.startswith("https://"):
@@ -152,6 +179,8 @@ def lint_catalogue(cat: Catalogue) -> list[Finding]:
     """Every finding for the catalogue, load problems first, in a stable order."""
     out = _Collector(cat)
     out.findings += [_from_problem(p) for p in cat.problems]
+    out.findings += [Finding(path, line, col, "", rule, message)
+                     for path, line, col, rule, message in cat.layer_findings]
     for entry_id, paths in sorted(cat.duplicates.items()):
         for path in paths[1:]:
             first = cat.display_path(entry_id)
@@ -166,5 +195,7 @@ def lint_catalogue(cat: Catalogue) -> list[Finding]:
         _check_signatures(out, entry)
         _check_urls(out, entry)
         _check_modeline(out, entry, path)
+        _check_override(out, entry)
+        _check_todos(out, entry)
     _check_schema_file(out)
     return sorted(out.findings, key=lambda f: (f.path, f.line, f.col, f.rule))

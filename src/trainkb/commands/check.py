@@ -91,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.no_drift:
         from ..check._drift import apply_drift_check
 
-        results = apply_drift_check(results, cat, cat.root)
+        results = apply_drift_check(results, cat, [root for _name, root in cat.layers] or cat.root)
     wall = time.monotonic() - started
 
     report = checker.make_report(env, results)

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .._locate import find_catalogue
+from .._locate import find_catalogues
 
 if TYPE_CHECKING:
     from ..search import SearchResponse
@@ -76,11 +76,12 @@ def run(args: argparse.Namespace) -> int:
         print("kb: error: give the text to search, or pipe it in (kb search - < log.txt)", file=sys.stderr)
         return EXIT_USAGE
     text, first_line = query
-    root = Path(find_catalogue(args.search_catalogue or getattr(args, "catalogue", None)))
-    if not root.is_dir():
-        print(f"kb: error: catalogue folder not found: {root}", file=sys.stderr)
+    roots = find_catalogues(args.search_catalogue or getattr(args, "catalogue", None))
+    missing = [root for root in roots if not Path(root).is_dir()]
+    if missing:
+        print(f"kb: error: catalogue folder not found: {missing[0]}", file=sys.stderr)
         return EXIT_USAGE
-    response = search(text, top=args.top, catalogue=root, first_line=first_line)
+    response = search(text, top=args.top, catalogue=roots, first_line=first_line)
     if args.json:
         print(json.dumps(response.to_json(), indent=2, ensure_ascii=False))
     else:

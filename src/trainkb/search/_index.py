@@ -18,11 +18,12 @@ import re
 import sys
 import tempfile
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._locate import catalogue_digest
+from .._locate import layers_digest
 from ._normalize import normalize, terms
 
 __all__ = ["FORMAT", "Index", "build_data", "cache_dir", "load_index"]
@@ -239,16 +240,17 @@ def _write_cache(path: Path, data: dict[str, Any]) -> None:
                 os.unlink(tmp)
 
 
-def load_index(root: Path, use_cache: bool = True) -> Index:
-    """The index of the catalogue at ``root``, from the disk cache when its hash still matches."""
-    root = root.resolve()
-    digest = catalogue_digest(root)
+def load_index(roots: Path | Sequence[Path], use_cache: bool = True) -> Index:
+    """The index of the catalogue at ``roots`` (a folder, or a base and its layers), from the
+    disk cache when its hash (over every layer) still matches."""
+    roots = [Path(r).resolve() for r in ([roots] if isinstance(roots, Path) else roots)]
+    digest = layers_digest(roots)
     path = _cache_path(digest)
     data = _read_cache(path, digest) if use_cache else None
     if data is None:
-        from .._catalogue import load_catalogue  # pydantic and YAML only on a cache miss
+        from .._layers import load_layers  # pydantic and YAML only on a cache miss
 
-        data = build_data(load_catalogue(root).ordered(), digest)
+        data = build_data(load_layers(roots).ordered(), digest)
         if use_cache:
             _write_cache(path, data)
     return Index(data)

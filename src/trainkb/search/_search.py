@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._locate import find_catalogue
+from .._locate import PathList, find_catalogues
 from ._index import Index, load_index
 from ._input import parse
 from ._score import Evidence, score_entries
@@ -18,7 +17,7 @@ HIGH, MEDIUM = 75.0, 55.0  # score thresholds of the confidence bands; below MED
 SIGNATURE_LEAD, PROSE_LEAD = 3.0, 10.0  # lead over the runner-up that "high" also needs
 MIN_SCORE = 1.0  # below this an entry shares no more than a stray word with the paste
 
-_INDEXES: dict[tuple[str, bool], Index] = {}
+_INDEXES: dict[tuple[tuple[str, ...], bool], Index] = {}
 
 
 @dataclass(frozen=True)
@@ -50,12 +49,12 @@ class SearchResponse:
                 "results": [r.to_json() for r in self.results]}
 
 
-def get_index(catalogue: str | os.PathLike[str] | None = None, use_cache: bool = True) -> Index:
-    """The index of a catalogue, built (or read from the disk cache) once per process."""
-    root = str(Path(find_catalogue(catalogue)).resolve())
-    key = (root, use_cache)
+def get_index(catalogue: PathList | None = None, use_cache: bool = True) -> Index:
+    """The index of a catalogue (and its layers), built (or read from the disk cache) once per process."""
+    roots = tuple(str(Path(root).resolve()) for root in find_catalogues(catalogue))
+    key = (roots, use_cache)
     if key not in _INDEXES:
-        _INDEXES[key] = load_index(Path(root), use_cache=use_cache)
+        _INDEXES[key] = load_index([Path(root) for root in roots], use_cache=use_cache)
     return _INDEXES[key]
 
 
@@ -70,7 +69,7 @@ def _confidence(score: float, runner_up: float, evidenced: bool) -> str:
     return "medium" if score >= MEDIUM else "low"
 
 
-def search(text: str | bytes, top: int = 10, catalogue: str | os.PathLike[str] | Index | None = None,
+def search(text: str | bytes, top: int = 10, catalogue: PathList | Index | None = None,
            first_line: int = 1) -> SearchResponse:
     """Rank the entries that explain ``text`` (a traceback, a log or a description).
 

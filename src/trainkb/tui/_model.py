@@ -7,8 +7,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .._catalogue import Catalogue, load_catalogue
-from .._locate import find_catalogue, find_reports
+from .._catalogue import Catalogue
+from .._layers import load_layers
+from .._locate import PathList, find_catalogues, find_reports
 from .._markdown import entry_markdown
 from .._schema import Entry
 from .._verification import Verification, load_verification
@@ -41,10 +42,10 @@ class KnowledgeBase:
     verification: Verification
 
     @classmethod
-    def load(cls, catalogue: str | os.PathLike[str] | None = None) -> KnowledgeBase:
-        root = find_catalogue(catalogue)
-        cat = load_catalogue(root)
-        return cls(cat, get_index(root), load_verification(find_reports(Path(root))))
+    def load(cls, catalogue: PathList | None = None) -> KnowledgeBase:
+        roots = find_catalogues(catalogue)
+        cat = load_layers(roots)
+        return cls(cat, get_index(roots), load_verification(find_reports(Path(roots[0]))))
 
     def search(self, text: str, top: int = 10) -> SearchResponse:
         return search(text, top=top, catalogue=self.index)
