@@ -42,7 +42,10 @@ def entry_markdown(entry: Entry, cat: Catalogue, link: LinkMaker | None = None,
     """
     area = cat.area(entry.area)
     section = next((s.title for s in area.sections if s.id == entry.section), entry.section) if area else ""
-    parts = [f"# {entry.id} — {entry.title}", f"*{area.title if area else entry.area} › {section}*"]
+    where = f"*{area.title if area else entry.area} › {section}*"
+    if entry.id in cat.origin:  # an entry of a layer over the base catalogue says whose it is
+        where += f" · from the **{_inline(cat.origin[entry.id])}** catalogue"
+    parts = [f"# {entry.id} — {entry.title}", where]
     if entry.aliases:
         parts.append("Also known as: " + "; ".join(_inline(a) for a in entry.aliases))
     parts += ["## Symptom", entry.symptom.strip(), "## Root cause", entry.root_cause.strip(),

@@ -25,9 +25,10 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print {path, id, area, section, ...} as JSON")
 
 
-def _read(source: str | None) -> str | None:
+def _read(source: str | None, blank: bool) -> str | None:
+    """The failure's output: --from FILE, '-' or piped stdin (not read for a blank record, `kb new ID`)."""
     try:
-        if source == "-" or (source is None and not sys.stdin.isatty()):
+        if source == "-" or (source is None and not blank and not sys.stdin.isatty()):
             data = sys.stdin.buffer.read()
         elif source is not None:
             path = Path(source)
@@ -47,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     if args.id and args.entry_id and args.id.upper() != args.entry_id.upper():
         return usage_error(f"two different ids given: {args.id} and --id {args.entry_id}")
     try:
-        text = _read(args.source)
+        text = _read(args.source, blank=args.id is not None)
     except ValueError as exc:
         return usage_error(str(exc))
     wanted = args.entry_id or args.id
