@@ -15,7 +15,7 @@ import pytest
 from trainkb._layers import load_layers
 from trainkb._lint import lint_catalogue
 from trainkb._locate import find_catalogue
-from trainkb._newrecord import mask_line, propose_signatures
+from trainkb._newrecord import mask_line
 from trainkb.cli import main
 from trainkb.search import search
 from trainkb.search._index import load_index
