@@ -136,23 +136,25 @@ def test_tui_marks_the_layer(team):
     assert "team-x" not in kb.markdown("D8")
 
 
-def test_team_record_is_checked(team, capsys, tmp_path):
-    report = tmp_path / "report.json"
-    code, out, err = _kb(["--catalogue", str(team), "check", "Q1", "--jobs", "1", "--quiet",
-                          "--json", str(report)], capsys)
+def test_team_record_is_checked_then_published_with_both_layers(team, capsys, tmp_path):
+    reports = tmp_path / "reports"  # beside the layer: the team's own check runs
+    reports.mkdir()
+    code, out, err = _kb(["--catalogue", str(team), "check", "--layer", "team-x", "--jobs", "1", "--quiet",
+                          "--json", str(reports / "team.json")], capsys)
     assert code == 0, out + err
-    results = json.loads(report.read_text())["results"]
+    results = json.loads((reports / "team.json").read_text())["results"]
     assert [(r["entry"], r["status"]) for r in results] == [("Q1", "passed")]  # drift check searched both layers
+    assert _kb(["--catalogue", str(team), "check", "--layer", "nobody"], capsys)[0] == 2
 
-
-def test_site_publishes_both_layers(team, capsys, tmp_path):
     out_dir = tmp_path / "site"
     code, out, err = _kb(["--catalogue", str(team), "site", "build", "-o", str(out_dir), "--json"], capsys)
     assert code == 0, err
     assert json.loads(out)["entries"] == len(load_layers(find_catalogues(str(team))).entries)
     page = (out_dir / "Q1" / "index.html").read_text(encoding="utf-8")
     assert "team-x" in page and "negative length" in page
-    assert "team-x" not in (out_dir / "D8" / "index.html").read_text(encoding="utf-8")
+    assert "verified on" in page  # the team's report, read beside the layer
+    bundled = (out_dir / "D8" / "index.html").read_text(encoding="utf-8")
+    assert "team-x" not in bundled and "verified on" in bundled  # the bundled reports still count
     assert "Q1" in (out_dir / "cluster" / "index.html").read_text(encoding="utf-8")
     assert '"Q1"' in (out_dir / "static" / "search-index.js").read_text(encoding="utf-8")
 

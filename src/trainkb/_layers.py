@@ -18,7 +18,7 @@ from ._catalogue import Catalogue, _display, _validate, load_catalogue
 from ._locate import LAYER_FILE
 from ._yamlio import load_yaml
 
-__all__ = ["LayerFile", "layer_name", "load_layers"]
+__all__ = ["LayerFile", "layer_name", "layer_reports", "load_layers"]
 
 
 class LayerFile(BaseModel):
@@ -55,6 +55,18 @@ def load_layers(roots: Sequence[Path]) -> Catalogue:
     for root in roots[1:]:
         _add_layer(base, load_catalogue(Path(root), areas_required=False))
     return base
+
+
+def layer_reports(cat: Catalogue) -> list[Path]:
+    """The base's check reports, then a ``reports/`` folder beside each layer (a team's own runs)."""
+    from ._locate import find_reports
+
+    folders = [find_reports(cat.root)]
+    for _name, root in cat.layers[1:]:
+        beside = root.parent / "reports"
+        if beside.is_dir() and all(beside.resolve() != f.resolve() for f in folders):
+            folders.append(beside)
+    return folders
 
 
 def _add_layer(cat: Catalogue, layer: Catalogue) -> None:

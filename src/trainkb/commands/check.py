@@ -29,6 +29,8 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("ids", nargs="*", metavar="ID", help="entries to check (default: all)")
     parser.add_argument("--area", help="only entries of this area")
     parser.add_argument("--changed-since", metavar="GIT_REF", help="only entries whose record changed since GIT_REF")
+    parser.add_argument("--layer", metavar="NAME",
+                        help="only entries of this catalogue layer (its catalogue.yaml name or folder name)")
     parser.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1,
                         help="checks run in parallel (default: CPU count)")
     parser.add_argument("--timeout", type=float, default=60.0,
@@ -73,6 +75,12 @@ def run(args: argparse.Namespace) -> int:
             only = checker.changed_entry_ids(cat, args.changed_since)
         except Exception as exc:
             return usage_error(f"--changed-since {args.changed_since}: {exc}")
+    if args.layer:
+        names = [name for name, _root in cat.layers[1:]]
+        if args.layer not in names:
+            return usage_error(f"no layer named {args.layer!r}; layers: {', '.join(names) or 'none'}")
+        mine = {entry_id for entry_id, name in cat.origin.items() if name == args.layer}
+        only = mine if only is None else only & mine
     tasks = checker.select_tasks(cat, args.ids or None, args.area, only, shard)
 
     checker.scrub_parent_environment()

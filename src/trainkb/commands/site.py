@@ -7,7 +7,6 @@ import json
 import sys
 from pathlib import Path
 
-from .._locate import find_reports
 from .._verification import load_verification
 from ._common import EXIT_FINDINGS, EXIT_OK, open_catalogue, usage_error
 
@@ -36,9 +35,11 @@ def _build(args: argparse.Namespace) -> int:
     cat = open_catalogue(args)
     if cat is None:
         return 2
-    reports = Path(args.reports) if args.reports else find_reports(cat.root)
-    if args.reports and not reports.is_dir():
-        return usage_error(f"reports folder not found: {reports}")
+    from .._layers import layer_reports
+
+    reports = [Path(args.reports)] if args.reports else layer_reports(cat)
+    if args.reports and not reports[0].is_dir():
+        return usage_error(f"reports folder not found: {reports[0]}")
     try:
         result = build_site(cat, load_verification(reports), Path(args.output), base_url=args.base_url)
     except SiteError as exc:

@@ -5,11 +5,10 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
 from .._catalogue import Catalogue
-from .._layers import load_layers
-from .._locate import PathList, find_catalogues, find_reports
+from .._layers import layer_reports, load_layers
+from .._locate import PathList, find_catalogues
 from .._markdown import entry_markdown
 from .._schema import Entry
 from .._verification import Verification, load_verification
@@ -45,7 +44,7 @@ class KnowledgeBase:
     def load(cls, catalogue: PathList | None = None) -> KnowledgeBase:
         roots = find_catalogues(catalogue)
         cat = load_layers(roots)
-        return cls(cat, get_index(roots), load_verification(find_reports(Path(roots[0]))))
+        return cls(cat, get_index(roots), load_verification(layer_reports(cat)))
 
     def search(self, text: str, top: int = 10) -> SearchResponse:
         return search(text, top=top, catalogue=self.index)
