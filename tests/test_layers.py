@@ -103,6 +103,7 @@ def test_team_entries_are_listed_searched_and_shown(team, capsys):
     assert code == 0 and "Q1" in rows and "D8" in rows
     assert rows["Q1"]["path"] == "team/cluster/Q1-negative-shard-length.yaml"
     assert rows["D8"]["path"].startswith("catalogue/")
+    assert (rows["Q1"]["layer"], rows["D8"]["layer"]) == ("team-x", None)
 
     paste = _paste()
     code, out, _ = _kb(["search", "--catalogue", str(team), "--json", paste], capsys)

@@ -42,6 +42,7 @@ _PLACEHOLDER_REGEX = {
     "<time>": r"[0-9][0-9:.,/T -]*[0-9]",
     "<num>": r"[-+]?[0-9][0-9.e+-]*",
 }
+_NOT_CLASSES = frozenset({"NCCLError"})  # the parser's name for torch's "NCCL error in:" log line
 _SHAPE_REGEX = {"t": r"torch\.Size\(\[[0-9, ]*\]\)", "[": r"\[[0-9, ]+\]", "(": r"\([0-9, ]+,?\s*\)"}
 
 
@@ -140,14 +141,15 @@ def propose_signatures(text: str) -> list[ProposedSignature]:
     for message in reversed(failures):  # the last exception of a chain is the failure itself
         line = query.lines[message.line].text.strip()
         body = _clip_words(_message_of(line, message.type), MAX_SIGNATURE_CHARS)
+        type_name = None if message.type in _NOT_CLASSES else message.type
         if len(body) < 3 or normalize(body) in seen:
             continue
         seen.add(normalize(body))
         pattern, exact = mask_line(body)
         if exact:
-            out.append(ProposedSignature(body, None, message.type, _kind(message.type), line))
+            out.append(ProposedSignature(body, None, type_name, _kind(type_name), line))
         else:
-            out.append(ProposedSignature(None, pattern, message.type, _kind(message.type), line))
+            out.append(ProposedSignature(None, pattern, type_name, _kind(type_name), line))
         if len(out) >= MAX_SIGNATURES:
             break
     return out
@@ -160,8 +162,9 @@ def _slug(text: str) -> str:
 
 
 def _tag(type_name: str) -> str:
-    short = type_name.rsplit(".", 1)[-1]
-    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "-", short).lower()
+    """'DistBackendError' -> 'dist-backend-error': a slug readers may search by."""
+    short = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "-", type_name.rsplit(".", 1)[-1]).lower()
+    return re.sub(r"[^a-z0-9]+", "-", short).strip("-")
 
 
 def prefix_for(cat: Catalogue, area: str, section: str) -> str:
@@ -222,7 +225,7 @@ def draft_record(cat: Catalogue, text: str | None, response: SearchResponse | No
     title = f"{lead.type.rsplit('.', 1)[-1]}: {message}" if lead and lead.type else message
     title = _clip_words(title, MAX_TITLE_CHARS) if len(title) >= 8 else f"{TODO}: name the failure in a few words"
     draft = Draft(entry_id, area, section, title, _slug(message or area), signatures,
-                  tags=[_tag(lead.type)] if lead and lead.type else [area])
+                  tags=[(_tag(lead.type) if lead and lead.type else "") or area])
     if lead is not None and lead.type:
         kind = "warns" if lead.kind == "warning" else "raises"
         draft.expect = (kind, lead.type.rsplit(".", 1)[-1], lead.regex or _escape(lead.literal or ""))

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from .._locate import find_catalogues
 from ._common import EXIT_OK, EXIT_USAGE, open_catalogue, usage_error
-
-READ_LIMIT = 4 * 1024 * 1024  # the tail of a log is kept; the parser reads less than this
+from .search import KEEP_STDIN_BYTES as READ_LIMIT
+from .search import _read_stdin
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
@@ -26,20 +26,26 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def _read(source: str | None, blank: bool) -> str | None:
-    """The failure's output: --from FILE, '-' or piped stdin (not read for a blank record, `kb new ID`)."""
+    """The failure's output: --from FILE, '-' or piped stdin (not read for a blank record, `kb new ID`).
+
+    Only the tail is kept, as `kb search` keeps it; a device or a FIFO is read up to the limit.
+    """
     try:
         if source == "-" or (source is None and not blank and not sys.stdin.isatty()):
-            data = sys.stdin.buffer.read()
-        elif source is not None:
-            path = Path(source)
-            with path.open("rb") as handle:
-                handle.seek(max(0, path.stat().st_size - READ_LIMIT))
-                data = handle.read()
-        else:
+            return _read_stdin()[0]
+        if source is None:
             return None
+        path = Path(source)
+        if path.is_dir():
+            raise ValueError(f"{source} is a folder; give the log file")
+        with path.open("rb") as handle:
+            size = path.stat().st_size
+            if size > READ_LIMIT:
+                handle.seek(size - READ_LIMIT)
+            data = handle.read(READ_LIMIT)
     except OSError as exc:
         raise ValueError(f"cannot read {source}: {exc.strerror or exc}") from None
-    return data[-READ_LIMIT:].decode("utf-8", "replace")
+    return data.decode("utf-8", "replace")
 
 
 def run(args: argparse.Namespace) -> int:
