@@ -245,3 +245,18 @@ def test_changed_since_looks_in_the_layers_repository(team):
     record.write_text(record.read_text(encoding="utf-8").replace("negative length", "negative size"),
                       encoding="utf-8")
     assert changed_entry_ids(cat, "HEAD") - before == {"Q1"}
+
+
+def test_layer_schema_is_optional_but_must_be_current(team):
+    assert _lint(team) == []
+    (team / "schema.json").write_text("{}\n", encoding="utf-8")
+    assert _lint(team) == ["schema-stale: schema.json is out of date; run `kb schema -o team/schema.json`"]
+
+
+def test_an_empty_marker_names_the_layer_after_its_folder(team):
+    (team / "catalogue.yaml").write_text("", encoding="utf-8")
+    cat = load_layers(find_catalogues(str(team)))
+    assert cat.origin["Q1"] == "team" and not cat.problems
+    (team / "catalogue.yaml").write_text("nmae: typo\n", encoding="utf-8")
+    findings = lint_catalogue(load_layers(find_catalogues(str(team))))
+    assert [(f.path, f.field, f.rule) for f in findings] == [("team/catalogue.yaml", "nmae", "schema")]

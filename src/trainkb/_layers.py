@@ -26,7 +26,8 @@ class LayerFile(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    name: str = Field(min_length=1, max_length=40, description="Shown beside the layer's entries.")
+    name: str | None = Field(default=None, min_length=1, max_length=40,
+                             description="Shown beside the layer's entries (default: the folder's name).")
     description: str | None = None
     url: str | None = Field(default=None, description="Where the layer's repository lives.")
 
@@ -34,7 +35,7 @@ class LayerFile(BaseModel):
 def layer_name(root: Path, cat: Catalogue) -> str:
     """The ``name`` in the layer's catalogue.yaml, else the folder's name (problems go to ``cat``)."""
     path = root / LAYER_FILE
-    if not path.is_file():
+    if not path.is_file() or path.stat().st_size == 0:  # an empty marker file is enough
         return root.name
     shown = _display(path, root)
     located, problems = load_yaml(path, shown)
@@ -43,7 +44,7 @@ def layer_name(root: Path, cat: Catalogue) -> str:
         return root.name
     parsed, problems = _validate(LayerFile, located, shown)
     cat.problems += problems
-    return parsed.name if parsed is not None else root.name
+    return parsed.name if parsed is not None and parsed.name else root.name
 
 
 def load_layers(roots: Sequence[Path]) -> Catalogue:

@@ -167,12 +167,16 @@ def _check_modeline(out: _Collector, entry: Entry, path: Path) -> None:
 
 
 def _check_schema_file(out: _Collector) -> None:
-    schema_path = out.cat.root / SCHEMA_FILE
-    shown = f"{out.cat.root.name}/{SCHEMA_FILE}"
-    if not schema_path.is_file():
-        out.add_file(shown, "schema-stale", "schema.json is missing; run `kb schema -o catalogue/schema.json`")
-    elif schema_path.read_text(encoding="utf-8") != render_schema():
-        out.add_file(shown, "schema-stale", "schema.json is out of date; run `kb schema -o catalogue/schema.json`")
+    """The base must carry a current schema.json; a layer may leave it out (it only helps editors)."""
+    roots = [out.cat.root] + [root for _name, root in out.cat.layers[1:]]
+    for number, root in enumerate(roots):
+        schema_path = root / SCHEMA_FILE
+        shown = f"{root.name}/{SCHEMA_FILE}"
+        if not schema_path.is_file():
+            if number == 0:
+                out.add_file(shown, "schema-stale", f"schema.json is missing; run `kb schema -o {shown}`")
+        elif schema_path.read_text(encoding="utf-8") != render_schema():
+            out.add_file(shown, "schema-stale", f"schema.json is out of date; run `kb schema -o {shown}`")
 
 
 def lint_catalogue(cat: Catalogue) -> list[Finding]:
