@@ -110,6 +110,8 @@ def test_team_entries_are_listed_searched_and_shown(team, capsys):
     response = json.loads(out)
     assert code == 0 and not response["abstained"]
     assert response["results"][0]["id"] == "Q1"
+    assert response["results"][0]["layer"] == "team-x"
+    assert all(r["layer"] is None for r in response["results"][1:])
     assert response["results"][0]["evidence"][0]["via"] == "signature"
     code, out, _ = _kb(["search", "--json", paste], capsys)  # the bundled catalogue alone does not know it
     assert all(r["id"] != "Q1" for r in json.loads(out)["results"])

@@ -59,7 +59,8 @@ def _print_text(response: SearchResponse) -> None:
     if response.abstained:
         print("No confident match" + (" — closest entries:" if results else "."))
     for result in results:
-        print(f"{result.id:<5} {result.score:5.1f}  {result.confidence:<6}  {result.title}")
+        layer = f"  [{result.layer}]" if result.layer else ""
+        print(f"{result.id:<5} {result.score:5.1f}  {result.confidence:<6}  {result.title}{layer}")
         for ev in result.evidence[:2]:
             print(f"      line {ev.line}: {ev.text[:110]}")
             print(f"        matches: {ev.signature[:100]}")

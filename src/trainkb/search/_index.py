@@ -150,11 +150,13 @@ def _bm25(docs: list[Counter[str]]) -> tuple[dict[str, list[tuple[int, float]]],
     return postings, idf
 
 
-def build_data(entries: list[Any], digest: str) -> dict[str, Any]:
-    """The plain-data index of ``entries`` (pydantic ``Entry`` objects or look-alikes)."""
+def build_data(entries: list[Any], digest: str, layers: dict[str, str] | None = None) -> dict[str, Any]:
+    """The plain-data index of ``entries`` (pydantic ``Entry`` objects or look-alikes);
+    ``layers`` names the catalogue layer of entries that are not in the base."""
     rows, sigs, aliases, phrases, docs, examples = [], [], [], [], [], []
     for index, entry in enumerate(entries):
-        rows.append({"id": entry.id, "title": entry.title, "area": entry.area})
+        rows.append({"id": entry.id, "title": entry.title, "area": entry.area,
+                     "layer": (layers or {}).get(entry.id)})
         for sig in entry.signatures:
             sigs.append(_signature_data(index, sig))
             examples.append((index, sig.example))
@@ -250,7 +252,8 @@ def load_index(roots: Path | Sequence[Path], use_cache: bool = True) -> Index:
     if data is None:
         from .._layers import load_layers  # pydantic and YAML only on a cache miss
 
-        data = build_data(load_layers(roots).ordered(), digest)
+        cat = load_layers(roots)
+        data = build_data(cat.ordered(), digest, cat.origin)
         if use_cache:
             _write_cache(path, data)
     return Index(data)

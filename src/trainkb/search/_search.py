@@ -28,11 +28,12 @@ class SearchResult:
     score: float
     confidence: str  # high | medium | low
     evidence: list[Evidence] = field(default_factory=list)
+    layer: str | None = None  # the catalogue layer the entry comes from; None for the base catalogue
 
     def to_json(self) -> dict[str, Any]:
         return {
             "id": self.id, "title": self.title, "area": self.area, "score": self.score,
-            "confidence": self.confidence,
+            "confidence": self.confidence, "layer": self.layer,
             "evidence": [{"line": e.line, "text": e.text, "signature": e.signature,
                           "span": list(e.span) if e.span else None, "via": e.via} for e in self.evidence],
         }
@@ -85,6 +86,7 @@ def search(text: str | bytes, top: int = 10, catalogue: PathList | Index | None 
         runner_up = scored[1].score if rank == 0 and len(scored) > 1 else scored[0].score if rank else 0.0
         entry = index.entries[s.entry]
         results.append(SearchResult(entry["id"], entry["title"], entry["area"], s.score,
-                                    _confidence(s.score, runner_up, bool(s.evidence)), s.evidence))
+                                    _confidence(s.score, runner_up, bool(s.evidence)), s.evidence,
+                                    entry.get("layer")))
     abstained = not scored or _confidence(scored[0].score, 0.0, True) == "low"
     return SearchResponse(query.kind, abstained, results)

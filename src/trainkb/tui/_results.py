@@ -41,6 +41,7 @@ class ResultsList(OptionList):
                 (f"{result.id:<5}", "bold"), " ", (_bar(result.score), _STYLE[result.confidence]),
                 f" {result.score:3.0f} ", (f"{result.confidence:<6}", _STYLE[result.confidence]), " ",
                 result.title, (f"  · {result.area}", "dim"),
+                (f"  · {result.layer}" if result.layer else "", "bold dim"),
             )
             self.add_option(Option(label, id=result.id))
         if not response.results:
