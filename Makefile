@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 TORCH  := torch==2.13.0
 
-.PHONY: setup run test lint check ruff pytest schema bench clean
+.PHONY: setup run test lint check ruff pytest schema snapshots bench clean
 
 setup: $(STAMP)
 
@@ -36,6 +36,10 @@ check: setup
 
 schema: setup
 	$(BIN)/kb schema -o catalogue/schema.json
+
+# rewrite the TUI's SVG snapshots after a deliberate UI change (review the diff before committing)
+snapshots: setup
+	$(BIN)/pytest -q tests/tui/test_snapshots.py --snapshot-update
 
 test: setup ruff lint pytest
 	mkdir -p build

@@ -45,6 +45,7 @@ def _trivial_catalogue(count: int) -> Path:
         symptom: none
         root_cause: none
         fix: none
+        fix_summary: Nothing to fix here.
         checks:
         """) + checks)
     return root

@@ -61,7 +61,8 @@ def synthetic_index(real: list, count: int) -> Index:
                 for s in rng.sample(signatures, k=min(2, len(signatures)))]
         entries.append(SimpleNamespace(
             id=f"S{number}", title=words(10), area="synthetic", aliases=[words(4) for _ in range(3)],
-            tags=["synthetic"], symptom=words(60), root_cause=words(80), fix=words(80), signatures=sigs))
+            tags=["synthetic"], symptom=words(60), root_cause=words(80), fix=words(80),
+            fix_summary="Synthetic one-line fix.", signatures=sigs))
     return Index(build_data(entries, f"synthetic-{count}"))
 
 

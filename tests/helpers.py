@@ -37,6 +37,7 @@ def record(entry_id: str = "D1", area: str = "alpha", section: str = "one", extr
         symptom: Something prints an error.
         root_cause: Something is wrong.
         fix: Do the right thing.
+        fix_summary: Apply the one-line remedy.
         """)
     body += checks if checks is not None else "verification: {status: pending, reason: test record}\n"
     body += textwrap.dedent(extra)

@@ -81,7 +81,7 @@ def test_lint_exit_codes_and_formats(make_catalogue, capsys):
     assert "1 entries, 0 finding(s)" in capsys.readouterr().out
     bad = make_catalogue({"alpha/D1-sample.yaml": record(extra="oops: 1\n")})
     assert main(["--catalogue", str(bad), "lint", "--format", "github"]) == 1
-    assert capsys.readouterr().out.startswith("::error file=catalogue/alpha/D1-sample.yaml,line=12,col=1")
+    assert capsys.readouterr().out.startswith("::error file=catalogue/alpha/D1-sample.yaml,line=13,col=1")
     assert main(["--catalogue", str(bad), "lint", "--json"]) == 1
     [finding] = json.loads(capsys.readouterr().out)
     assert finding["rule"] == "schema" and finding["field"] == "oops"
@@ -123,3 +123,10 @@ def test_show_keeps_angle_brackets_in_aliases(make_catalogue, capsys):
                                                                     "aliases: ['<image> token dropped']")})
     assert main(["--catalogue", str(root), "show", "D1"]) == 0
     assert "<image> token dropped" in capsys.readouterr().out
+
+
+def test_show_puts_the_fix_first(make_catalogue, capsys):
+    cat = str(make_catalogue({"alpha/D1-sample.yaml": record()}))
+    assert main(["--catalogue", cat, "show", "D1"]) == 0
+    out = capsys.readouterr().out
+    assert out.index("Apply the one-line remedy.") < out.index("Do the right thing.") < out.index("Something prints")

@@ -39,7 +39,9 @@ def test_advice_follows_the_unchanged_traceback(env):
     hooked = python(SCRIPT, env)
     assert hooked.returncode == plain.returncode == 1
     assert hooked.stderr.startswith(plain.stderr)  # the original traceback, byte for byte, first
-    assert "D1  A sample failure for tests" in hooked.stderr[len(plain.stderr):]
+    advice = hooked.stderr[len(plain.stderr):]
+    assert "D1  A sample failure for tests" in advice
+    assert "fix: Apply the one-line remedy." in advice  # the record's fix_summary, not its fix's first line
 
 
 def test_silent_when_the_catalogue_cannot_be_loaded(env, tmp_path):

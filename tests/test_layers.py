@@ -135,8 +135,8 @@ def test_tui_marks_the_layer(team):
 
     kb = KnowledgeBase.load(str(team))
     assert kb.search(_paste()).results[0].id == "Q1"
-    assert "from the **team-x** catalogue" in kb.markdown("Q1")
-    assert "team-x" not in kb.markdown("D8")
+    assert "from the team-x catalogue" in kb.header("Q1")[1]
+    assert "team-x" not in kb.header("D8")[1] + kb.markdown("D8")
 
 
 def test_team_record_is_checked_then_published_with_both_layers(team, capsys, tmp_path):

@@ -35,31 +35,40 @@ RULES = [
      f"{P}:5:1: section: unknown section 'three' of area 'alpha' (known: one, two) [unknown-section]"),
     ("empty-prose", {"alpha/D1-sample.yaml": record().replace("fix: Do the right thing.", "fix: '   '")},
      f"{P}:10:1: fix: must not be empty [empty-prose]"),
+    ("fix-summary-markup", {"alpha/D1-sample.yaml": record().replace(
+        "fix_summary: Apply the one-line remedy.", "fix_summary: Apply the **one-line** remedy.")},
+     f"{P}:11:1: fix_summary: no Markdown except inline code (found emphasis) [fix-summary]"),
+    ("fix-summary-link", {"alpha/D1-sample.yaml": record().replace(
+        "fix_summary: Apply the one-line remedy.", "fix_summary: Read [the guide](https://example.com) first.")},
+     f"{P}:11:1: fix_summary: no Markdown except inline code (found a link or image) [fix-summary]"),
+    ("fix-summary-lines", {"alpha/D1-sample.yaml": record().replace(
+        "fix_summary: Apply the one-line remedy.", "fix_summary: \"Apply the one-line\\nremedy `x_y`.\"")},
+     f"{P}:11:1: fix_summary: must be a single line [fix-summary]"),
     ("dangling-link", {"alpha/D1-sample.yaml": record(extra="links:\n  - {id: D7, relation: see-also, why: x}\n")},
-     f"{P}:13:6: links[0].id: links to unknown entry 'D7' [dangling-link]"),
+     f"{P}:14:6: links[0].id: links to unknown entry 'D7' [dangling-link]"),
     ("self-link", {"alpha/D1-sample.yaml": record(extra="links:\n  - {id: D1, relation: see-also, why: x}\n")},
-     f"{P}:13:6: links[0].id: an entry must not link to itself [self-link]"),
+     f"{P}:14:6: links[0].id: an entry must not link to itself [self-link]"),
     ("regex-compile", {"alpha/D1-sample.yaml": record(extra=SIG.format(sig="{regex: 'bad (group', example: x}"))},
-     f"{P}:13:6: signatures[0].regex: regex does not compile: missing ), unterminated subpattern at position 4"
+     f"{P}:14:6: signatures[0].regex: regex does not compile: missing ), unterminated subpattern at position 4"
      " [regex-compile]"),
     ("signature-example", {"alpha/D1-sample.yaml": record(
         extra=SIG.format(sig="{regex: 'size \\d+ mismatch', example: 'size x mismatch'}"))},
-     f"{P}:13:34: signatures[0].example: the regex does not match its own example [signature-example]"),
+     f"{P}:14:34: signatures[0].example: the regex does not match its own example [signature-example]"),
     ("literal-example", {"alpha/D1-sample.yaml": record(
         extra=SIG.format(sig="{literal: 'CUDA error', example: 'cuda error: oops'}"))},
-     f"{P}:13:29: signatures[0].example: the literal does not occur in its own example [signature-example]"),
+     f"{P}:14:29: signatures[0].example: the literal does not occur in its own example [signature-example]"),
     ("regex-backtracking", {"alpha/D1-sample.yaml": record(
         extra=SIG.format(sig="{regex: '(a+)+b', example: 'aaab'}"))},
-     f"{P}:13:6: signatures[0].regex: nested quantifier (a repeat inside a repeat) can backtrack catastrophically"
+     f"{P}:14:6: signatures[0].regex: nested quantifier (a repeat inside a repeat) can backtrack catastrophically"
      " [regex-backtracking]"),
     ("reference-https", {"alpha/D1-sample.yaml": record(
         extra="references:\n  - {title: Docs, url: 'http://example.com/x'}\n")},
-     f"{P}:13:19: references[0].url: reference URL must be https: http://example.com/x [reference-https]"),
+     f"{P}:14:19: references[0].url: reference URL must be https: http://example.com/x [reference-https]"),
     ("modeline", {"alpha/D1-sample.yaml": record(modeline=False)},
      "catalogue/alpha/D1-sample.yaml:1:1: first line must be '# yaml-language-server: $schema=../schema.json'"
      " [modeline]"),
     ("schema", {"alpha/D1-sample.yaml": record(extra="colour: blue\n")},
-     f"{P}:12:1: colour: unknown key (not part of the record format) [schema]"),
+     f"{P}:13:1: colour: unknown key (not part of the record format) [schema]"),
 ]
 
 
@@ -79,7 +88,7 @@ def test_duplicate_link(make_catalogue):
     links = "links:\n  - {id: D2, relation: see-also, why: x}\n  - {id: D2, relation: contrast, why: y}\n"
     root = make_catalogue({"alpha/D1-sample.yaml": record(extra=links),
                            "beta/D2-other.yaml": record("D2", "beta", "three")})
-    assert lint(root) == [f"{P}:14:6: links[1].id: D2 is linked more than once [duplicate-link]"]
+    assert lint(root) == [f"{P}:15:6: links[1].id: D2 is linked more than once [duplicate-link]"]
 
 
 def test_stale_and_missing_schema(make_catalogue):
@@ -103,7 +112,7 @@ checks:
     also_matches: [D5]
 """
     root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks)})
-    assert lint(root) == [f"{P}:17:20: checks[0].also_matches[0]: also_matches names unknown entry 'D5'"
+    assert lint(root) == [f"{P}:18:20: checks[0].also_matches[0]: also_matches names unknown entry 'D5'"
                           " [dangling-link]"]
 
 

@@ -30,7 +30,7 @@ def test_duplicate_key_is_an_error_not_a_silent_overwrite(make_catalogue):
     text = record() + "title: A second title that would win in plain pyyaml\n"
     cat = load_catalogue(make_catalogue({"alpha/D1-sample.yaml": text}))
     assert problems(cat) == [
-        "catalogue/alpha/D1-sample.yaml:12:1: title: duplicate key (first defined on line 3)"
+        "catalogue/alpha/D1-sample.yaml:13:1: title: duplicate key (first defined on line 3)"
     ]
     assert cat.entries == {}
 
@@ -38,7 +38,7 @@ def test_duplicate_key_is_an_error_not_a_silent_overwrite(make_catalogue):
 def test_non_utf8_names_the_byte_and_line(make_catalogue):
     raw = record().encode() + b"# caf\xe9\n"
     cat = load_catalogue(make_catalogue({"alpha/D1-sample.yaml": raw}))
-    assert problems(cat) == ["catalogue/alpha/D1-sample.yaml:12:6: not valid UTF-8 (byte 0xe9)"]
+    assert problems(cat) == ["catalogue/alpha/D1-sample.yaml:13:6: not valid UTF-8 (byte 0xe9)"]
 
 
 def test_empty_file(make_catalogue):
@@ -62,7 +62,7 @@ def test_binary_garbage(make_catalogue):
 def test_unknown_key_points_at_the_key(make_catalogue):
     cat = load_catalogue(make_catalogue({"alpha/D1-sample.yaml": record(extra="symptoms: typo\n")}))
     assert problems(cat) == [
-        "catalogue/alpha/D1-sample.yaml:12:1: symptoms: unknown key (not part of the record format)"
+        "catalogue/alpha/D1-sample.yaml:13:1: symptoms: unknown key (not part of the record format)"
     ]
 
 
@@ -79,18 +79,19 @@ checks:
 """
     cat = load_catalogue(make_catalogue({"alpha/D1-sample.yaml": record(checks=checks)}))
     assert problems(cat) == [
-        "catalogue/alpha/D1-sample.yaml:17:34: checks[0].expect.raises.match: Input should be a valid string",
-        "catalogue/alpha/D1-sample.yaml:18:5: checks[0].timeout: Input should be a valid number, "
+        "catalogue/alpha/D1-sample.yaml:18:34: checks[0].expect.raises.match: Input should be a valid string",
+        "catalogue/alpha/D1-sample.yaml:19:5: checks[0].timeout: Input should be a valid number, "
         "unable to parse string as a number",
     ]
 
 
 def test_missing_fields_and_no_verification(make_catalogue):
-    text = record().replace("fix: Do the right thing.\n", "").replace(
+    text = record().replace("fix: Do the right thing.\nfix_summary: Apply the one-line remedy.\n", "").replace(
         "verification: {status: pending, reason: test record}\n", "")
     cat = load_catalogue(make_catalogue({"alpha/D1-sample.yaml": text}))
     assert problems(cat) == [
         "catalogue/alpha/D1-sample.yaml:2:1: fix: required field is missing",
+        "catalogue/alpha/D1-sample.yaml:2:1: fix_summary: required field is missing",
     ]
 
 

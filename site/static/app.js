@@ -32,3 +32,32 @@
     pre.appendChild(button);
   });
 })();
+/* The verification page: status filter buttons hide the checks (and entries, areas) without that status. */
+(function () {
+  "use strict";
+  var buttons = document.querySelectorAll(".filters .filter");
+  if (!buttons.length) return;
+  function apply(filter) {
+    var shown = 0;
+    buttons.forEach(function (b) { b.setAttribute("aria-pressed", String(b.dataset.filter === filter)); });
+    document.querySelectorAll(".verify-area").forEach(function (area) {
+      var inArea = 0;
+      area.querySelectorAll("tbody.verify-entry").forEach(function (entry) {
+        var inEntry = 0;
+        entry.querySelectorAll("tr[data-status]").forEach(function (row) {
+          var show = filter === "all" || row.dataset.status.split(" ").indexOf(filter) >= 0;
+          row.hidden = !show;
+          if (show) inEntry++;
+        });
+        entry.hidden = !inEntry;
+        inArea += inEntry;
+      });
+      area.hidden = !inArea;
+      shown += inArea;
+    });
+    document.querySelector(".filter-empty").hidden = shown > 0;
+    history.replaceState(Object.assign({}, history.state || {}, { filter: filter }), "");
+  }
+  buttons.forEach(function (b) { b.addEventListener("click", function () { apply(b.dataset.filter); }); });
+  if (history.state && history.state.filter) apply(history.state.filter);
+})();

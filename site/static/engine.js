@@ -792,7 +792,7 @@
     return out.slice(0, this.C.MAX_EVIDENCE);
   };
 
-  /* search(text, top, firstLine) -> {query_kind, abstained, results[{id, title, area, score, confidence, evidence}]} */
+  /* search(text, top, firstLine) -> {query_kind, abstained, results[{id, title, area, score, confidence, fix_summary, evidence}]} */
   Engine.prototype.search = function (text, top, firstLine) {
     var C = this.C, self = this, query = this.parser.parse(text, firstLine);
     var scored = this.score(query).filter(function (s) { return s.score >= C.MIN_SCORE; });
@@ -805,7 +805,7 @@
       var e = self.entries[s.entry];
       var runnerUp = rank === 0 ? (scored.length > 1 ? scored[1].score : 0) : scored[0].score;
       return { id: e.id, title: e.title, area: e.area, score: s.score,
-               confidence: confidence(s.score, runnerUp, s.evidence.length > 0),
+               confidence: confidence(s.score, runnerUp, s.evidence.length > 0), fix_summary: e.fix_summary,
                evidence: s.evidence.map(function (ev) {
                  return { line: ev.line, text: ev.text, signature: ev.signature, span: ev.span, via: ev.via };
                }) };

@@ -1,11 +1,65 @@
-/* The two search boxes: paste a traceback (the ported engine) and full-text over the same index.
- * Results are built with textContent only, so nothing from the index or the paste becomes markup. */
+/* Search on every page: the header box (full text; `/` focuses it; a pasted traceback searches on
+ * its own) and, on the home and search pages, the paste box (the ported engine).
+ * The 1 MB index and the engine load on first use, not with the page. Results are built with
+ * textContent only, so nothing from the index or the paste becomes markup. The last search is
+ * kept in the history entry, so Back shows the same results. */
 (function () {
   "use strict";
-  var data = window.TRAINKB_INDEX, root = document.body.dataset.root || "";
-  if (!data || !window.TrainkbEngine) return;
-  var engine = new window.TrainkbEngine.Engine(data.search);
-  var pages = data.pages;
+  var root = document.body.dataset.root || "";
+  var loading = null;
+
+  function loadScript(src) {
+    return new Promise(function (resolve, reject) {
+      var script = document.createElement("script");
+      script.src = root + src;
+      script.onload = resolve;
+      script.onerror = function () { reject(new Error("could not load " + src)); };
+      document.head.appendChild(script);
+    });
+  }
+
+  /* The index, then the engine; one promise for every caller. */
+  function ready() {
+    if (!loading) {
+      loading = loadScript("static/search-index.js")
+        .then(function () { return loadScript("static/engine.js"); })
+        .then(function () { return makeSearch(window.TRAINKB_INDEX, window.TrainkbEngine); });
+    }
+    return loading;
+  }
+
+  function makeSearch(data, engineModule) {
+    var engine = new engineModule.Engine(data.search), pages = data.pages;
+    var vocabulary = Object.keys(data.search.idf).sort();
+    function prefixed(prefix) {
+      var lo = 0, hi = vocabulary.length, out = [];
+      while (lo < hi) { var mid = (lo + hi) >> 1; if (vocabulary[mid] < prefix) lo = mid + 1; else hi = mid; }
+      for (var i = lo; i < vocabulary.length && out.length < 30 && vocabulary[i].startsWith(prefix); i++) out.push(vocabulary[i]);
+      return out;
+    }
+    /* BM25 over the exported postings, the last word also as a prefix */
+    function fullText(query) {
+      var scores = new Map(), words = engine.norm.terms(query), lower = query.trim().toLowerCase();
+      var raw = lower.match(/[a-z0-9_]+$/);
+      function add(term, factor) {
+        var postings = data.search.postings[term];
+        if (!postings) return;
+        postings.forEach(function (p) {
+          scores.set(p[0], (scores.get(p[0]) || 0) + factor * data.search.idf[term] * p[1]);
+        });
+      }
+      words.forEach(function (w) { add(w, 1); });
+      if (raw && raw[0].length >= 2) prefixed(raw[0]).forEach(function (w) { if (words.indexOf(w) < 0) add(w, 0.6); });
+      pages.forEach(function (p, i) {
+        var hay = [p.id, p.title].concat(p.aliases, p.tags).join("\n").toLowerCase();
+        if (p.id.toLowerCase() === lower) scores.set(i, (scores.get(i) || 0) + 1000);
+        else if (lower.length >= 3 && hay.indexOf(lower) >= 0) scores.set(i, (scores.get(i) || 0) + 50);
+      });
+      return Array.from(scores.entries()).sort(function (a, b) { return b[1] - a[1] || a[0] - b[0]; }).slice(0, 20);
+    }
+    return { paste: function (text, top) { return engine.search(text, top === undefined ? 10 : top); },
+             fullText: fullText, pages: pages };
+  }
 
   function el(tag, cls, text) {
     var node = document.createElement(tag);
@@ -13,9 +67,18 @@
     if (text !== undefined) node.textContent = text;
     return node;
   }
+  /* a one-line field with its `inline code` as <code>, built from text nodes */
+  function codeSpans(tag, cls, text) {
+    var node = el(tag, cls), parts = text.split("`");
+    if (parts.length % 2 === 0) parts.splice(-2, 2, parts[parts.length - 2] + "`" + parts[parts.length - 1]);
+    parts.forEach(function (part, i) { node.appendChild(i % 2 ? el("code", null, part) : document.createTextNode(part)); });
+    return node;
+  }
   function entryLink(id, title) {
-    var a = el("a", null, id + " " + title);
-    a.href = root + id + "/index.html";
+    var a = el("a", "entry-link");
+    a.href = root + id + "/index.html#fix";  // land on the fix card
+    a.appendChild(el("span", "id", id + " "));
+    a.appendChild(codeSpans("span", null, title));
     return a;
   }
   function evidenceLine(ev) {
@@ -31,85 +94,122 @@
     }
     return why;
   }
+  function remember(key, value) {
+    var state = Object.assign({}, history.state || {});
+    state[key] = value;
+    history.replaceState(state, "");
+  }
+  /* a paste, not a few words: several lines, or a long line */
+  function looksPasted(text) { return /\n/.test(text.trim()) || text.length > 120; }
 
-  /* (a) paste your traceback */
+  /* (a) the paste box: home and search pages */
   var pasteForm = document.getElementById("paste-form"), pasteInput = document.getElementById("paste-input");
   var pasteOut = document.getElementById("paste-results");
   function runPaste() {
     var text = pasteInput.value;
-    pasteOut.textContent = "";
-    if (!text.trim()) return;
-    var response = engine.search(text, 5);
-    pasteOut.appendChild(el("p", "verdict", response.abstained
-      ? (response.results.length ? "No entry explains this with confidence. The closest:" : "No entry matches this.")
-      : "Read as a " + response.query_kind + ". Best match first:"));
-    var list = el("ol");
-    response.results.forEach(function (r) {
-      var li = el("li", "result");
-      li.appendChild(entryLink(r.id, r.title));
-      li.appendChild(document.createTextNode(" "));
-      li.appendChild(el("span", "confidence " + r.confidence, r.confidence + " " + r.score.toFixed(1)));
-      if (r.evidence.length) li.appendChild(evidenceLine(r.evidence[0]));
-      list.appendChild(li);
-    });
-    if (response.results.length) pasteOut.appendChild(list);
-  }
-  pasteForm.addEventListener("submit", function (event) { event.preventDefault(); runPaste(); });
-  pasteInput.addEventListener("keydown", function (event) {
-    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) { event.preventDefault(); runPaste(); }
-  });
-
-  /* (b) full text: BM25 over the exported postings, the last word also as a prefix */
-  var vocabulary = Object.keys(data.search.idf).sort();
-  function prefixed(prefix) {
-    var lo = 0, hi = vocabulary.length, out = [];
-    while (lo < hi) { var mid = (lo + hi) >> 1; if (vocabulary[mid] < prefix) lo = mid + 1; else hi = mid; }
-    for (var i = lo; i < vocabulary.length && out.length < 30 && vocabulary[i].startsWith(prefix); i++) out.push(vocabulary[i]);
-    return out;
-  }
-  function fullText(query) {
-    var scores = new Map(), words = engine.norm.terms(query), lower = query.trim().toLowerCase();
-    var raw = lower.match(/[a-z0-9_]+$/);
-    function add(term, factor) {
-      var postings = data.search.postings[term];
-      if (!postings) return;
-      postings.forEach(function (p) {
-        scores.set(p[0], (scores.get(p[0]) || 0) + factor * data.search.idf[term] * p[1]);
+    remember("paste", text);
+    if (!text.trim()) { pasteOut.textContent = ""; return Promise.resolve(); }
+    return ready().then(function (search) {
+      pasteOut.textContent = "";
+      var response = search.paste(text, 5);
+      pasteOut.appendChild(el("p", "verdict", response.abstained
+        ? (response.results.length ? "No entry explains this with confidence. The closest:" : "No entry matches this.")
+        : "Read as a " + response.query_kind + ". Best match first:"));
+      var list = el("ol");
+      response.results.forEach(function (r) {
+        var li = el("li", "result");
+        li.appendChild(entryLink(r.id, r.title));
+        li.appendChild(document.createTextNode(" "));
+        li.appendChild(el("span", "confidence " + r.confidence, r.confidence + " " + r.score.toFixed(1)));
+        if (r.confidence !== "low" && r.fix_summary) {
+          var fix = codeSpans("span", "fix-line", r.fix_summary);
+          fix.insertBefore(el("strong", null, "Fix: "), fix.firstChild);
+          li.appendChild(fix);
+        }
+        if (r.evidence.length) li.appendChild(evidenceLine(r.evidence[0]));
+        list.appendChild(li);
       });
-    }
-    words.forEach(function (w) { add(w, 1); });
-    if (raw && raw[0].length >= 2) prefixed(raw[0]).forEach(function (w) { if (words.indexOf(w) < 0) add(w, 0.6); });
-    pages.forEach(function (p, i) {
-      var hay = [p.id, p.title].concat(p.aliases, p.tags).join("\n").toLowerCase();
-      if (p.id.toLowerCase() === lower) scores.set(i, (scores.get(i) || 0) + 1000);
-      else if (lower.length >= 3 && hay.indexOf(lower) >= 0) scores.set(i, (scores.get(i) || 0) + 50);
+      if (response.results.length) pasteOut.appendChild(list);
     });
-    return Array.from(scores.entries()).sort(function (a, b) { return b[1] - a[1] || a[0] - b[0]; }).slice(0, 20);
   }
-  var findInput = document.getElementById("find-input"), findOut = document.getElementById("find-results");
-  function runFind() {
-    findOut.textContent = "";
-    var query = findInput.value;
-    if (!query.trim()) return;
-    var hits = fullText(query);
-    if (!hits.length) { findOut.appendChild(el("p", null, "Nothing found.")); return; }
-    var list = el("ol");
-    hits.forEach(function (hit) {
-      var p = pages[hit[0]], li = el("li");
-      li.appendChild(entryLink(p.id, p.title));
-      li.appendChild(el("span", "why", p.summary));
-      list.appendChild(li);
+  if (pasteForm) {
+    pasteForm.addEventListener("submit", function (event) { event.preventDefault(); runPaste(); });
+    pasteInput.addEventListener("keydown", function (event) {
+      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) { event.preventDefault(); runPaste(); }
     });
-    findOut.appendChild(list);
+    pasteInput.addEventListener("paste", function () { setTimeout(runPaste, 0); });  // a paste searches on its own
+    pasteInput.addEventListener("focus", ready, { once: true });
   }
-  findInput.addEventListener("input", runFind);
-  document.getElementById("find-form").addEventListener("submit", function (event) { event.preventDefault(); runFind(); });
+
+  /* (b) the header box: full text, results under the box (or in the page on the search page) */
+  var box = document.getElementById("q"), boxForm = document.getElementById("header-search");
+  var pageOut = document.getElementById("find-results");
+  var dropOut = document.getElementById("q-results");
+  function showFind(query) {
+    var out = pageOut || dropOut;
+    remember("q", query);
+    if (!query.trim()) { out.textContent = ""; if (!pageOut) dropOut.hidden = true; return Promise.resolve(); }
+    return ready().then(function (search) {
+      out.textContent = "";
+      var hits = search.fullText(query);
+      if (!pageOut) dropOut.hidden = false;
+      if (!hits.length) { out.appendChild(el("p", null, "Nothing found.")); return; }
+      var list = el("ol");
+      hits.slice(0, pageOut ? 20 : 8).forEach(function (hit) {
+        var p = search.pages[hit[0]], li = el("li");
+        li.appendChild(entryLink(p.id, p.title));
+        var fix = codeSpans("span", "why", p.fix_summary);
+        fix.insertBefore(el("strong", null, "Fix: "), fix.firstChild);
+        li.appendChild(fix);
+        list.appendChild(li);
+      });
+      out.appendChild(list);
+    });
+  }
+  function searchPage(hash) { window.location.href = root + "search/index.html#" + hash; }
+  if (box) {
+    box.addEventListener("focus", ready, { once: true });
+    box.addEventListener("input", function () { showFind(box.value); });
+    box.addEventListener("paste", function (event) {
+      var text = (event.clipboardData || window.clipboardData).getData("text");
+      if (!looksPasted(text)) return;
+      event.preventDefault();  // a traceback goes to the paste search, whole
+      if (pasteInput) { pasteInput.value = text; runPaste(); pasteInput.scrollIntoView({ block: "start" }); }
+      else searchPage("paste=" + encodeURIComponent(text));
+    });
+    boxForm.addEventListener("submit", function (event) {
+      event.preventDefault();
+      if (pageOut) showFind(box.value); else searchPage("q=" + encodeURIComponent(box.value));
+    });
+    box.addEventListener("keydown", function (event) {
+      if (event.key === "Escape" && dropOut) { dropOut.hidden = true; box.blur(); }
+    });
+    document.addEventListener("click", function (event) {  // a click elsewhere closes the list under the box
+      if (dropOut && !boxForm.contains(event.target)) dropOut.hidden = true;
+    });
+  }
   document.addEventListener("keydown", function (event) {
     var tag = (event.target.tagName || "").toLowerCase();
-    if (event.key === "/" && tag !== "input" && tag !== "textarea") { event.preventDefault(); findInput.focus(); }
+    if (event.key === "/" && box && tag !== "input" && tag !== "textarea" && !event.ctrlKey && !event.metaKey) {
+      event.preventDefault();
+      box.focus();
+      box.select();
+    }
   });
-  var q = new URLSearchParams(window.location.search).get("q");
-  if (q) { findInput.value = q; runFind(); }
-  /* for tests and the console: the same calls the boxes make */
-  window.TrainkbSearch = { paste: function (text) { return engine.search(text, 10); }, fullText: fullText };
+
+  /* what to show on arrival: the history entry's last search (Back), else the link's #q= / #paste= / ?q= */
+  function restore() {
+    var state = history.state || {}, hash = new URLSearchParams(window.location.hash.slice(1));
+    var q = state.q !== undefined ? state.q : hash.get("q") || new URLSearchParams(window.location.search).get("q");
+    var paste = state.paste !== undefined ? state.paste : hash.get("paste");
+    if (paste && pasteInput) { pasteInput.value = paste; runPaste(); }
+    if (q && box) { box.value = q; if (pageOut) showFind(q); }
+  }
+  restore();
+
+  /* for tests and the console: the same calls the boxes make, once the index has loaded */
+  window.TrainkbSearch = {
+    ready: function () { return ready().then(function (search) { Object.assign(window.TrainkbSearch, search); }); },
+    runPaste: runPaste, showFind: showFind,
+  };
 })();

@@ -17,6 +17,16 @@ __all__ = ["Finding", "lint_catalogue"]
 _FILENAME = re.compile(r"^(?P<id>[A-Z]+[0-9]+)-(?P<slug>[a-z0-9]+(?:-[a-z0-9]+)*)\.yaml$")
 _PROSE_FIELDS = ("symptom", "root_cause", "fix")
 TODO = "TODO"  # what `kb new` writes where a person must still write; lint reports each one
+SUMMARY_LIMIT = 120
+_CODE_SPAN = re.compile(r"`[^`\n]+`")
+# Markdown a one-line summary must not carry once its inline code is removed
+_SUMMARY_MARKUP = (
+    (re.compile(r"\*\*|__|(?<![\w*])\*(?=\S)|(?<![\w])_(?=[^\s_])[^_]*_(?!\w)"), "emphasis"),
+    (re.compile(r"\]\(|!\["), "a link or image"),
+    (re.compile(r"<[A-Za-z/!]"), "HTML"),
+    (re.compile(r"^\s*(?:#{1,6}\s|>|[-+*]\s|\d+[.)]\s)"), "a heading, quote or list marker"),
+    (re.compile(r"`"), "an unclosed code span"),
+)
 
 
 @dataclass(frozen=True)
@@ -87,6 +97,22 @@ def _check_prose(out: _Collector, entry: Entry) -> None:
     for name in _PROSE_FIELDS:
         if not getattr(entry, name).strip():
             out.add(entry.id, (name,), "empty-prose", "must not be empty")
+
+
+def _check_fix_summary(out: _Collector, entry: Entry) -> None:
+    """One line a reader acts on at once: short, single-line, inline code its only markup."""
+    summary = entry.fix_summary
+    if "\n" in summary.strip() or "\r" in summary:
+        out.add(entry.id, ("fix_summary",), "fix-summary", "must be a single line")
+    if len(summary) > SUMMARY_LIMIT:
+        out.add(entry.id, ("fix_summary",), "fix-summary",
+                f"{len(summary)} characters; keep it to {SUMMARY_LIMIT}")
+    bare = _CODE_SPAN.sub("", summary)
+    for pattern, what in _SUMMARY_MARKUP:
+        if pattern.search(bare):
+            out.add(entry.id, ("fix_summary",), "fix-summary",
+                    f"no Markdown except inline code (found {what})")
+            break
 
 
 def _check_links(out: _Collector, entry: Entry) -> None:
@@ -195,6 +221,7 @@ def lint_catalogue(cat: Catalogue) -> list[Finding]:
         _check_location(out, entry, path)
         _check_area(out, entry)
         _check_prose(out, entry)
+        _check_fix_summary(out, entry)
         _check_links(out, entry)
         _check_signatures(out, entry)
         _check_urls(out, entry)

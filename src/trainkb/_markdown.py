@@ -7,7 +7,7 @@ from collections.abc import Callable
 from ._catalogue import Catalogue
 from ._schema import Entry
 
-__all__ = ["entry_markdown"]
+__all__ = ["entry_header", "entry_markdown"]
 
 _RELATION_LABEL = {
     "see-also": "See also",
@@ -33,23 +33,32 @@ def _link_line(cat: Catalogue, target: str, label: str, why: str, link: LinkMake
     return f"- **{label}** {name}{title}: {why}"
 
 
-def entry_markdown(entry: Entry, cat: Catalogue, link: LinkMaker | None = None,
-                   verification: list[str] | None = None) -> str:
-    """Symptom → Root cause → Fix first, then the evidence and the ways out.
-
-    ``link`` turns an entry id into a URL (the TUI and the site each have their own);
-    ``verification`` replaces the plain list of checks with what the reports say.
-    """
+def entry_header(entry: Entry, cat: Catalogue) -> tuple[str, str]:
+    """(where the entry sits: "area › section", its aliases on one line) for a header."""
     area = cat.area(entry.area)
     section = next((s.title for s in area.sections if s.id == entry.section), entry.section) if area else ""
-    where = f"*{area.title if area else entry.area} › {section}*"
+    where = f"{area.title if area else entry.area} › {section}"
     if entry.id in cat.origin:  # an entry of a layer over the base catalogue says whose it is
-        where += f" · from the **{_inline(cat.origin[entry.id])}** catalogue"
-    parts = [f"# {entry.id} — {entry.title}", where]
-    if entry.aliases:
-        parts.append("Also known as: " + "; ".join(_inline(a) for a in entry.aliases))
-    parts += ["## Symptom", entry.symptom.strip(), "## Root cause", entry.root_cause.strip(),
-              "## Fix", entry.fix.strip()]
+        where += f" · from the {cat.origin[entry.id]} catalogue"
+    return where, "; ".join(entry.aliases)
+
+
+def entry_markdown(entry: Entry, cat: Catalogue, link: LinkMaker | None = None,
+                   verification: list[str] | None = None, header: bool = True) -> str:
+    """The fix first (summary, then the Fix section), then Symptom and Root cause, then the rest.
+
+    ``link`` turns an entry id into a URL (the TUI and the site each have their own);
+    ``verification`` replaces the plain list of checks with what the reports say; without
+    ``header`` the title, place, summary and aliases are left to the caller to show.
+    """
+    parts = []
+    where, aliases = entry_header(entry, cat)
+    if header:
+        parts += [f"# {entry.id} — {entry.title}", f"*{where}*", f"**Fix:** {entry.fix_summary}"]
+    parts += ["## Fix", entry.fix.strip(), "## Symptom", entry.symptom.strip(),
+              "## Root cause", entry.root_cause.strip()]
+    if header and aliases:
+        parts.append("*Also known as: " + _inline(aliases) + "*")
     if entry.version_notes:
         parts.append("## What changed across torch versions")
         parts += [f"- **{n.subject}**: {n.note}" for n in entry.version_notes]

@@ -241,8 +241,7 @@ class Entry(_Strict):
     symptom: str
     root_cause: str
     fix: str
-    fix_summary: str | None = Field(
-        default=None,
+    fix_summary: str = Field(
         min_length=8,
         max_length=120,
         description="One imperative line a reader can act on at once; inline code only, no other Markdown.",

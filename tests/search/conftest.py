@@ -20,6 +20,7 @@ aliases:
 symptom: The second iteration under `DistributedDataParallel` raises about unfinished reduction.
 root_cause: A parameter that never contributes to the loss gets no gradient, so its bucket never fills.
 fix: Make every output reach the loss, or pass `find_unused_parameters=True`.
+fix_summary: Pass `find_unused_parameters=True` to DDP, or make every output reach the loss.
 signatures:
   - literal: Expected to have finished reduction in the prior iteration before starting a new one
     type: RuntimeError
@@ -40,6 +41,7 @@ aliases: [EADDRINUSE on the master port, port 29500 already taken]
 symptom: A second launch on the same machine dies at rendezvous because the store port is taken.
 root_cause: Both jobs use the default `MASTER_PORT` 29500.
 fix: Give each job its own `--master_port`, or use `--rdzv-endpoint=localhost:0`.
+fix_summary: Give each job its own `--master_port`, or use `--rdzv-endpoint=localhost:0`.
 signatures:
   - regex: "failed to (?:bind|listen)[^\n]*(?:Address already in use|EADDRINUSE)"
     kind: log
@@ -60,6 +62,7 @@ aliases: [returned nan values in its output, find the op that makes NaN]
 symptom: With `torch.autograd.set_detect_anomaly(True)` backward raises naming a function such as `DivBackward0`.
 root_cause: An operation produced NaN in its gradient, usually a division by zero or log of zero.
 fix: Guard the denominator with an epsilon, clamp before `log`, and check the input batch.
+fix_summary: Guard the denominator with an epsilon, clamp before `log`, and check the input batch.
 signatures:
   - regex: Function '\w+' returned nan values in its \d+(?:st|nd|rd|th) output
     type: RuntimeError
@@ -76,6 +79,7 @@ aliases: [weights identical after optimizer step, loss does not decrease at all,
 symptom: The loss stays flat and the weights are byte-identical after `optimizer.step()`.
 root_cause: The optimizer was built over another model instance, or before the parameters were replaced.
 fix: Build the optimizer after the final model exists and pass `model.parameters()` of that instance.
+fix_summary: Build the optimizer after the final model exists and pass `model.parameters()` of that instance.
 verification: {status: manual, reason: test fixture}
 """,
     "alpha/D3-shm.yaml": r"""
@@ -88,6 +92,7 @@ aliases: [dev shm too small in docker, worker killed by signal Bus error]
 symptom: Workers die with a Bus error; in containers `/dev/shm` defaults to 64 MB.
 root_cause: Worker processes pass batches through shared memory, and the container's shm is too small.
 fix: Run docker with `--shm-size=8g` or `--ipc=host`, or lower `num_workers`.
+fix_summary: Run docker with `--shm-size=8g` or `--ipc=host`, or lower `num_workers`.
 signatures:
   - literal: "is killed by signal: Bus error"
     type: RuntimeError

@@ -25,17 +25,22 @@ def test_text_argument(catalogue: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert main(["--catalogue", str(catalogue), "search", ERROR]) == 0
     out = capsys.readouterr().out
     assert out.startswith("D1") and "line 1:" in out
+    fix = "Pass `find_unused_parameters=True` to DDP, or make every output reach the loss."
+    assert out.splitlines()[1] == f"      fix: {fix}"
 
 
 def test_positional_catalogue_and_json(catalogue: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["search", ERROR, str(catalogue), "--json", "--top", "1"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["results"][0]["id"] == "D1" and len(data["results"]) == 1
+    assert data["results"][0]["fix_summary"] == \
+        "Pass `find_unused_parameters=True` to DDP, or make every output reach the loss."
 
 
 def test_abstention_exits_1_and_says_so(catalogue: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--catalogue", str(catalogue), "search", "KeyError: 'batch_size'"]) == 1
-    assert capsys.readouterr().out.startswith("No confident match")
+    out = capsys.readouterr().out
+    assert out.startswith("No confident match") and "fix:" not in out  # no advice from a guess
 
 
 def test_usage_errors(catalogue: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

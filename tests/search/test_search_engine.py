@@ -189,6 +189,7 @@ tags: [dataloader, host-oom]
 symptom: Workers die one after another while host memory climbs.
 root_cause: Each worker's cache grows without bound.
 fix: Bound the cache or lower `num_workers`.
+fix_summary: Bound the cache or lower `num_workers`.
 signatures:
   - regex: "DataLoader worker \\(pid \\d+\\) is killed by signal: Killed"
     type: RuntimeError

@@ -1,8 +1,14 @@
-"""A reader's path in headless Chromium, from disk (file://): paste, open the top result, follow a link."""
+"""A reader's path in headless Chromium, from disk (file://), at desktop and phone sizes, light and dark.
+
+Paste a traceback, land on the fix card, go Back to the same results; every page's header box; the
+entry page's tables, id links and code spans; the verification filters; the area relation list.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
+
+import pytest
 
 TRACEBACK = """\
 Traceback (most recent call last):
@@ -11,57 +17,124 @@ Traceback (most recent call last):
 RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one. This error \
 indicates that your module has parameters that were not used in producing loss.
 """
+VIEWS = [(1280, 800, "light"), (1280, 800, "dark"), (390, 844, "light"), (390, 844, "dark")]
+BACKGROUND = {"light": "rgb(255, 255, 255)", "dark": "rgb(21, 23, 26)"}
 
 
-def test_paste_open_top_result_follow_cross_link(real_site: Path, browser, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    page = browser.new_page(viewport={"width": 1100, "height": 900})
-    problems: list[str] = []
-    page.on("pageerror", lambda e: problems.append(str(e)))
-    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
-    requests: list[str] = []
-    page.on("request", lambda r: requests.append(r.url))
+@pytest.fixture(params=VIEWS, ids=[f"{w}x{h}-{c}" for w, h, c in VIEWS])
+def page(request, browser):  # type: ignore[no-untyped-def]
+    """A page at one size and colour scheme that records errors and every request it makes."""
+    width, height, scheme = request.param
+    page = browser.new_page(viewport={"width": width, "height": height}, color_scheme=scheme)
+    page.problems = []
+    page.requests = []
+    page.on("pageerror", lambda e: page.problems.append(str(e)))
+    page.on("console", lambda m: page.problems.append(m.text) if m.type == "error" else None)
+    page.on("request", lambda r: page.requests.append(r.url))
+    page.scheme = scheme
+    yield page
+    assert page.problems == []
+    assert all(url.startswith("file://") for url in page.requests), page.requests
+    page.close()
+
+
+def paste_into(page, selector: str, text: str) -> None:  # type: ignore[no-untyped-def]
+    """What a browser does on Ctrl+V: the text lands (unless the page takes it) and a paste event fires."""
+    page.evaluate("""([selector, text]) => {
+        const box = document.querySelector(selector), data = new DataTransfer();
+        data.setData("text/plain", text);
+        box.focus();
+        const event = new ClipboardEvent("paste", {clipboardData: data, bubbles: true, cancelable: true});
+        if (box.dispatchEvent(event)) { box.value = text; box.dispatchEvent(new Event("input", {bubbles: true})); }
+    }""", [selector, text])
+
+
+def index_requested(page) -> bool:  # type: ignore[no-untyped-def]
+    return any(url.endswith("/static/search-index.js") for url in page.requests)
+
+
+def in_view(page, selector: str) -> bool:  # type: ignore[no-untyped-def]
+    box = page.locator(selector).first.bounding_box()
+    return box is not None and box["y"] >= 0 and box["y"] + box["height"] <= page.viewport_size["height"]
+
+
+def test_a_paste_searches_lands_on_the_fix_and_back_restores(real_site: Path, page) -> None:  # type: ignore[no-untyped-def]
     page.goto((real_site / "index.html").as_uri())
-    page.fill("#paste-input", TRACEBACK)
-    page.keyboard.press("Control+Enter")
+    assert page.evaluate("getComputedStyle(document.body).backgroundColor") == BACKGROUND[page.scheme]
+    assert not index_requested(page) and page.evaluate("window.TRAINKB_INDEX === undefined")  # loaded on first use
+    paste_into(page, "#paste-input", TRACEBACK)  # no button: the paste searches on its own
     top = page.locator("#paste-results li a").first
     assert top.inner_text().startswith("D8 ")
+    assert "find_unused_parameters=True" in page.locator("#paste-results .fix-line").first.inner_text()
+    assert index_requested(page)
     top.click()
-    page.wait_for_url("**/D8/index.html")
-    assert page.locator("h1").inner_text().startswith("D8")
-    assert page.locator("pre.highlight button.copy").count() >= 1
-    related = page.locator("#related ~ ul a").first
-    target = related.inner_text()
-    related.click()
-    page.wait_for_url(f"**/{target}/index.html")
-    assert page.locator("h1 .id").inner_text() == target
-    shot = tmp_path / "journey.png"
-    page.screenshot(path=str(shot))
-    assert shot.stat().st_size > 10_000
-    assert problems == []
-    assert all(url.startswith("file://") for url in requests), requests
-    page.close()
+    page.wait_for_url("**/D8/index.html#fix")
+    assert page.evaluate("document.querySelector('h1').nextElementSibling.id") == "fix"  # the card under the title
+    assert in_view(page, "#fix .fix-summary") and in_view(page, "#fix-heading")
+    page.go_back()
+    page.wait_for_selector("#paste-results li a")
+    assert page.locator("#paste-results li a").first.inner_text().startswith("D8 ")
+    assert page.input_value("#paste-input") == TRACEBACK
 
 
-def test_full_text_search_and_keyboard(real_site: Path, browser) -> None:  # type: ignore[no-untyped-def]
-    page = browser.new_page()
-    page.goto((real_site / "index.html").as_uri())
+def test_header_search_on_every_page(real_site: Path, page) -> None:  # type: ignore[no-untyped-def]
+    for rel in ("index.html", "D8/index.html", "distributed-launch/index.html", "verification/index.html",
+                "search/index.html"):
+        page.goto((real_site / rel).as_uri())
+        assert page.locator("header #q").count() == 1, rel
+        page.keyboard.press("/")
+        assert page.evaluate("document.activeElement.id") == "q", rel
+    page.goto((real_site / "D1" / "index.html").as_uri())
     page.keyboard.press("/")
-    assert page.evaluate("document.activeElement.id") == "find-input"
     page.keyboard.type("unused param")
-    first = page.locator("#find-results li a").first
-    assert "D8" in first.inner_text()
-    page.keyboard.press("Tab")  # results and boxes are reachable by keyboard: focus moves on
-    assert page.evaluate("document.activeElement.tagName") in {"A", "BUTTON", "INPUT", "TEXTAREA"}
+    first = page.locator("#q-results li a").first
+    assert "D8" in first.inner_text() and first.get_attribute("href").endswith("D8/index.html#fix")
+    paste_into(page, "#q", TRACEBACK)  # a traceback pasted into the header goes to the paste search
+    page.wait_for_url("**/search/index.html#paste=*")
+    assert page.locator("#paste-results li a").first.inner_text().startswith("D8 ")
     page.goto((real_site / "search" / "index.html").as_uri() + "?q=D19")
     assert page.locator("#find-results li a").first.inner_text().startswith("D19 ")
-    page.close()
 
 
-def test_dark_mode_and_narrow_screen(real_site: Path, browser) -> None:  # type: ignore[no-untyped-def]
-    page = browser.new_page(viewport={"width": 380, "height": 800}, color_scheme="dark")
+def test_entry_page_tables_id_links_code_and_measure(real_site: Path, page) -> None:  # type: ignore[no-untyped-def]
     page.goto((real_site / "D8" / "index.html").as_uri())
-    background = page.evaluate("getComputedStyle(document.body).backgroundColor")
-    assert background == "rgb(21, 23, 26)"
-    width = page.evaluate("document.documentElement.scrollWidth")
-    assert width <= 380 + 1  # nothing forces sideways scrolling of the page itself
-    page.close()
+    assert in_view(page, "#fix .fix-summary")  # opened from anywhere, the one-line fix needs no scrolling
+    page.goto((real_site / "P1" / "index.html").as_uri())
+    assert page.locator("article table").count() >= 1 and "|---" not in page.inner_text("article")
+    refs = page.locator("article a.entry-ref")
+    assert refs.count() >= 1
+    for href in refs.evaluate_all("links => links.map(a => a.href)"):
+        assert Path(href.removeprefix("file://").split("#")[0]).is_file(), href  # only ids that exist
+    aliases = page.locator("details.aliases")
+    assert aliases.count() == 1 and aliases.get_attribute("open") is None  # collapsed
+    # about 75 characters a line: a paragraph's width over the width of one "0" in its font
+    ratio = page.evaluate("""() => {
+        const p = document.querySelector('#symptom ~ p') || document.querySelector('article p');
+        const probe = document.createElement('span'); probe.textContent = '0'.repeat(100);
+        p.appendChild(probe); const one = probe.getBoundingClientRect().width / 100; probe.remove();
+        return p.getBoundingClientRect().width / one; }""")
+    assert ratio <= 80
+    page.goto((real_site / "D21" / "index.html").as_uri())
+    assert page.locator("h1 code").count() == 1 and "`" not in page.inner_text("h1")
+    assert page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"] + 1
+
+
+def test_verification_grouped_filtered_sticky(real_site: Path, page) -> None:  # type: ignore[no-untyped-def]
+    page.goto((real_site / "verification" / "index.html").as_uri())
+    areas = page.locator(".verify-area")
+    assert areas.count() >= 2 and page.locator("tbody.verify-entry").count() >= 10
+    page.locator(".filter[data-filter=not-run]").click()
+    statuses = page.locator("tr[data-status]:visible").evaluate_all("rows => rows.map(r => r.dataset.status)")
+    assert statuses and all("not-run" in s.split() for s in statuses)
+    page.locator(".filter[data-filter=all]").click()
+    page.mouse.wheel(0, 4000)
+    page.wait_for_timeout(200)
+    assert abs(page.locator(".filters").bounding_box()["y"]) < 2  # the filter bar stays at the top
+
+
+def test_area_relations_readable_on_a_phone(real_site: Path, page) -> None:  # type: ignore[no-untyped-def]
+    page.goto((real_site / "distributed-launch" / "index.html").as_uri())
+    assert page.locator(".relations li .rel-label").count() >= 3
+    phone = page.viewport_size["width"] < 600
+    assert page.locator(".graph-figure").is_visible() is not phone  # the tangle gives way to the list
+    assert page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"] + 1

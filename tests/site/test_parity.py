@@ -50,6 +50,7 @@ def test_browser_agrees_with_kb_search(real_catalogue: Catalogue, real_site: Pat
     expected = [search(case["text"], top=10, catalogue=index).to_json() for case in cases]
     page = browser.new_page()
     page.goto((real_site / "index.html").as_uri())
+    page.evaluate("window.TrainkbSearch.ready()")  # the index and engine load on first use
     got = page.evaluate("texts => texts.map(t => window.TrainkbSearch.paste(t))", [c["text"] for c in cases])
     page.close()
     pairs = list(zip(expected, got, strict=True))
@@ -76,6 +77,7 @@ def test_partial_ratio_matches_rapidfuzz(real_site: Path, browser) -> None:  # t
         pairs.append([needle, hay])
     page = browser.new_page()
     page.goto((real_site / "index.html").as_uri())
+    page.evaluate("window.TrainkbSearch.ready()")  # the index and engine load on first use
     got = page.evaluate("pairs => pairs.map(p => window.TrainkbEngine.partialRatio(p[0], p[1], 0))", pairs)
     page.close()
     for (a, b), score in zip(pairs, got, strict=True):
@@ -93,6 +95,7 @@ def test_alignment_matches_rapidfuzz(real_site: Path, browser) -> None:  # type:
             cases.append([needle, hay, rng.choice((0, 72))])
     page = browser.new_page()
     page.goto((real_site / "index.html").as_uri())
+    page.evaluate("window.TrainkbSearch.ready()")  # the index and engine load on first use
     got = page.evaluate("""cases => cases.map(c => {
         const r = window.TrainkbEngine.alignment(c[0], c[1], c[2]);
         return r && [r.score, r.srcStart, r.srcEnd, r.destStart, r.destEnd];
@@ -118,6 +121,7 @@ def test_regexes_keep_python_meaning(real_catalogue: Catalogue, real_site: Path,
             for src, flags in patterns]
     page = browser.new_page()
     page.goto((real_site / "index.html").as_uri())
+    page.evaluate("window.TrainkbSearch.ready()")  # the index and engine load on first use
     got = page.evaluate("""([specs, texts]) => specs.map(s => texts.map(t => {
         const r = new RegExp(s[0], s[1] + "g"), out = [];
         const at = i => Array.from(t.slice(0, i)).length;

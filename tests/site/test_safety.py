@@ -62,9 +62,9 @@ def test_injection_is_inert_in_a_real_browser(evil_site: Path, browser) -> None:
     page.goto((evil_site / "index.html").as_uri())
     page.fill("#paste-input", "<img src=x onerror=alert(1)> RuntimeError: <script>alert(2)</script> Evil")
     page.click("#paste-go")
-    page.fill("#find-input", "evil script")
-    page.wait_for_timeout(200)
-    assert page.locator("#paste-results img, #find-results img, #paste-results script").count() == 0
+    page.fill("#q", "evil script")
+    page.wait_for_selector("#q-results li")
+    assert page.locator("#paste-results img, #q-results img, #paste-results script, #q-results script").count() == 0
     assert dialogs == []
     page.close()
 
@@ -83,3 +83,21 @@ def test_markdown_has_raw_html_off_and_code_highlighted() -> None:
     html = render_markdown("<div onclick=x>hi</div>\n\n```python\nx = 1 < 2\n```\n")
     assert "<div" not in html and "&lt;div onclick=x&gt;" in html
     assert '<pre class="highlight"><code>' in html and '<span class="mi">1</span>' in html
+
+
+def test_tables_and_entry_ids_in_prose() -> None:
+    ids = frozenset({"P3", "D12", "L4"})
+    html = render_markdown("| a | b |\n|---|---|\n| see P3 | x |\n\nSee (D12), `P3`, [P3](https://x.org), D99, "
+                           "an L4 GPU, and see L4.", ids)
+    assert "<table>" in html and "<td>see <a href=\"../P3/index.html\" class=\"entry-ref\">P3</a></td>" in html
+    assert '(<a href="../D12/index.html" class="entry-ref">D12</a>)' in html
+    assert "<code>P3</code>" in html  # not inside code, and not inside a link that is already there
+    assert '<a href="https://x.org" rel="noopener noreferrer" class="external">P3</a>' in html
+    assert "D99" in html and "../D99/" not in html  # only ids that exist
+    assert "an L4 GPU" in html and 'see <a href="../L4/index.html" class="entry-ref">L4</a>' in html
+
+
+def test_code_spans_escape_everything_else() -> None:
+    from trainkb.site._render import code_spans
+
+    assert code_spans("Use `a<b>` & <i>x</i> `odd") == "Use <code>a&lt;b&gt;</code> &amp; &lt;i&gt;x&lt;/i&gt; `odd"

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from conftest import TRACEBACK
-from textual.widgets import Input, OptionList
+from textual._xterm_parser import XTermParser
+from textual.widgets import Input, OptionList, Static
 
 from trainkb.tui import TrainKBApp
 from trainkb.tui._paste import PasteBox
@@ -20,6 +21,97 @@ async def paste(pilot, app, text):
     await settle(pilot, app)
 
 
+async def bracketed_paste(pilot, app, text):
+    """What a terminal sends for a paste, through the same parser and driver hook as real input."""
+    for event in XTermParser().feed("\x1b[200~" + text + "\x1b[201~"):
+        app._driver.process_message(event)
+    await settle(pilot, app)
+    await pilot.pause(0.2)
+    await settle(pilot, app)
+
+
+def visible(app, selector):
+    """True when the widget is on screen, unscrolled into view: inside its pane and the terminal."""
+    widget = app.query_one(selector)
+    region = widget.region
+    return widget.display and region.height > 0 and region.bottom <= app.size.height - 1
+
+
+async def test_bracketed_paste_lands_once_and_moves_to_the_fix(app):
+    async with app.run_test(size=(120, 40)) as pilot:
+        await bracketed_paste(pilot, app, TRACEBACK)
+        box = app.query_one("#paste", PasteBox)
+        assert box.text == TRACEBACK  # once, not twice
+        assert app.current_entry == "D1"
+        assert app.focused.id == "results" and box.has_class("-collapsed")
+        assert "find_unused_parameters=True" in str(app.query_one("#summary", Static).render())
+        assert visible(app, "#summary")
+
+
+async def test_fix_is_visible_at_80x24(app):
+    async with app.run_test(size=(80, 24)) as pilot:
+        await bracketed_paste(pilot, app, TRACEBACK)
+        assert app.current_entry == "D1" and app.query_one("#body").has_class("-narrow")
+        assert visible(app, "#summary") and visible(app, "#title")
+        box = app.query_one("#paste", PasteBox)  # collapsed, and still showing the marked line
+        top = box.scroll_offset.y
+        assert box.has_class("-collapsed") and top <= box.evidence_row < top + box.scrollable_content_region.height
+
+
+async def test_evidence_is_marked_not_selected_and_keys_do_not_type(app):
+    async with app.run_test(size=(120, 40)) as pilot:
+        await bracketed_paste(pilot, app, TRACEBACK)
+        box = app.query_one("#paste", PasteBox)
+        assert box.selection.is_empty
+        assert box.evidence_row == 4  # "[rank1]: RuntimeError: Expected ..."
+        for key in ("c", "question_mark", "f1", "left_square_bracket", "right_square_bracket", "o", "slash"):
+            await pilot.press(key)
+            await pilot.pause()
+        assert box.text == TRACEBACK and app.clipboard.startswith("model = DDP(")
+        assert app.focused.id == "find"
+
+
+async def test_printable_keys_type_in_the_paste_box_and_bind_nothing(app):
+    async with app.run_test(size=(120, 40)) as pilot:
+        await paste(pilot, app, TRACEBACK)
+        box = app.query_one("#paste", PasteBox)
+        box.focus()
+        box.move_cursor(box.document.end)
+        await pilot.press("c", "o", "slash", "question_mark", "left_square_bracket")
+        await pilot.pause()
+        assert box.text.endswith("co/?[")
+        assert {"c", "o"}.isdisjoint(app.screen.active_bindings)  # nor does the footer offer them here
+        assert app.clipboard == "" and not app.screen.query("KeysHelp")
+        assert not app.query_one("#find", Input).has_class("visible")
+
+
+async def test_enter_on_a_match_focuses_the_entry_and_ctrl_n_clears(app):
+    async with app.run_test(size=(120, 40)) as pilot:
+        await bracketed_paste(pilot, app, TRACEBACK)
+        await pilot.press("enter")
+        await settle(pilot, app)
+        assert app.focused.id == "detail"
+        await pilot.press("ctrl+n")
+        await settle(pilot, app)
+        box = app.query_one("#paste", PasteBox)
+        assert box.text == "" and app.focused is box and not box.has_class("-collapsed")
+        assert app.current_response is None
+
+
+async def test_f1_lists_the_apps_keys_first(app):
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("f1")
+        await pilot.pause()
+        described = [str(cell) for cell in app.screen.query_one("KeysHelp").table.columns[1]._cells]
+        assert described[0] == "trainkb"
+        apps = described[1:described.index("")]  # the app's section, before the focused box's
+        assert {"Copy fix code", "New paste", "Find in entry", "Back"} <= set(apps)
+        assert any(line.startswith("In the focused") for line in described)
+        await pilot.press("f1")
+        await pilot.pause()
+        assert not app.screen.query("KeysHelp")
+
+
 async def test_paste_ranks_and_opens_the_top_entry(app):
     async with app.run_test(size=(120, 40)) as pilot:
         await paste(pilot, app, TRACEBACK)
@@ -27,8 +119,9 @@ async def test_paste_ranks_and_opens_the_top_entry(app):
         assert results.get_option_at_index(0).id == "D1"
         assert app.current_entry == "D1"
         assert app.query_one("#detail").border_title == "D1"
-        # the matched input line is selected in the paste box
-        assert app.query_one("#paste", PasteBox).selected_text.startswith("[rank1]: RuntimeError: Expected")
+        # the matched input line is marked (not selected) in the paste box
+        box = app.query_one("#paste", PasteBox)
+        assert box.document.get_line(box.evidence_row).startswith("[rank1]: RuntimeError: Expected")
 
 
 async def test_abstains_plainly_on_unrelated_text(app):
@@ -69,12 +162,14 @@ async def test_markdown_link_click_navigates(app):
         assert app.current_entry == "D2"
 
 
-async def test_copy_fix_code(app):
+async def test_copy_fix_code_is_dedented(app):
     async with app.run_test(size=(120, 40)) as pilot:
         await paste(pilot, app, TRACEBACK)
         app.query_one("#results").focus()
         await pilot.press("c")
+        # the block sits inside a numbered list item in the record, indented by five spaces
         assert app.clipboard == "model = DDP(model, find_unused_parameters=True)\n"
+        compile(app.clipboard, "<copied fix>", "exec")
 
 
 async def test_palette_jumps_by_alias(app):
@@ -125,7 +220,7 @@ async def test_help_and_theme_and_open_site_without_site(app):
         app.query_one("#results").focus()
         await pilot.press("f1")
         await pilot.pause()
-        assert app.screen.query("HelpPanel")
+        assert app.screen.query("KeysHelp")
         dark = app.current_theme.dark
         await pilot.press("ctrl+t")
         assert app.current_theme.dark != dark
@@ -144,7 +239,9 @@ async def test_huge_paste_keeps_the_tail_and_stays_responsive(kb):
     async with app.run_test(size=(120, 40)) as pilot:
         box = app.query_one("#paste", PasteBox)
         started = time.perf_counter()
-        await box._on_paste(events.Paste(log))
+        box.post_message(events.Paste(log))  # dispatched as a terminal's paste is
+        await settle(pilot, app)
+        await pilot.pause(0.2)
         await settle(pilot, app)
         assert time.perf_counter() - started < 5
         assert len(box.text) <= 256 * 1024
@@ -177,3 +274,21 @@ def test_kb_tui_without_a_terminal_is_a_usage_error():
     assert "terminal" in proc.stderr
     help_proc = subprocess.run([sys.executable, "-m", "trainkb"], capture_output=True, text=True, timeout=60)
     assert help_proc.returncode == 0 and "usage: kb" in help_proc.stdout
+
+
+def test_copied_fix_code_of_every_real_record_is_dedented():
+    """A block inside a list item used to keep its indentation: IndentationError once pasted."""
+    from trainkb._catalogue import load_catalogue
+    from trainkb._locate import find_catalogue
+    from trainkb.tui._model import fix_code
+
+    indented = []
+    for entry in load_catalogue(find_catalogue()).ordered():
+        code = fix_code(entry)
+        try:
+            compile(code, entry.id, "exec")
+        except IndentationError:
+            indented.append(entry.id)
+        except SyntaxError:  # shell lines or a fragment with "..." in a fix: not a question of indentation
+            pass
+    assert indented == []

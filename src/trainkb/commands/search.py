@@ -61,6 +61,8 @@ def _print_text(response: SearchResponse) -> None:
     for result in results:
         layer = f"  [{result.layer}]" if result.layer else ""
         print(f"{result.id:<5} {result.score:5.1f}  {result.confidence:<6}  {result.title}{layer}")
+        if result.confidence != "low":  # a guess's fix would read as advice
+            print(f"      fix: {result.fix_summary}")
         for ev in result.evidence[:2]:
             print(f"      line {ev.line}: {ev.text[:110]}")
             print(f"        matches: {ev.signature[:100]}")

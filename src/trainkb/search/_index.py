@@ -155,7 +155,7 @@ def build_data(entries: list[Any], digest: str, layers: dict[str, str] | None = 
     ``layers`` names the catalogue layer of entries that are not in the base."""
     rows, sigs, aliases, phrases, docs, examples = [], [], [], [], [], []
     for index, entry in enumerate(entries):
-        rows.append({"id": entry.id, "title": entry.title, "area": entry.area,
+        rows.append({"id": entry.id, "title": entry.title, "area": entry.area, "fix_summary": entry.fix_summary,
                      "layer": (layers or {}).get(entry.id)})
         for sig in entry.signatures:
             sigs.append(_signature_data(index, sig))

@@ -28,12 +28,13 @@ class SearchResult:
     score: float
     confidence: str  # high | medium | low
     evidence: list[Evidence] = field(default_factory=list)
+    fix_summary: str = ""  # the record's one-line fix, shown with every match
     layer: str | None = None  # the catalogue layer the entry comes from; None for the base catalogue
 
     def to_json(self) -> dict[str, Any]:
         return {
             "id": self.id, "title": self.title, "area": self.area, "score": self.score,
-            "confidence": self.confidence, "layer": self.layer,
+            "confidence": self.confidence, "fix_summary": self.fix_summary, "layer": self.layer,
             "evidence": [{"line": e.line, "text": e.text, "signature": e.signature,
                           "span": list(e.span) if e.span else None, "via": e.via} for e in self.evidence],
         }
@@ -87,6 +88,6 @@ def search(text: str | bytes, top: int = 10, catalogue: PathList | Index | None 
         entry = index.entries[s.entry]
         results.append(SearchResult(entry["id"], entry["title"], entry["area"], s.score,
                                     _confidence(s.score, runner_up, bool(s.evidence)), s.evidence,
-                                    entry.get("layer")))
+                                    entry["fix_summary"], entry.get("layer")))
     abstained = not scored or _confidence(scored[0].score, 0.0, True) == "low"
     return SearchResponse(query.kind, abstained, results)

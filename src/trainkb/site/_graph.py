@@ -113,6 +113,6 @@ def area_graph(cat: Catalogue, area_id: str, href: Callable[[str], str]) -> str:
     parts.append('</g><g class="nodes">')
     for entry_id, pos in where.items():
         css = "node" if entry_id in inside else "node other-area"
-        parts.append(_node(entry_id, pos, cat.entries[entry_id].title, href(entry_id), css))
+        parts.append(_node(entry_id, pos, cat.entries[entry_id].title.replace("`", ""), href(entry_id), css))
     parts.append("</g></svg>")
     return "\n".join(parts)

@@ -15,7 +15,7 @@ from .._catalogue import Catalogue
 from .._schema import Entry
 from .._verification import CheckStatus, Verification
 from ._graph import area_graph
-from ._render import highlight_code, render_inline, render_markdown
+from ._render import code_spans, highlight_code, plain, render_inline, render_markdown
 
 __all__ = ["area_page", "check_rows", "entry_page", "environments", "home_page", "verification_page"]
 
@@ -63,23 +63,28 @@ def check_rows(entry: Entry, ver: Verification, envs: list[dict[str, str]]) -> l
 
 def _link(cat: Catalogue, root: str, target: str, label: str, why: str) -> dict[str, Any]:
     other = cat.entries.get(target)
-    return {"id": target, "label": label, "why": Markup(render_inline(why)),
-            "title": other.title if other else "", "href": entry_href(root, target) if other else None}
+    return {"id": target, "label": label, "why": Markup(render_inline(why, frozenset(cat.entries), root)),
+            "title": code_spans(other.title) if other else "", "href": entry_href(root, target) if other else None}
 
 
 def entry_page(cat: Catalogue, entry: Entry, ver: Verification, envs: list[dict[str, str]],
                checks: list[dict[str, Any]]) -> dict[str, Any]:
-    """Symptom, root cause and fix first (as `kb show` orders them), then evidence and ways out."""
+    """The fix first (its one-line summary and the Fix section), then symptom, root cause, evidence."""
     root = "../"
+    ids = frozenset(cat.entries)
     area = cat.area(entry.area)
     section = next((s.title for s in area.sections if s.id == entry.section), entry.section) if area else ""
     links = [_link(cat, root, x.id, RELATION_LABEL[x.relation], x.why) for x in entry.links]
     links += [_link(cat, root, b.source, "Linked from", b.why) for b in cat.backlinks.get(entry.id, [])]
     return {
         "root": root, "entry": entry, "area": area, "section": section,
-        "symptom": Markup(render_markdown(entry.symptom)), "root_cause": Markup(render_markdown(entry.root_cause)),
-        "fix": Markup(render_markdown(entry.fix)),
-        "notes": [{"torch": n.torch, "note": Markup(render_inline(n.note))} for n in entry.version_notes],
+        "title_html": code_spans(entry.title), "title_text": plain(entry.title),
+        "fix_summary": code_spans(entry.fix_summary),
+        "symptom": Markup(render_markdown(entry.symptom, ids, root)),
+        "root_cause": Markup(render_markdown(entry.root_cause, ids, root)),
+        "fix": Markup(render_markdown(entry.fix, ids, root)),
+        "notes": [{"subject": n.subject, "note": Markup(render_inline(n.note, ids, root))}
+                  for n in entry.version_notes],
         "signatures": entry.signatures, "links": links,
         "external": [{"text": e.text, "url": e.url if e.url and _http(e.url) else None} for e in entry.external],
         "references": [{"title": r.title, "url": r.url if _http(r.url) else None} for r in entry.references],
@@ -95,11 +100,16 @@ def area_page(cat: Catalogue, area_id: str) -> dict[str, Any]:
     area = cat.area(area_id)
     assert area is not None
     members = [e for e in cat.ordered() if e.area == area_id]
-    rows = [{"id": e.id, "title": e.title, "section": e.section, "layer": cat.origin.get(e.id),
+    rows = [{"id": e.id, "title": code_spans(e.title), "section": e.section, "layer": cat.origin.get(e.id),
              "links": [x.id for x in e.links if x.id in cat.entries]} for e in members]
     sections = [{"id": s.id, "title": s.title, "entries": [r for r in rows if r["section"] == s.id]}
                 for s in area.sections]
+    relations = [{"id": e.id, "title": code_spans(e.title),
+                  "links": [{"label": RELATION_LABEL[x.relation], "id": x.id,
+                             "title": code_spans(cat.entries[x.id].title)} for x in e.links if x.id in cat.entries]}
+                 for e in members]
     return {"root": "../", "area": area, "sections": [s for s in sections if s["entries"]], "count": len(members),
+            "relations": [r for r in relations if r["links"]],
             "graph": Markup(area_graph(cat, area_id, lambda i: entry_href("../", i)))}
 
 
@@ -126,7 +136,21 @@ def home_page(cat: Catalogue, ver: Verification, envs: list[dict[str, str]]) -> 
 
 def verification_page(cat: Catalogue, ver: Verification, envs: list[dict[str, str]],
                       checks: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
-    rows = [row | {"title": entry.title} for entry in cat.ordered() for row in checks[entry.id]]
-    unchecked = [e for e in cat.ordered() if not e.checks]
-    return {"root": "../", "envs": envs, "rows": rows, "totals": _env_totals(cat, ver, envs),
-            "unchecked": unchecked}
+    """Checks grouped by area and entry; each row carries its statuses for the filter buttons."""
+    groups, statuses = [], Counter()
+    for area in cat.areas:
+        entries = []
+        for entry in (e for e in cat.ordered() if e.area == area.id and e.checks):
+            rows = [row | {"statuses": " ".join(sorted({c["status"] for c in row["cells"]}))}
+                    for row in checks[entry.id]]
+            for row in rows:
+                statuses.update(set(row["statuses"].split()))
+            entries.append({"id": entry.id, "title": code_spans(entry.title), "rows": rows})
+        if entries:
+            groups.append({"area": area, "entries": entries, "checks": sum(len(e["rows"]) for e in entries)})
+    unchecked = [{"id": e.id, "title": code_spans(e.title), "verification": e.verification}
+                 for e in cat.ordered() if not e.checks]
+    filters = [{"status": s, "label": STATUS_LABEL.get(s, s.replace("-", " ")), "count": statuses[s]}
+               for s in ("failed", "error", "timeout", "passed", "skipped", "not-run") if statuses[s]]
+    return {"root": "../", "envs": envs, "groups": groups, "totals": _env_totals(cat, ver, envs),
+            "unchecked": unchecked, "filters": filters, "check_count": sum(g["checks"] for g in groups)}

@@ -7,19 +7,92 @@ from outside hosts), and a link survives only when it is http(s) or a relative p
 
 from __future__ import annotations
 
+import html
 import re
 from functools import lru_cache
+from typing import Any
 
 from markdown_it import MarkdownIt
+from markdown_it.rules_core import StateCore
+from markdown_it.token import Token
+from markupsafe import Markup
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import TextLexer, get_lexer_by_name
 from pygments.util import ClassNotFound
 
-__all__ = ["highlight_code", "pygments_css", "render_inline", "render_markdown", "safe_url"]
+__all__ = ["code_spans", "highlight_code", "plain", "pygments_css", "render_inline", "render_markdown", "safe_url"]
 
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.\-]*:")
 _FORMATTER = HtmlFormatter(nowrap=True)
+_ENTRY_ID = re.compile(r"(?<![\w./-])(?:DP|DF|[DPOCLVRXMATGEK])[1-9][0-9]{0,2}(?![\w/-])")
+# ids that are also hardware names (an L4 or T4 GPU, an M1 Mac): linked only as "(L4)" or "see L4"
+_HARDWARE = frozenset({"A10", "A30", "A40", "A100", "A800", "K80", "L4", "L40", "M1", "M2", "M3", "M4",
+                       "P4", "P40", "P100", "T4", "V100"})
+_REFERRING = re.compile(r"(?:\(|\bsee |\bentry |\bentries )$", re.IGNORECASE)
+
+
+def code_spans(text: str) -> Markup:
+    """A one-line field (a title, a fix summary) as HTML: `inline code` becomes <code>, nothing else."""
+    parts = text.split("`")
+    if len(parts) % 2 == 0:  # an unpaired backtick stays a backtick
+        parts[-2:] = ["`".join(parts[-2:])]
+    return Markup("".join(f"<code>{html.escape(p)}</code>" if i % 2 else html.escape(p)
+                          for i, p in enumerate(parts)))
+
+
+def plain(text: str) -> str:
+    """A one-line field without its code-span backticks (a page <title>)."""
+    return text.replace("`", "")
+
+
+def _id_links(text: str, ids: frozenset[str], root: str) -> list[Token] | None:
+    """Text split into text and link tokens at every mention of an existing entry id."""
+    out: list[Token] = []
+    last = 0
+    for match in _ENTRY_ID.finditer(text):
+        found = match.group(0)
+        if found not in ids:
+            continue
+        if found in _HARDWARE and not (_REFERRING.search(text[: match.start()]) or text[match.end():][:1] == ")"):
+            continue
+        if match.start() > last:
+            out.append(_text(text[last: match.start()]))
+        link = Token("link_open", "a", 1)
+        link.attrSet("href", f"{root}{found}/index.html")
+        link.attrSet("class", "entry-ref")
+        out += [link, _text(found), Token("link_close", "a", -1)]
+        last = match.end()
+    if not out:
+        return None
+    if last < len(text):
+        out.append(_text(text[last:]))
+    return out
+
+
+def _text(content: str) -> Token:
+    token = Token("text", "", 0)
+    token.content = content
+    return token
+
+
+def _entry_links(state: StateCore) -> None:
+    """Core rule: entry ids in prose (not in code, not inside a link) link to their pages."""
+    ids: frozenset[str] = state.env.get("entry_ids") or frozenset()
+    if not ids:
+        return
+    root = state.env.get("entry_root", "../")
+    for block in state.tokens:
+        if block.type != "inline" or not block.children:
+            continue
+        children: list[Token] = []
+        depth = 0
+        for token in block.children:
+            depth += token.type == "link_open"
+            depth -= token.type == "link_close"
+            split = _id_links(token.content, ids, root) if token.type == "text" and depth == 0 else None
+            children += split or [token]
+        block.children = children
 
 
 def safe_url(url: str) -> bool:
@@ -49,7 +122,9 @@ def _fence(code: str, language: str, _attrs: str) -> str:
 
 def _parser() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False, "highlight": _fence})
+    md.enable("table")  # the commonmark preset leaves GFM tables off; records use them
     md.disable("image")
+    md.core.ruler.push("entry_links", _entry_links)
     md.validateLink = safe_url  # type: ignore[method-assign]  # markdown-it's documented hook
 
     def link_open(renderer, tokens, idx, options, env):  # type: ignore[no-untyped-def]
@@ -65,9 +140,13 @@ def _parser() -> MarkdownIt:
 _MD = _parser()
 
 
-def render_markdown(text: str) -> str:
-    """HTML of one Markdown field of a record (symptom, root cause, fix, a claim)."""
-    return _MD.render(text)
+def _env(ids: frozenset[str] | None, root: str) -> dict[str, Any]:
+    return {"entry_ids": ids or frozenset(), "entry_root": root}
+
+
+def render_markdown(text: str, ids: frozenset[str] | None = None, root: str = "../") -> str:
+    """HTML of one Markdown field of a record (symptom, root cause, fix); ``ids`` are linked where named."""
+    return _MD.render(text, _env(ids, root))
 
 
 def pygments_css() -> str:
@@ -78,6 +157,6 @@ def pygments_css() -> str:
     return f"{light}\n@media (prefers-color-scheme: dark) {{\n{dark}\n}}\n"
 
 
-def render_inline(text: str) -> str:
+def render_inline(text: str, ids: frozenset[str] | None = None, root: str = "../") -> str:
     """HTML of a one-line field (a link's why, a claim, a version note) without a <p>."""
-    return _MD.renderInline(text)
+    return _MD.renderInline(text, _env(ids, root))

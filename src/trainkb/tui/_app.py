@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import ClassVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -15,6 +15,7 @@ from textual.worker import get_current_worker
 from ..search import SearchResponse
 from ._browse import BrowsePane
 from ._entry import EntryView
+from ._help import KeysHelp
 from ._model import ENTRY_SCHEME, KnowledgeBase, fix_code
 from ._palette import EntryCommands
 from ._paste import PasteBox
@@ -34,21 +35,27 @@ class TrainKBApp(App[None]):
     #switcher { height: 1fr; }
     #search-pane { height: 1fr; }
     #paste { height: 2fr; }
+    #paste.-collapsed { height: 5; min-height: 5; }
     #results { height: 3fr; }
     #detail { width: 3fr; }
+    #body.-narrow #left { width: 34; min-width: 34; }
+    #body.-narrow #detail { width: 1fr; }
     """
+    NARROW = 100  # columns below which the left pane gets a fixed width and the score bars go
     COMMANDS = App.COMMANDS | {EntryCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f1", "toggle_help", "Keys", id="help"),
         Binding("question_mark", "toggle_help", "Keys", show=False, id="help-alt"),
         Binding("ctrl+b", "toggle_browse", "Browse/Search", id="browse"),
         Binding("ctrl+l", "focus_paste", "Paste box", id="focus-paste"),
+        Binding("ctrl+n", "clear_paste", "New paste", id="clear-paste"),
         Binding("escape", "focus_paste", "Paste box", show=False, id="focus-paste-esc"),
         Binding("alt+left,left_square_bracket", "back", "Back", id="back"),
         Binding("alt+right,right_square_bracket", "forward", "Forward", id="forward"),
         Binding("c", "copy_fix", "Copy fix code", id="copy-fix"),
         Binding("o", "open_site", "Open on site", id="open-site"),
-        Binding("slash,ctrl+f", "find", "Find in entry", id="find"),
+        Binding("ctrl+f", "find", "Find in entry", id="find"),
+        Binding("slash", "find", "Find in entry", show=False, id="find-slash"),
         Binding("ctrl+t", "toggle_theme", "Light/dark", id="theme"),
     ]
 
@@ -62,6 +69,7 @@ class TrainKBApp(App[None]):
         self.current_response: SearchResponse | None = None
         self._find_at = -1
         self.results_shown_at = 0.0
+        self._pasted = False  # the text came from a paste: move on to the matches when they arrive
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -78,14 +86,36 @@ class TrainKBApp(App[None]):
         paste = self.query_one("#paste", PasteBox)
         paste.cursor_blink = self.blink
         paste.focus()
+        self._fit(self.size.width)
         self.query_one("#results", ResultsList).show(None)
         if self.initial_text.strip():
+            self._pasted = True
             self.run_search(self.initial_text)
 
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit(event.size.width)
+
+    def _fit(self, width: int) -> None:
+        narrow = width < self.NARROW
+        self.query_one("#body").set_class(narrow, "-narrow")
+        results = self.query_one("#results", ResultsList)
+        if results.compact_rows != narrow:
+            results.compact_rows = narrow
+            if self.current_response is not None:
+                results.show(self.current_response)
+
     # --- search -------------------------------------------------------------------------
+    @on(PasteBox.Pasted)
+    def _paste_arrived(self) -> None:
+        self._pasted = True
+
     @on(TextArea.Changed, "#paste")
-    def _pasted(self, event: TextArea.Changed) -> None:
+    def _text_changed(self, event: TextArea.Changed) -> None:
         self.run_search(event.text_area.text)
+
+    @on(events.DescendantFocus, "#paste")
+    def _paste_focused(self) -> None:
+        self.query_one("#paste").remove_class("-collapsed")
 
     @work(exclusive=True, thread=True, group="search")
     def run_search(self, text: str) -> None:
@@ -99,8 +129,16 @@ class TrainKBApp(App[None]):
         self.current_response = response
         results = self.query_one("#results", ResultsList)
         results.show(response)
-        if response and response.results and not response.abstained:
+        matched = bool(response and response.results and not response.abstained)
+        if matched:
             results.highlighted = next(i for i, o in enumerate(results._options) if not o.disabled)
+        else:  # no entry opens, so no line of the paste is its evidence
+            self.query_one("#paste", PasteBox).clear_mark()
+        if self._pasted:  # a pasted traceback: the reader wants the fix, not the text they pasted
+            self._pasted = False
+            if matched:
+                self.query_one("#paste").add_class("-collapsed")
+                results.focus()
 
     @on(OptionList.OptionHighlighted, "#results")
     def _result_highlighted(self, event: OptionList.OptionHighlighted) -> None:
@@ -111,7 +149,7 @@ class TrainKBApp(App[None]):
     def _result_selected(self, event: OptionList.OptionSelected) -> None:
         if event.option.id:
             self.open_entry(event.option.id)
-            self.query_one("#related", OptionList).focus()
+            self.query_one("#detail", EntryView).focus()
 
     # --- entries and history ------------------------------------------------------------
     def open_entry(self, entry_id: str, record: bool = True) -> None:
@@ -124,7 +162,7 @@ class TrainKBApp(App[None]):
             self.position = len(self.history) - 1
         titles = {e.id: e.title for e in self.kb.catalogue.entries.values()}
         self.run_worker(self.query_one("#detail", EntryView).show(
-            entry_id, self.kb.markdown(entry_id), self.kb.related(entry_id), titles),
+            *self.kb.header(entry_id), self.kb.markdown(entry_id), self.kb.related(entry_id), titles),
             exclusive=True, group="detail")
         self._find_at = -1
         self._highlight_evidence(entry_id)
@@ -133,10 +171,12 @@ class TrainKBApp(App[None]):
         response = self.current_response
         if response is None:
             return
+        paste = self.query_one("#paste", PasteBox)
         for result in response.results:
             if result.id == entry_id and result.evidence:
-                self.query_one("#paste", PasteBox).highlight_line(result.evidence[0].line)
+                paste.highlight_line(result.evidence[0].line)
                 return
+        paste.clear_mark()
 
     @property
     def current_entry(self) -> str | None:
@@ -171,16 +211,22 @@ class TrainKBApp(App[None]):
 
     # --- actions ------------------------------------------------------------------------
     def action_toggle_help(self) -> None:
-        if self.screen.query("HelpPanel"):
-            self.action_hide_help_panel()
+        shown = self.screen.query(KeysHelp)
+        if shown:
+            shown.remove()
         else:
-            self.action_show_help_panel()
+            self.screen.mount(KeysHelp(id="keys"))
 
     def action_toggle_browse(self) -> None:
         switcher = self.query_one("#switcher", ContentSwitcher)
         switcher.current = "browse-pane" if switcher.current == "search-pane" else "search-pane"
         target = "#filter" if switcher.current == "browse-pane" else "#paste"
         self.query_one(target).focus()
+
+    def action_clear_paste(self) -> None:
+        """Empty the paste box and the matches, ready for the next paste."""
+        self.action_focus_paste()
+        self.query_one("#paste", PasteBox).clear()
 
     def action_focus_paste(self) -> None:
         self.query_one("#detail", EntryView).close_find()

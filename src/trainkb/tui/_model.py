@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
 
 from .._catalogue import Catalogue
 from .._layers import layer_reports, load_layers
 from .._locate import PathList, find_catalogues
-from .._markdown import entry_markdown
+from .._markdown import entry_header, entry_markdown
 from .._schema import Entry
 from .._verification import Verification, load_verification
 from ..search import Index, SearchResponse, get_index, search
@@ -18,7 +17,6 @@ __all__ = ["ENTRY_SCHEME", "PASTE_LIMIT", "KnowledgeBase", "fix_code", "tail_for
 
 ENTRY_SCHEME = "entry:"
 PASTE_LIMIT = 256 * 1024  # the paste box keeps the tail; search reads only the tail anyway
-_FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.S)
 
 
 def tail_for_paste(text: str, limit: int = PASTE_LIMIT) -> str:
@@ -30,8 +28,15 @@ def tail_for_paste(text: str, limit: int = PASTE_LIMIT) -> str:
 
 
 def fix_code(entry: Entry) -> str:
-    """Every fenced code block of the fix, joined: what `c` copies."""
-    return "\n".join(block.rstrip() + "\n" for block in _FENCE.findall(entry.fix))
+    """Every code block of the fix, joined: what `c` copies.
+
+    markdown-it gives each block's content without the indentation of the list item it sits
+    in, so the copy pastes into an editor or a REPL as it stands.
+    """
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark").parse(entry.fix)
+    return "\n".join(t.content.rstrip() + "\n" for t in tokens if t.type in ("fence", "code_block"))
 
 
 @dataclass
@@ -52,7 +57,12 @@ class KnowledgeBase:
     def markdown(self, entry_id: str) -> str:
         entry = self.catalogue.entries[entry_id]
         return entry_markdown(entry, self.catalogue, link=lambda target: ENTRY_SCHEME + target,
-                              verification=self.verification.entry_lines(entry))
+                              verification=self.verification.entry_lines(entry), header=False)
+
+    def header(self, entry_id: str) -> tuple[Entry, str, str]:
+        """(the entry, "area › section", its aliases on one line) for the entry pane's header."""
+        entry = self.catalogue.entries[entry_id]
+        return (entry, *entry_header(entry, self.catalogue))
 
     def related(self, entry_id: str) -> list[tuple[str, str]]:
         """(relation label, id) for links then backlinks: the keyboard-followable list."""

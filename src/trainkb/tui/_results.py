@@ -1,4 +1,4 @@
-"""The ranked results: id, title, area, a score bar and the confidence."""
+"""The ranked results: id, confidence, score, title and the one-line fix of each match."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from ..search import SearchResponse
+from ._entry import inline_code
 
 __all__ = ["ResultsList"]
 
@@ -27,23 +28,31 @@ class ResultsList(OptionList):
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.border_title = "Matches"
+        self.compact_rows = False  # narrow terminals drop the score bar
 
     def show(self, response: SearchResponse | None) -> None:
         self.clear_options()
         if response is None:
             self.add_option(Option(Text("Paste or type above; results appear as you go.", style="dim"),
                                    disabled=True))
+            self.border_subtitle = ""
             return
         if response.abstained:
             self.add_option(Option(Text("no confident match — closest entries:", style="bold"), disabled=True))
         for result in response.results:
-            label = Text.assemble(
-                (f"{result.id:<5}", "bold"), " ", (_bar(result.score), _STYLE[result.confidence]),
-                f" {result.score:3.0f} ", (f"{result.confidence:<6}", _STYLE[result.confidence]), " ",
-                result.title, (f"  · {result.area}", "dim"),
-                (f"  · {result.layer}" if result.layer else "", "bold dim"),
-            )
+            style = _STYLE[result.confidence]
+            label = Text.assemble((f"{result.id:<5}", "bold"), " ")
+            if not self.compact_rows:
+                label.append(_bar(result.score) + " ", style)
+            label.append_text(Text.assemble(f"{result.score:3.0f} ", (f"{result.confidence:<6}", style), " ",
+                                            inline_code(result.title)))
+            if not self.compact_rows:
+                label.append(f"  · {result.area}", "dim")
+            if result.layer:  # an entry of a team's layer says whose it is
+                label.append(f"  · {result.layer}", "bold dim")
+            if result.confidence != "low" and result.fix_summary:  # a guess's fix would read as advice
+                label.append_text(Text.assemble("\n      ", ("fix: ", "green"), inline_code(result.fix_summary)))
             self.add_option(Option(label, id=result.id))
         if not response.results:
             self.add_option(Option(Text("nothing to compare yet", style="dim"), disabled=True))
-        self.border_subtitle = f"{response.query_kind}"
+        self.border_subtitle = f"{response.query_kind} · Enter: read"

@@ -1,0 +1,55 @@
+"""F1: trainkb's own keys first, then those of the focused box (Textual's panel lists the
+focused TextArea's thirty editing keys before the app's)."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import App
+from textual.binding import Binding
+from textual.widgets import Static
+
+__all__ = ["KeysHelp"]
+
+
+def _keys(app: App[object], binding: Binding) -> str:
+    return " ".join(app.get_key_display(Binding(key, binding.action)) for key in binding.key.split(","))
+
+
+class KeysHelp(Static):
+    DEFAULT_CSS = """
+    KeysHelp { split: right; width: 33%; min-width: 30; max-width: 46; height: 100%;
+               border-left: vkey $primary; padding: 0 1; background: $panel; overflow-y: auto; }
+    """
+
+    def on_mount(self) -> None:
+        self.screen.bindings_updated_signal.subscribe(self, lambda _screen: self.call_after_refresh(self.fill))
+        self.fill()
+
+    def on_unmount(self) -> None:
+        self.screen.bindings_updated_signal.unsubscribe(self)
+
+    def fill(self) -> None:
+        if not self.is_attached:
+            return
+        table = Table.grid(padding=(0, 1))
+        table.add_column(justify="right", style="bold")
+        table.add_column()
+        table.add_row("", Text("trainkb", style="bold underline"))
+        for binding in self.app.BINDINGS:
+            if isinstance(binding, Binding) and binding.description:
+                table.add_row(_keys(self.app, binding), binding.description)
+        table.add_row("ctrl+p", "Jump to an entry (palette)")
+        table.add_row("ctrl+q", "Quit")
+        focused = self.app.focused
+        seen = {b.key for b in self.app.BINDINGS if isinstance(b, Binding)}
+        own = [active for active in self.screen.active_bindings.values()
+               if active.node is focused and active.binding.description and active.binding.key not in seen]
+        if focused is not None and own:
+            table.add_row("", "")
+            table.add_row("", Text(f"In the focused {type(focused).__name__}", style="bold underline"))
+            for active in own:
+                table.add_row(_keys(self.app, active.binding), active.binding.description,
+                              style="" if active.enabled else "dim")
+        self.table = table
+        self.update(table)
