@@ -40,7 +40,7 @@ _PLACEHOLDER_REGEX = {
     "<hex>": r"(?:0x)?[0-9a-fA-F]+",
     "<size>": r"[0-9.]+ ?[A-Za-z]+",
     "<time>": r"[0-9][0-9:.,/T -]*[0-9]",
-    "<num>": r"[-+]?[0-9][0-9.e+-]*",
+    "<num>": r"-?[0-9][0-9.e+-]*",
 }
 _NOT_CLASSES = frozenset({"NCCLError"})  # the parser's name for torch's "NCCL error in:" log line
 _SHAPE_REGEX = {"t": r"torch\.Size\(\[[0-9, ]*\]\)", "[": r"\[[0-9, ]+\]", "(": r"\([0-9, ]+,?\s*\)"}
