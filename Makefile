@@ -4,17 +4,22 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 TORCH  := torch==2.13.0
+# Where pip finds torch. Unset, pip uses its configured index (here: a CPU build on local disk). On an
+# ordinary Linux machine PyPI's torch is the multi-GB CUDA build; for the CPU one run
+#   make setup TORCH_INDEX_URL=https://download.pytorch.org/whl/cpu
+TORCH_INDEX_URL ?=
+TORCH_INDEX := $(if $(TORCH_INDEX_URL),--index-url $(TORCH_INDEX_URL))
 
 .PHONY: setup run test lint check ruff pytest schema snapshots bench clean
 
 setup: $(STAMP)
 
-# torch first, pinned: pip takes the CPU build from local disk; an unpinned torch pulled in
-# by a dependency would download a multi-GB CUDA build instead.
+# torch first, pinned (from TORCH_INDEX_URL when set): an unpinned torch pulled in by a
+# dependency would download a multi-GB CUDA build instead. The next line's pin is then already met.
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet "$(TORCH)"
+	$(BIN)/python -m pip install --quiet $(TORCH_INDEX) "$(TORCH)"
 	$(BIN)/python -m pip install --quiet -e ".[test,checks]" "$(TORCH)"
 	touch $(STAMP)
 

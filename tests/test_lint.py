@@ -59,7 +59,13 @@ RULES = [
      f"{P}:14:29: signatures[0].example: the literal does not occur in its own example [signature-example]"),
     ("regex-backtracking", {"alpha/D1-sample.yaml": record(
         extra=SIG.format(sig="{regex: '(a+)+b', example: 'aaab'}"))},
-     f"{P}:14:6: signatures[0].regex: nested quantifier (a repeat inside a repeat) can backtrack catastrophically"
+     f"{P}:14:6: signatures[0].regex: a repeat over a part that can match in several ways (a nested quantifier"
+     " such as (a+)+ or (xx?)+, or an alternation such as (a|aa)+) can freeze the site's search"
+     " [regex-backtracking]"),
+    ("regex-overlapping-repeats", {"alpha/D1-sample.yaml": record(
+        extra=SIG.format(sig="{regex: 'got \\S*\\s*\\S*x', example: 'got ab x'}"))},
+     f"{P}:14:6: signatures[0].regex: two unbounded repeats that can match the same characters in turn"
+     " (such as .*.* or \\S*\\s*\\S*; bound one, e.g. .{0,200}) can freeze the site's search"
      " [regex-backtracking]"),
     ("reference-https", {"alpha/D1-sample.yaml": record(
         extra="references:\n  - {title: Docs, url: 'http://example.com/x'}\n")},

@@ -548,14 +548,7 @@
       return own[i] ? own[i].weight : has(C.ROLE_WEIGHT, line.role) ? C.ROLE_WEIGHT[line.role] : C.ROLE_WEIGHT.text;
     });
     var raw = lines.map(function (l) { return l.text; }).join("\n");
-    var starts = [], pos = 0;
-    lines.forEach(function (l) { starts.push(pos); pos += l.text.length + 1; });
     var masked = null, hits = new Map();
-    function lineAt(offset) {  // bisect_right(starts, offset) - 1
-      var lo = 0, hi = starts.length;
-      while (lo < hi) { var mid = (lo + hi) >> 1; if (offset < starts[mid]) hi = mid; else lo = mid + 1; }
-      return lo - 1;
-    }
     var present = new Set(this.norm.terms(raw)), numbers = new Set(this.ungated), gate = this.gate;
     present.forEach(function (term) {
       if (has(gate, term)) gate[term].forEach(function (n) { numbers.add(n); });
@@ -563,13 +556,15 @@
     Array.from(numbers).sort(function (a, b) { return a - b; }).forEach(function (number) {
       var sig = self.sigs[number], found = [], m;
       if (!sig.required.every(function (w) { return present.has(w); })) return;
-      sig.regex.lastIndex = 0;
-      while ((m = sig.regex.exec(raw)) !== null) {
-        if (m[0].length === 0) sig.regex.lastIndex++;
-        var at = lineAt(m.index), text = lines[at].text;
-        var start = m.index - starts[at], end = Math.min(m.index + m[0].length - starts[at], text.length);
-        found.push([at, [pyIndex(text, start), pyIndex(text, end)]]);
-        if (found.length >= C.MAX_HITS_PER_SIG) break;
+      // one line at a time, as RE2 matches them in Python (never across a newline): a line is at most
+      // MAX_LINE_CHARS long, which bounds what a backtracking JavaScript regex is ever given
+      for (var at = 0; at < lines.length && found.length < C.MAX_HITS_PER_SIG; at++) {
+        var text = lines[at].text;
+        sig.regex.lastIndex = 0;
+        while (found.length < C.MAX_HITS_PER_SIG && (m = sig.regex.exec(text)) !== null) {
+          if (m[0].length === 0) sig.regex.lastIndex++;
+          found.push([at, [pyIndex(text, m.index), pyIndex(text, m.index + m[0].length)]]);
+        }
       }
       if (!found.length && sig.literal) {
         if (masked === null) masked = lines.map(function (l) { return self.norm.normalize(l.text); });
@@ -713,8 +708,16 @@
     return best;
   };
 
-  Engine.prototype.prose = function (query) {
-    var C = this.C, queryTerms = this.norm.terms(query.prose), raw = this.bm25(queryTerms), out = new Map();
+  /* many distinct words, few of them anywhere in the catalogue: noise, not a description (_score._noise) */
+  Engine.prototype.noise = function (queryTerms) {
+    var distinct = new Set(queryTerms.filter(function (t) { return t.length > 1; })), idf = this.idf, known = 0;
+    if (distinct.size < this.C.NOISE_MIN_TERMS) return false;
+    distinct.forEach(function (t) { if (has(idf, t)) known++; });
+    return known < this.C.NOISE_KNOWN_SHARE * distinct.size;
+  };
+
+  Engine.prototype.prose = function (queryTerms) {
+    var C = this.C, raw = this.bm25(queryTerms), out = new Map();
     if (!raw.size) return out;
     var top = 0;
     raw.forEach(function (value) { top = Math.max(top, value); });
@@ -748,7 +751,8 @@
     this.phraseHits(query, segments).forEach(function (found, entry) {
       found.forEach(function (ev) { addHit(fuzzy, entry, ev); });
     });
-    var prose = this.prose(query), own = owners(query);
+    var queryTerms = this.norm.terms(query.prose), prose = this.prose(queryTerms), own = owners(query);
+    var noise = this.noise(queryTerms);
     var known = !query.messages.some(function (m) { return m.weight >= C.FAILURE_WEIGHT && m.type; });
     [exact, fuzzy].forEach(function (found) {
       found.forEach(function (evs) {
@@ -757,6 +761,7 @@
         });
       });
     });
+    var capped = noise || !known;  // words alone must not look like a match
     var ids = new Set(); [exact, fuzzy, prose].forEach(function (m) { m.forEach(function (_v, k) { ids.add(k); }); });
     var scored = [];
     ids.forEach(function (entry) {
@@ -768,9 +773,9 @@
         .map(function (e) { return e.signature; })).size;
       signature = Math.min(100, signature + C.EXTRA_SIGNATURE * Math.max(distinct - 1, 0));
       var text = prose.get(entry) || 0;
-      if (!known) text = Math.min(text, C.UNKNOWN_ERROR_CAP);
+      if (capped) text = Math.min(text, C.UNKNOWN_ERROR_CAP);
       var total = Math.min(100, Math.max(signature, text) + C.OTHER_KIND_SHARE * Math.min(signature, text));
-      if (!known && signature < C.SOME_EVIDENCE) total = Math.min(total, C.UNKNOWN_ERROR_CAP);
+      if (capped && signature < C.SOME_EVIDENCE) total = Math.min(total, C.UNKNOWN_ERROR_CAP);
       scored.push({ entry: entry, score: round1(total), prose: text, evidence: self.dedupe(evidence) });
     });
     scored.sort(function (a, b) {

@@ -13,6 +13,7 @@ def advise(text: str, top: int = 3, catalogue: PathList | None = None,
 
     Each match carries its record's ``fix_summary`` in the search index, so no record is loaded.
     """
+    from ._terminal import printable
     from .search import search
 
     response = search(text, top=top, catalogue=catalogue)
@@ -25,4 +26,4 @@ def advise(text: str, top: int = 3, catalogue: PathList | None = None,
         lines.append(f"  {result.id}  {result.title}  [{result.confidence}, {result.score:.0f}]")
         lines.append(f"      fix: {result.fix_summary}")
         lines.append(f"      more: kb show {result.id}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(printable(line, newlines=False) for line in lines) + "\n"

@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from ._locate import layers_digest
+from ._locate import layers_digest, record_files
 from ._schema import AREA_FILE, Area, AreasFile, Entry
 from ._yamlio import Located, YamlProblem, dotted, load_yaml
 
@@ -125,14 +125,14 @@ def _validate(model: type[BaseModel], located: Located, shown: str) -> tuple[Any
 
 
 def load_catalogue(root: Path, areas_required: bool = True) -> Catalogue:
-    """Load areas.yaml and every ``<area>/<ID>-<slug>.yaml`` below ``root``.
+    """Load areas.yaml and every ``<area>/<ID>-<slug>.yaml`` (or ``.yml``) below ``root``.
 
     A layer (``areas_required=False``) may leave areas.yaml out and use its base's areas.
     """
     root = root.resolve()
     cat = Catalogue(root=root)
     areas_path = root / AREA_FILE
-    if areas_path.is_file():
+    if areas_path.exists() or areas_path.is_symlink():
         located, problems = load_yaml(areas_path, _display(areas_path, root))
         cat.problems += problems
         if located is not None:
@@ -142,7 +142,7 @@ def load_catalogue(root: Path, areas_required: bool = True) -> Catalogue:
                 cat.areas = sorted(parsed.areas, key=lambda a: a.order)
     elif areas_required:
         cat.problems.append(YamlProblem(_display(areas_path, root), 1, 1, "", "missing areas.yaml"))
-    for path in sorted(p for p in root.glob("*/*") if p.suffix in {".yaml", ".yml"}):
+    for path in record_files(root):
         shown = _display(path, root)
         located, problems = load_yaml(path, shown)
         cat.problems += problems

@@ -11,6 +11,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import re
+import stat
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -19,6 +20,8 @@ from types import ModuleType
 from typing import Any
 
 __all__ = ["PROBES", "Context", "Finding", "run_probes"]
+
+MAX_SOURCE_BYTES = 4 * 1024 * 1024  # of one scanned source file: a script, not a device or a dump
 
 SHM_WARN_BYTES = 1 << 30  # PyTorch workers routinely need more than Docker's 64 MB default
 
@@ -50,11 +53,27 @@ class Context:
         for path in self.sources:
             files = sorted(path.rglob("*.py")) if path.is_dir() else [path]
             for file in files:
-                try:
-                    texts.append((file, file.read_text(encoding="utf-8", errors="replace")))
-                except OSError:
-                    continue
+                text = _read_source(file)
+                if text is not None:
+                    texts.append((file, text))
         return texts
+
+
+def _read_source(file: Path) -> str | None:
+    """A regular file's first few megabytes; None for anything else (/dev/zero, a FIFO) or on error."""
+    try:
+        fd = os.open(file, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            return handle.read(MAX_SOURCE_BYTES).decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def _cuda(ctx: Context) -> bool:

@@ -7,10 +7,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ._catalogue import Catalogue
+from ._github import workflow_command
 from ._jsonschema import MODELINE, SCHEMA_FILE, render_schema
-from ._regexsafety import nested_quantifier
+from ._regexsafety import backtracking_risk
 from ._schema import Entry
+from ._terminal import CONTROL
 from ._yamlio import YamlProblem, dotted
+from .search._sigregex import compile_signature, re2_error, utf8
 
 __all__ = ["Finding", "lint_catalogue"]
 
@@ -50,8 +53,8 @@ class Finding:
 
     def github(self) -> str:
         message = f"{self.field}: {self.message}" if self.field else self.message
-        message = message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-        return f"::error file={self.path},line={self.line},col={self.col},title=kb lint {self.rule}::{message}"
+        return workflow_command("error", {"file": self.path, "line": self.line, "col": self.col,
+                                          "title": f"kb lint {self.rule}"}, message)
 
 
 class _Collector:
@@ -136,14 +139,22 @@ def _check_signatures(out: _Collector, entry: Entry) -> None:
     for i, sig in enumerate(entry.signatures):
         if sig.regex is not None:
             try:
-                pattern = re.compile(sig.regex)
+                re.compile(sig.regex)
             except re.error as exc:
                 out.add(entry.id, ("signatures", i, "regex"), "regex-compile", f"regex does not compile: {exc}")
                 continue
-            if nested_quantifier(sig.regex):
+            unsupported = re2_error(sig.regex)
+            if unsupported is not None:
+                out.add(entry.id, ("signatures", i, "regex"), "regex-re2",
+                        f"search runs signatures with RE2, which cannot run this regex ({unsupported}); "
+                        "lookarounds, backreferences and \\Z are not supported")
+                continue
+            risk = backtracking_risk(sig.regex)
+            if risk is not None:
                 out.add(entry.id, ("signatures", i, "regex"), "regex-backtracking",
-                        "nested quantifier (a repeat inside a repeat) can backtrack catastrophically")
-            if not pattern.search(sig.example):
+                        f"{risk} can freeze the site's search")
+            matcher = compile_signature(sig.regex)
+            if matcher is None or not matcher.search(utf8(sig.example)):
                 out.add(entry.id, ("signatures", i, "example"), "signature-example",
                         "the regex does not match its own example")
         elif sig.literal is not None and sig.literal not in sig.example:
@@ -177,6 +188,26 @@ def _check_override(out: _Collector, entry: Entry) -> None:
                 f"no catalogue below this one has {entry.id!r}; remove `overrides`")
 
 
+def _strings(value: object, here: tuple[str | int, ...]) -> list[tuple[tuple[str | int, ...], str]]:
+    if isinstance(value, str):
+        return [(here, value)]
+    if isinstance(value, dict):
+        return [found for key, item in value.items() for found in _strings(item, (*here, key))]
+    if isinstance(value, list):
+        return [found for index, item in enumerate(value) for found in _strings(item, (*here, index))]
+    return []
+
+
+def _check_control(out: _Collector, entry: Entry) -> None:
+    """Escape sequences in a record would reach every terminal that prints it (kb list, show, search)."""
+    for loc, text in _strings(entry.model_dump(exclude_defaults=True), ()):
+        match = CONTROL.search(text)
+        if match:
+            out.add(entry.id, loc, "control-character",
+                    f"contains the control character U+{ord(match.group()):04X}; records hold plain text "
+                    "(terminals obey escape sequences)")
+
+
 def _check_urls(out: _Collector, entry: Entry) -> None:
     for i, ref in enumerate(entry.references):
         if not ref.url.startswith("https://"):
@@ -201,7 +232,8 @@ def _check_schema_file(out: _Collector) -> None:
         if not schema_path.is_file():
             if number == 0:
                 out.add_file(shown, "schema-stale", f"schema.json is missing; run `kb schema -o {shown}`")
-        elif schema_path.read_text(encoding="utf-8") != render_schema():
+        elif schema_path.stat().st_size != len(render_schema().encode()) or \
+                schema_path.read_text(encoding="utf-8") != render_schema():
             out.add_file(shown, "schema-stale", f"schema.json is out of date; run `kb schema -o {shown}`")
 
 
@@ -225,6 +257,7 @@ def lint_catalogue(cat: Catalogue) -> list[Finding]:
         _check_links(out, entry)
         _check_signatures(out, entry)
         _check_urls(out, entry)
+        _check_control(out, entry)
         _check_modeline(out, entry, path)
         _check_override(out, entry)
         _check_todos(out, entry)

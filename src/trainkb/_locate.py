@@ -9,14 +9,19 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
-__all__ = ["ENV_VAR", "LAYER_FILE", "catalogue_digest", "find_catalogue", "find_catalogues", "find_reports",
-           "is_layer", "layers_digest"]
+__all__ = ["AREA_FILE", "ENV_VAR", "LAYER_FILE", "MAX_FILE_BYTES", "RECORD_SUFFIXES", "catalogue_digest",
+           "find_catalogue", "find_catalogues", "find_reports", "is_layer", "layers_digest", "record_files"]
 
 ENV_VAR = "TRAINKB_CATALOGUE"
+MAX_FILE_BYTES = 256 * 1024  # a record (or areas.yaml) larger than this is refused, never read in full
+RECORD_SUFFIXES = (".yaml", ".yml")
+AREA_FILE = "areas.yaml"
 LAYER_FILE = "catalogue.yaml"  # marks a folder as a layer over a base catalogue; names the layer
 
 PathList = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
@@ -77,15 +82,55 @@ def find_reports(catalogue_root: Path) -> Path:
     return Path(str(resources.files("trainkb") / "_bundled_reports"))
 
 
+def record_files(root: Path) -> list[Path]:
+    """Every record file name, ``<area>/<name>.yaml`` or ``.yml``, sorted: the one list that the loader,
+    the cache key and lint share.
+
+    Names only: a directory, FIFO or symlink loop that bears a record's name is listed too, so
+    the loader can report it; nothing here opens a file.
+    """
+    try:
+        areas = sorted(p for p in root.iterdir() if not p.name.startswith("."))
+    except OSError:
+        return []
+    found = []
+    for area in areas:
+        try:
+            if not area.is_dir():
+                continue
+            names = list(area.iterdir())
+        except OSError:
+            continue
+        found += [p for p in names if p.suffix in RECORD_SUFFIXES and not p.name.startswith(".")]
+    return sorted(found)
+
+
+def _digest_file(digest: Any, path: Path) -> None:
+    """Feed one file's bytes, or for anything that loading refuses, its kind and size (never read)."""
+    try:
+        info = path.stat()
+    except OSError as exc:
+        digest.update(f"unreadable {exc.errno}".encode())
+        return
+    if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FILE_BYTES:
+        digest.update(f"refused {info.st_mode} {info.st_size} {info.st_mtime_ns}".encode())
+        return
+    try:
+        with path.open("rb") as handle:
+            digest.update(handle.read(MAX_FILE_BYTES + 1))
+    except OSError as exc:
+        digest.update(f"unreadable {exc.errno}".encode())
+
+
 def catalogue_digest(root: Path) -> str:
-    """A hash of every YAML file under ``root`` (path and bytes): the key of caches built from it.
+    """A hash of areas.yaml and every record file (path and bytes): the key of caches built from them.
 
     Lives here, not on the record models, so `kb search` can check its cache without pydantic.
     """
     digest = hashlib.sha256()
-    for path in sorted(root.rglob("*.yaml")):
-        digest.update(str(path.relative_to(root)).encode())
-        digest.update(path.read_bytes())
+    for path in [root / AREA_FILE, *record_files(root)]:
+        digest.update(str(path.relative_to(root)).encode() + b"\0")
+        _digest_file(digest, path)
     return digest.hexdigest()[:16]
 
 
@@ -96,4 +141,5 @@ def layers_digest(roots: Sequence[Path]) -> str:
     digest = hashlib.sha256()
     for position, root in enumerate(roots):
         digest.update(f"{position}:{root.resolve()}:{catalogue_digest(root)}\n".encode())
+        _digest_file(digest, root / LAYER_FILE)  # the layer's name is shown with its entries
     return digest.hexdigest()[:16]

@@ -21,6 +21,8 @@ from pydantic import (
     model_validator,
 )
 
+from ._locate import AREA_FILE
+
 __all__ = [
     "AREA_FILE",
     "ENTRY_ID_PATTERN",
@@ -41,7 +43,6 @@ __all__ = [
     "VersionNote",
 ]
 
-AREA_FILE = "areas.yaml"
 # A prefix of capitals (one per area or section; a team layer brings its own) and a number.
 ENTRY_ID_PATTERN = r"^[A-Z]{1,4}[1-9][0-9]{0,3}$"
 SLUG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"

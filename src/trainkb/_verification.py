@@ -11,9 +11,11 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # readers of reports must not pay for pydantic
     from ._schema import Entry
 
-__all__ = ["REPORT_FORMAT", "CheckStatus", "Verification", "load_verification", "torch_release"]
+__all__ = ["REPORT_FORMAT", "CheckStatus", "Verification", "load_verification", "read_report", "torch_release"]
 
 REPORT_FORMAT = "trainkb-check-report"  # written by `kb check --json`, read here
+MAX_REPORT_BYTES = 64 * 1024 * 1024
+_ROW_FIELDS = ("entry", "check", "environment", "status")
 
 
 def torch_release(env: dict[str, Any]) -> str:
@@ -36,6 +38,7 @@ class Verification:
 
     environments: list[dict[str, Any]] = field(default_factory=list)
     results: dict[tuple[str, str], list[CheckStatus]] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)  # report files that were not read, and why
 
     def for_check(self, entry_id: str, check_name: str) -> list[CheckStatus]:
         return self.results.get((entry_id, check_name), [])
@@ -88,27 +91,53 @@ class Verification:
         return lines
 
 
-def _read(path: Path) -> dict[str, Any] | None:
+def _shape_problem(data: Any) -> str | None:
+    """What makes ``data`` not a check report `kb` can read, or None."""
+    if not isinstance(data, dict) or data.get("format") != REPORT_FORMAT:
+        return "not a trainkb check report"
+    environments, results = data.get("environments"), data.get("results")
+    if not isinstance(environments, list) or not isinstance(results, list):
+        return "a report needs 'environments' and 'results' lists"
+    for i, env in enumerate(environments):
+        if not isinstance(env, dict) or not isinstance(env.get("name"), str):
+            return f"environments[{i}] needs a 'name'"
+    for i, row in enumerate(results):
+        if not isinstance(row, dict) or not all(isinstance(row.get(key), str) for key in _ROW_FIELDS):
+            return f"results[{i}] needs the text fields {', '.join(_ROW_FIELDS)}"
+    return None
+
+
+def read_report(path: Path) -> dict[str, Any]:
+    """A check report, validated; ValueError (or OSError) with the reason when it is not one."""
+    with path.open("rb") as handle:
+        raw = handle.read(MAX_REPORT_BYTES + 1)
+    if len(raw) > MAX_REPORT_BYTES:
+        raise ValueError(f"{path}: larger than {MAX_REPORT_BYTES // (1024 * 1024)} MB; not a check report")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) and data.get("format") == REPORT_FORMAT else None
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise ValueError(f"{path}: not valid JSON ({exc})") from None
+    problem = _shape_problem(data)
+    if problem is not None:
+        raise ValueError(f"{path}: {problem}")
+    return data
 
 
 def load_verification(reports_dir: Path | Sequence[Path]) -> Verification:
-    """Every report under ``reports_dir`` (or each of several folders, later ones winning);
-    unreadable files are skipped, never fatal."""
+    """Every report under ``reports_dir`` (or each of several folders, later ones winning); a file
+    that is not one is listed in ``problems``, never fatal."""
     found = Verification()
     folders = [reports_dir] if isinstance(reports_dir, Path) else list(reports_dir)
     seen: dict[str, dict[str, Any]] = {}
     for path in [p for folder in folders if folder.is_dir() for p in sorted(folder.glob("*.json"))]:
-        data = _read(path)
-        if data is None:
+        try:
+            data = read_report(path)
+        except (OSError, ValueError) as exc:
+            found.problems.append(str(exc) if isinstance(exc, ValueError) else f"{path}: {exc.strerror or exc}")
             continue
-        for env in data.get("environments", []):
-            seen[env.get("name", path.stem)] = env
-        for row in data.get("results", []):
+        for env in data["environments"]:
+            seen[env["name"]] = env
+        for row in data["results"]:
             key = (row.get("entry", ""), row.get("check", ""))
             status = CheckStatus(row.get("environment", ""), row.get("status", "?"), row.get("seconds"),
                                  row.get("message", ""), seen.get(row.get("environment", ""), {}).get("timestamp"))

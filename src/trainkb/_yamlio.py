@@ -1,21 +1,26 @@
 """Safe YAML loading that keeps source positions and refuses to lose data.
 
-pyyaml silently keeps the last of two equal keys; here a duplicate key is an error.
+pyyaml silently keeps the last of two equal keys; here a duplicate key is an error. Records
+need no anchors or aliases, and an alias is how a few hundred bytes expand into gigabytes
+("billion laughs") or into a structure that contains itself, so an alias is an error too.
+Only a regular file under the size limit is read, and never more than the limit.
 Every value's line and column is remembered so that a validation error deep inside a
 record can still be reported as ``path:line:col``.
 """
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-__all__ = ["MAX_FILE_BYTES", "Located", "YamlProblem", "dotted", "load_yaml"]
+from ._locate import MAX_FILE_BYTES
 
-MAX_FILE_BYTES = 256 * 1024
+__all__ = ["MAX_FILE_BYTES", "Located", "YamlProblem", "dotted", "load_yaml"]
 
 try:  # libyaml is several times faster; fall back to pure Python when it is absent.
     _Loader: type = yaml.CSafeLoader
@@ -55,7 +60,14 @@ class Located:
         return (), (1, 1)
 
 
-def _walk(node: yaml.Node, here: Path_, located: Located, problems: list[YamlProblem], path: str) -> None:
+def _walk(node: yaml.Node, here: Path_, located: Located, problems: list[YamlProblem], path: str,
+          seen_nodes: set[int]) -> None:
+    if id(node) in seen_nodes:  # the composer hands an alias back as the very node its anchor named
+        line, col = node.start_mark.line + 1, node.start_mark.column + 1
+        raise _Fail(YamlProblem(path, line, col, dotted(here),
+                                "YAML anchors and aliases are not allowed in records (the anchor defined here "
+                                "is reused by an alias); write the value out"))
+    seen_nodes.add(id(node))
     if isinstance(node, yaml.MappingNode):
         seen: dict[Any, int] = {}
         for key_node, value_node in node.value:
@@ -67,11 +79,11 @@ def _walk(node: yaml.Node, here: Path_, located: Located, problems: list[YamlPro
                 continue
             seen[key] = line
             located.positions[(*here, key)] = (line, col)
-            _walk(value_node, (*here, key), located, problems, path)
+            _walk(value_node, (*here, key), located, problems, path, seen_nodes)
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
             located.positions[(*here, index)] = (item.start_mark.line + 1, item.start_mark.column + 1)
-            _walk(item, (*here, index), located, problems, path)
+            _walk(item, (*here, index), located, problems, path, seen_nodes)
 
 
 def dotted(loc: Path_) -> str:
@@ -101,11 +113,7 @@ def load_yaml(file: Path, display: str | None = None) -> tuple[Located | None, l
     """Read one YAML document; return it with positions, or the problems that stopped it."""
     shown = display or str(file)
     try:
-        size = file.stat().st_size
-        if size > MAX_FILE_BYTES:
-            return None, [YamlProblem(shown, 1, 1, "", f"file is {size / 1e6:.1f} MB; records are limited to "
-                                      f"{MAX_FILE_BYTES // 1024} KB")]
-        raw = file.read_bytes()
+        raw = _read_bounded(file, shown)
         text = _decode(raw, shown)
     except _Fail as fail:
         return None, [fail.problem]
@@ -122,7 +130,7 @@ def load_yaml(file: Path, display: str | None = None) -> tuple[Located | None, l
             return None, [YamlProblem(shown, 1, 1, "", "file holds no YAML document")]
         located = Located(None, {(): (node.start_mark.line + 1, node.start_mark.column + 1)})
         problems: list[YamlProblem] = []
-        _walk(node, (), located, problems, shown)
+        _walk(node, (), located, problems, shown, set())
         if problems:
             return None, problems
         located.data = loader.construct_document(node)
@@ -137,9 +145,38 @@ def load_yaml(file: Path, display: str | None = None) -> tuple[Located | None, l
         return None, [YamlProblem(shown, line, col, "", f"invalid YAML: {message}")]
     except yaml.YAMLError as exc:
         return None, [YamlProblem(shown, 1, 1, "", f"invalid YAML: {exc}")]
+    except _Fail as fail:
+        return None, [fail.problem]
+    except RecursionError:
+        return None, [YamlProblem(shown, 1, 1, "", "invalid YAML: nested too deeply")]
     finally:
         loader.dispose()
     return located, []
+
+
+def _read_bounded(file: Path, shown: str) -> bytes:
+    """The bytes of a regular file no larger than the limit; anything else is a located problem.
+
+    Opened without blocking (a FIFO named like a record must not hang the loader) and read
+    at most one byte past the limit, so a file that grows after stat() is still refused.
+    """
+    fd = os.open(file, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            kind = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
+            raise _Fail(YamlProblem(shown, 1, 1, "", f"is {kind}; a record must be a regular YAML file"))
+        too_big = YamlProblem(shown, 1, 1, "", f"file is {info.st_size / 1e6:.1f} MB; records are limited to "
+                              f"{MAX_FILE_BYTES // 1024} KB")
+        if info.st_size > MAX_FILE_BYTES:
+            raise _Fail(too_big)
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            raw = handle.read(MAX_FILE_BYTES + 1)
+        if len(raw) > MAX_FILE_BYTES:
+            raise _Fail(too_big)
+        return raw
+    finally:
+        os.close(fd)
 
 
 def _tab_at(text: str, line: int) -> bool:

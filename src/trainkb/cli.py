@@ -50,8 +50,18 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _tolerant_output() -> None:
+    """A terminal or pipe that cannot encode a character (PYTHONIOENCODING=ascii, a C locale) gets an
+    escape for it instead of a UnicodeEncodeError."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None and getattr(stream, "errors", "strict") == "strict":
+            reconfigure(errors="backslashreplace")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run `kb` with ``argv``; return the exit status (0 ok, 1 findings, 2 usage)."""
+    _tolerant_output()
     parser = _parser()
     argv = list(argv) if argv is not None else sys.argv[1:]
     try:

@@ -18,7 +18,8 @@ from rapidfuzz import fuzz
 from trainkb._catalogue import Catalogue
 from trainkb.search import Index, _input, _normalize, search
 from trainkb.search._index import build_data
-from trainkb.site._export import js_regex
+from trainkb.search._sigregex import compile_signature
+from trainkb.site._export import js_regex, signature_regex
 
 SHARED_CASES = Path("/work/shared/bench/dev-cases.jsonl")
 REPO_CASES = sorted((Path(__file__).resolve().parents[2] / "benchmarks").glob("*cases*.jsonl"))
@@ -67,6 +68,31 @@ def test_browser_agrees_with_kb_search(real_catalogue: Catalogue, real_site: Pat
     assert all(top) and all(abstained) and all(scores), misses
 
 
+def test_browser_agrees_on_noise(real_catalogue: Catalogue, real_site: Path, browser) -> None:  # type: ignore[no-untyped-def]
+    """Random words and letter soup (the noise cap) and a known error inside them rank alike in both engines."""
+    rng = random.Random(5)
+    texts = []
+    for size in (30, 300, 2000):
+        words = " ".join("".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(2, 4)))
+                         for _ in range(size))
+        texts += [words, words + "\nRuntimeError: Expected to have finished reduction in the prior iteration "
+                  "before starting a new one.\n"]
+        texts.append("".join(rng.choice("abcdefghijklmnopqrstuvwxyzABCXYZ0123 .:_\n") for _ in range(size * 4)))
+    for seed in (1, 3):  # word soups whose best entry the noise cap holds at 52 (54.7 without it)
+        soup = random.Random(seed)
+        texts.append(" ".join("".join(soup.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(soup.randint(2, 4)))
+                              for _ in range(3000)))
+    index = Index(build_data(real_catalogue.ordered(), real_catalogue.content_hash()))
+    expected = [search(text, top=10, catalogue=index).to_json() for text in texts]
+    page = browser.new_page()
+    page.goto((real_site / "index.html").as_uri())
+    got = page.evaluate("texts => texts.map(t => window.TrainkbSearch.paste(t))", texts)
+    page.close()
+    assert [r["score"] for r in expected[-1]["results"][:1]] == [52.0]
+    for want, have in zip(expected, got, strict=True):
+        assert (want["abstained"], _ranked(want)) == (have["abstained"], _ranked(have))
+
+
 def test_partial_ratio_matches_rapidfuzz(real_site: Path, browser) -> None:  # type: ignore[no-untyped-def]
     rng = random.Random(7)
     alphabet = "abcde fgh<>_:."
@@ -106,23 +132,48 @@ def test_alignment_matches_rapidfuzz(real_site: Path, browser) -> None:  # type:
         assert alignment == (None if want is None else list(want)), (a, b, cutoff)
 
 
+def _spans(signature: str, text: str) -> list[list[int]]:
+    """Character spans of RE2's matches of a signature in ``text`` (it searches UTF-8 bytes)."""
+    data, out = text.encode(), []
+    for m in compile_signature(signature).finditer(data):
+        out.append([len(data[: m.start()].decode()), len(data[: m.end()].decode())])
+    return out
+
+
 def test_regexes_keep_python_meaning(real_catalogue: Catalogue, real_site: Path, browser) -> None:  # type: ignore[no-untyped-def]
-    """Python's \\w, \\d, \\s, \\b, "." and "$" are Unicode-aware; the exported regexes match the same spans."""
+    """Python's \\w, \\d, \\s, \\b, "." and "$" are Unicode-aware; the exported regexes match the same spans.
+
+    Signatures are matched by RE2 in `kb search` (ASCII classes, one line at a time, "^" and "$" at
+    the line's ends) and by the browser line by line: their exported regexes match the spans RE2
+    finds in each line, and RE2 over a whole paste finds exactly the per-line spans.
+    """
     modules = (_input, _normalize)
     patterns = [(p.pattern, p.flags) for m in modules for p in vars(m).values() if isinstance(p, re.Pattern)]
     patterns += [(p.pattern, p.flags) for _holder, p in _normalize.MASKS]
-    sigs = [s for e in real_catalogue.ordered() for s in e.signatures]
-    patterns += [(s.regex or re.escape(s.literal), re.IGNORECASE) for s in sigs]
+    sigs = [s.regex or re.escape(s.literal) for e in real_catalogue.ordered() for s in e.signatures]
     texts = ["模型训练报错KeyError: 'prompt'", "rank ３ pid ٣٣ at 12:00:01\n", "a\u2028b\x85c\u00a0d\n",
              "RuntimeError: CUDA out of memory.\n",
              "Traceback (most recent call last):\n  File \"x.py\", line 3, in f\n",
-             "torch.Size([2, 3]) 错误 ValueError:  ſtate İ\n\n"]
+             "torch.Size([2, 3]) 错误 ValueError:  ſtate İ\n\n",
+             "Parameter indices which did not receive grad for rank ３: 1\n",
+             "[W socket.cpp:436] [c10d] The server socket has failed to listen on [::]:29500\n"
+             "RuntimeError: Address already in use\n"]
+    lines = [line for text in texts for line in text.split("\n")]
     want = [[[[m.start(), m.end()] for m in re.compile(src, flags).finditer(t)] for t in texts]
             for src, flags in patterns]
+    want += [[_spans(src, line) for line in lines] for src in sigs]
+    for src in sigs:  # per line is what RE2 finds in the whole paste too
+        for text in texts:
+            joined, offset = [], 0
+            for line in text.split("\n"):
+                joined += [[a + offset, b + offset] for a, b in _spans(src, line)]
+                offset += len(line) + 1
+            assert joined == _spans(src, text), src
+    jobs = [[js_regex(src, flags), texts] for src, flags in patterns] + [[signature_regex(src), lines] for src in sigs]
     page = browser.new_page()
     page.goto((real_site / "index.html").as_uri())
     page.evaluate("window.TrainkbSearch.ready()")  # the index and engine load on first use
-    got = page.evaluate("""([specs, texts]) => specs.map(s => texts.map(t => {
+    got = page.evaluate("""jobs => jobs.map(([s, texts]) => texts.map(t => {
         const r = new RegExp(s[0], s[1] + "g"), out = [];
         const at = i => Array.from(t.slice(0, i)).length;
         let m;
@@ -131,7 +182,7 @@ def test_regexes_keep_python_meaning(real_catalogue: Catalogue, real_site: Path,
             if (!m[0]) r.lastIndex++;
         }
         return out;
-    }))""", [[js_regex(src, flags) for src, flags in patterns], texts])
+    }))""", jobs)
     page.close()
-    for (src, _flags), spans, expected in zip(patterns, got, want, strict=True):
+    for src, spans, expected in zip([p for p, _f in patterns] + sigs, got, want, strict=True):
         assert spans == expected, src

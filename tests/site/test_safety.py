@@ -101,3 +101,27 @@ def test_code_spans_escape_everything_else() -> None:
     from trainkb.site._render import code_spans
 
     assert code_spans("Use `a<b>` & <i>x</i> `odd") == "Use <code>a&lt;b&gt;</code> &amp; &lt;i&gt;x&lt;/i&gt; `odd"
+
+
+def test_no_signature_freezes_the_page(build_small, browser) -> None:  # type: ignore[no-untyped-def]
+    """Backtracking signatures (lint refuses them) are left out of the page; the rest run line by line."""
+    import json as _json
+
+    from helpers import record as _record
+
+    hostile = [("(a|aa)+$", "aaaa", "a" * 60 + "!"), ("zq(xx?)+y", "zqxxy", "zq" + "x" * 60),
+               (r"got \S*\s*\S*\s*\S*x", "got a b x", "got " + "a" * 1900), ("size \\d+ mismatch", "size 3 mismatch",
+                                                                             "size 3 mismatch")]
+    records = {f"alpha/D{i + 1}-hostile.yaml": _record(f"D{i + 1}", extra="signatures:\n  - regex: "
+                                                       f"{_json.dumps(rx)}\n    example: {_json.dumps(ex)}\n")
+               for i, (rx, ex, _line) in enumerate(hostile)}
+    site = build_small(records)
+    page = browser.new_page()
+    page.goto((site / "index.html").as_uri())
+    page.evaluate("window.TrainkbSearch.ready()")
+    took, ids = page.evaluate("""lines => { const t0 = performance.now();
+        const ids = lines.map(l => window.TrainkbSearch.paste(l).results.map(r => r.id));
+        return [performance.now() - t0, ids]; }""", [line for _rx, _ex, line in hostile])
+    page.close()
+    assert took < 2000
+    assert "D4" in ids[3]  # an ordinary signature still matches in the page

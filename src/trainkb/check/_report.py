@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import xml.etree.ElementTree as ET
@@ -11,7 +10,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .._verification import REPORT_FORMAT, torch_release
+from .._github import workflow_command
+from .._verification import REPORT_FORMAT, read_report, torch_release
 from ._runner import CheckResult
 
 __all__ = [
@@ -79,10 +79,8 @@ def make_report(env: dict[str, Any], results: list[CheckResult]) -> dict[str, An
 
 
 def load_report(path: Path) -> dict[str, Any]:
-    data = json.loads(path.read_text(encoding="utf-8"))
-    if not isinstance(data, dict) or data.get("format") != REPORT_FORMAT:
-        raise ValueError(f"{path}: not a trainkb check report")
-    return data
+    """A check report with the shape merging needs; ValueError or OSError with the reason otherwise."""
+    return read_report(path)
 
 
 def merge_reports(reports: list[dict[str, Any]]) -> dict[str, Any]:
@@ -119,19 +117,16 @@ def junit_xml(results: list[CheckResult], env_name: str) -> str:
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
 
 
-def _escape(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
 def github_annotations(results: list[CheckResult]) -> list[str]:
     lines = []
     for r in results:
         if r.status in {"failed", "error"}:
             title = f"kb check {r.entry}:{r.check} {r.status}"
-            lines.append(f"::error file={r.path},line={r.line},title={title}::{_escape(r.claim + ' — ' + r.message)}")
+            lines.append(workflow_command("error", {"file": r.path, "line": r.line, "title": title},
+                                          f"{r.claim} — {r.message}"))
         elif r.status == "skipped":
-            lines.append(f"::notice file={r.path},line={r.line},title=kb check {r.entry}:{r.check} skipped::"
-                         f"{_escape(r.message)}")
+            title = f"kb check {r.entry}:{r.check} skipped"
+            lines.append(workflow_command("notice", {"file": r.path, "line": r.line, "title": title}, r.message))
     return lines
 
 

@@ -6,6 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
+from .._terminal import printable
 from ._common import EXIT_FINDINGS, EXIT_OK, open_catalogue
 
 _MARK = {"warn": "WARN", "ok": "ok", "info": "info", "n/a": "n/a"}
@@ -32,5 +33,5 @@ def run(args: argparse.Namespace) -> int:
             if f.message and f.status in {"warn", "info"}:
                 print(f"{'':14}{f.message}")
             if f.status == "warn" and f.entry in titles:
-                print(f"{'':14}→ kb show {f.entry}  ({titles[f.entry]})")
+                print(printable(f"{'':14}→ kb show {f.entry}  ({titles[f.entry]})", newlines=False))
     return EXIT_FINDINGS if any(f.status == "warn" for f in findings) else EXIT_OK

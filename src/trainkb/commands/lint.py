@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from .._terminal import printable
 from ._common import EXIT_FINDINGS, EXIT_OK, open_catalogue
 
 
@@ -25,7 +26,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps([f.as_dict() for f in findings], indent=2))
     else:
         for finding in findings:
-            print(finding.github() if args.format == "github" else finding)
+            print(finding.github() if args.format == "github" else printable(str(finding), newlines=False))
         entries = len(cat.entries)
         print(f"kb lint: {entries} entries, {len(findings)} finding(s)")
     return EXIT_FINDINGS if findings else EXIT_OK

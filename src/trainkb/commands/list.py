@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
+from .._terminal import printable
 from ._common import EXIT_OK, open_catalogue, usage_error
 
 
@@ -29,12 +31,14 @@ def run(args: argparse.Namespace) -> int:
             for e in entries
         ]
         print(json.dumps(rows, indent=2))
+        for problem in cat.problems:  # the output stays an array of entries; what hid entries goes to stderr
+            print(printable(f"kb: warning: {problem}", newlines=False), file=sys.stderr)
         return EXIT_OK
     width = max((len(e.id) for e in entries), default=2)
     for e in entries:
         status = f"{len(e.checks)} check{'s' if len(e.checks) != 1 else ''}" if e.checks else (
             e.verification.status if e.verification else "")
-        print(f"{e.id:<{width}}  {e.area}/{e.section:<14} {e.title}  [{status}]")
+        print(printable(f"{e.id:<{width}}  {e.area}/{e.section:<14} {e.title}  [{status}]", newlines=False))
     if cat.problems:
         print(f"({len(cat.problems)} file problem(s) hide entries; run `kb lint`)")
     return EXIT_OK

@@ -23,11 +23,16 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         reports = [load_report(path) for path in args.reports]
-    except (OSError, ValueError) as exc:
+    except ValueError as exc:
         return usage_error(str(exc))
+    except OSError as exc:
+        return usage_error(f"cannot read {exc.filename}: {exc.strerror or exc}")
     text = json.dumps(merge_reports(reports), indent=2) + "\n"
     if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
+        try:
+            Path(args.output).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            return usage_error(f"cannot write {args.output}: {exc.strerror or exc}")
     else:
         sys.stdout.write(text)
     return EXIT_OK

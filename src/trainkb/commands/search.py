@@ -13,12 +13,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .._locate import find_catalogues
+from .._tail import read_tail
+from .._terminal import printable
 
 if TYPE_CHECKING:
     from ..search import SearchResponse
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
-KEEP_STDIN_BYTES = 4 * 1024 * 1024  # the tail of a piped log that is kept; search reads less than this
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
@@ -35,13 +36,7 @@ def _read_stdin() -> tuple[str, int]:
     stream = getattr(sys.stdin, "buffer", None)
     if stream is None:
         return sys.stdin.read(), 1
-    tail, dropped = b"", 0
-    while chunk := stream.read(1024 * 1024):
-        tail += chunk
-        if len(tail) > KEEP_STDIN_BYTES:
-            cut = tail.find(b"\n", len(tail) - KEEP_STDIN_BYTES) + 1 or len(tail) - KEEP_STDIN_BYTES
-            dropped += tail.count(b"\n", 0, cut)
-            tail = tail[cut:]
+    tail, dropped = read_tail(stream)
     return tail.decode("utf-8", errors="replace"), dropped + 1
 
 
@@ -60,12 +55,13 @@ def _print_text(response: SearchResponse) -> None:
         print("No confident match" + (" — closest entries:" if results else "."))
     for result in results:
         layer = f"  [{result.layer}]" if result.layer else ""
-        print(f"{result.id:<5} {result.score:5.1f}  {result.confidence:<6}  {result.title}{layer}")
+        print(printable(f"{result.id:<5} {result.score:5.1f}  {result.confidence:<6}  {result.title}{layer}",
+                        newlines=False))
         if result.confidence != "low":  # a guess's fix would read as advice
-            print(f"      fix: {result.fix_summary}")
+            print(printable(f"      fix: {result.fix_summary}", newlines=False))
         for ev in result.evidence[:2]:
-            print(f"      line {ev.line}: {ev.text[:110]}")
-            print(f"        matches: {ev.signature[:100]}")
+            print(printable(f"      line {ev.line}: {ev.text[:110]}", newlines=False))
+            print(printable(f"        matches: {ev.signature[:100]}", newlines=False))
 
 
 def run(args: argparse.Namespace) -> int:

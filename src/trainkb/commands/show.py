@@ -34,6 +34,7 @@ def run(args: argparse.Namespace) -> int:
     from rich.markdown import Markdown
 
     from .._markdown import entry_markdown
+    from .._terminal import printable
 
-    Console().print(Markdown(entry_markdown(entry, cat), code_theme="monokai"))
+    Console().print(Markdown(printable(entry_markdown(entry, cat)), code_theme="monokai"))
     return EXIT_OK

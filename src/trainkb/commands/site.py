@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from .._terminal import printable
 from .._verification import load_verification
 from ._common import EXIT_FINDINGS, EXIT_OK, open_catalogue, usage_error
 
@@ -26,7 +27,17 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
                            description="Serve a built site; bound to 127.0.0.1 unless --host says otherwise.")
     serve.add_argument("-d", "--directory", default="_site", metavar="DIR", help="built site (default _site/)")
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
+    serve.add_argument("--port", type=_port, default=8000, help="port (default 8000; 0 picks a free one)")
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"port must be 0-65535, not {port}")
+    return port
 
 
 def _build(args: argparse.Namespace) -> int:
@@ -40,10 +51,15 @@ def _build(args: argparse.Namespace) -> int:
     reports = [Path(args.reports)] if args.reports else layer_reports(cat)
     if args.reports and not reports[0].is_dir():
         return usage_error(f"reports folder not found: {reports[0]}")
+    verification = load_verification(reports)
+    for problem in verification.problems:
+        print(f"kb: warning: report skipped: {printable(problem, newlines=False)}", file=sys.stderr)
     try:
-        result = build_site(cat, load_verification(reports), Path(args.output), base_url=args.base_url)
+        result = build_site(cat, verification, Path(args.output), base_url=args.base_url)
     except SiteError as exc:
         return usage_error(str(exc))
+    except OSError as exc:
+        return usage_error(f"cannot write the site to {args.output}: {exc.strerror or exc}")
     if cat.problems:  # the site still shows every entry that loaded; the exit status says it is partial
         print(f"kb: {len(cat.problems)} catalogue problem(s) left entries out of the site; run `kb lint`",
               file=sys.stderr)
@@ -53,7 +69,7 @@ def _build(args: argparse.Namespace) -> int:
     else:
         print(f"built {result.pages} pages ({len(cat.entries)} entries) into {result.out}/ in {result.seconds:.2f} s")
         print(f"open {result.out.resolve() / 'index.html'} or run `kb site serve -d {result.out}`")
-    return EXIT_FINDINGS if cat.problems else EXIT_OK
+    return EXIT_FINDINGS if cat.problems or verification.problems else EXIT_OK
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -64,8 +80,8 @@ def _serve(args: argparse.Namespace) -> int:
         return usage_error(f"no built site in {directory}/; run `kb site build -o {directory}` first")
     try:
         server = make_server(directory, args.host, args.port)
-    except OSError as exc:
-        return usage_error(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}")
+    except (OSError, OverflowError) as exc:
+        return usage_error(f"cannot listen on {args.host}:{args.port}: {getattr(exc, 'strerror', None) or exc}")
     host, port = server.server_address[:2]
     print(f"serving {directory}/ at http://{host}:{port}/ (Ctrl+C stops)", flush=True)
     try:

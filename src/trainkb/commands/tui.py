@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+from .._tail import KEEP_BYTES, read_tail
 from ._common import EXIT_OK, usage_error
 
-READ_LIMIT = 64 * 1024 * 1024
+if TYPE_CHECKING:
+    from ..tui import TrainKBApp
+
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)  # leave the alternate screen and restore the terminal first
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
@@ -17,22 +23,41 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def _read_piped_stdin() -> str:
-    """`python train.py 2>&1 | kb tui`: take the piped text, then read keys from the terminal."""
-    text = sys.stdin.buffer.read(READ_LIMIT).decode("utf-8", "replace")
+    """`python train.py 2>&1 | kb tui`: read the pipe to its end (its tail kept, so the writer never
+    blocks or dies of a broken pipe), then read keys from the terminal."""
+    tail, _dropped = read_tail(sys.stdin.buffer)
     tty = os.open("/dev/tty", os.O_RDONLY)
     os.dup2(tty, 0)
     os.close(tty)
     sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115
-    return text
+    return tail.decode("utf-8", "replace")
+
+
+def _read_file(path: Path) -> str:
+    with path.open("rb") as handle:
+        handle.seek(max(0, path.stat().st_size - KEEP_BYTES))
+        return handle.read(KEEP_BYTES).decode("utf-8", "replace")
+
+
+def run_app(app: TrainKBApp) -> None:
+    """Run ``app``; SIGTERM or SIGHUP exit it the way a key would, so the terminal is restored."""
+
+    def stop(_signum: int, _frame: Any) -> None:
+        app.exit()
+
+    previous = {sig: signal.signal(sig, stop) for sig in STOP_SIGNALS}
+    try:
+        app.run()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def run(args: argparse.Namespace) -> int:
     text = ""
     if args.file is not None:
         try:
-            with args.file.open("rb") as handle:
-                handle.seek(max(0, args.file.stat().st_size - READ_LIMIT))
-                text = handle.read().decode("utf-8", "replace")
+            text = _read_file(args.file)
         except OSError as exc:
             return usage_error(f"cannot read {args.file}: {exc.strerror or exc}")
     elif not sys.stdin.isatty():
@@ -46,5 +71,5 @@ def run(args: argparse.Namespace) -> int:
     from ..tui._model import tail_for_paste
 
     kb = KnowledgeBase.load(args.catalogue)
-    TrainKBApp(kb, tail_for_paste(text)).run()
+    run_app(TrainKBApp(kb, tail_for_paste(text)))
     return EXIT_OK

@@ -21,10 +21,14 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._locate import layers_digest
 from ._normalize import normalize, terms
+from ._sigregex import compile_signature, utf8
+
+if TYPE_CHECKING:
+    from ._sigregex import SignatureRegex
 
 __all__ = ["FORMAT", "Index", "build_data", "cache_dir", "load_index"]
 
@@ -45,7 +49,7 @@ class Sig:
 
     entry: int
     source: str  # the literal or regex as written, shown as evidence
-    pattern: re.Pattern[str]
+    pattern: str  # the regex searched (a literal escaped); compiled by RE2 on first use
     literal: str | None  # normalised literal, searched in normalised lines
     type: str | None
     kind: str
@@ -54,6 +58,11 @@ class Sig:
     required: frozenset[str]  # words every match contains: a cheap gate before the regex runs
     shared: int  # how many other entries' examples this signature also matches
 
+    @property
+    def matcher(self) -> SignatureRegex | None:
+        """The compiled pattern; None when RE2 cannot run it (lint reports it)."""
+        return compile_signature(self.pattern)
+
 
 class Index:
     """Entries, signatures, aliases and a BM25 term model, all from plain data."""
@@ -61,7 +70,7 @@ class Index:
     def __init__(self, data: dict[str, Any]) -> None:
         self.entries: list[dict[str, str]] = data["entries"]
         self.sigs = [
-            Sig(s["entry"], s["source"], re.compile(s["pattern"], re.IGNORECASE), s["literal"], s["type"], s["kind"],
+            Sig(s["entry"], s["source"], s["pattern"], s["literal"], s["type"], s["kind"],
                 tuple(s["texts"]), frozenset(s["terms"]), frozenset(s["required"]), s["shared"])
             for s in data["sigs"]
         ]
@@ -123,9 +132,10 @@ def _count_shared(sigs: list[dict[str, Any]], examples: list[tuple[int, str]]) -
             candidates = candidates & holders.get(term, set())
             if not candidates:
                 break
-        pattern = re.compile(sig["pattern"], re.IGNORECASE)
-        sig["shared"] = len({examples[n][0] for n in candidates
-                             if examples[n][0] != sig["entry"] and pattern.search(examples[n][1])})
+        pattern = compile_signature(sig["pattern"])
+        others = {examples[n][0] for n in candidates if examples[n][0] != sig["entry"]
+                  and pattern is not None and pattern.search(utf8(examples[n][1]))}
+        sig["shared"] = len(others)
 
 
 def _field_texts(entry: Any) -> dict[str, str]:
@@ -200,7 +210,7 @@ def cache_dir() -> Path:
 def _code_digest() -> str:
     """A digest of the code that shapes the index, so an upgraded trainkb never reads a stale one."""
     digest = hashlib.sha256(str(FORMAT).encode())
-    for name in ("_index.py", "_normalize.py"):
+    for name in ("_index.py", "_normalize.py", "_sigregex.py"):
         with contextlib.suppress(OSError):
             digest.update((Path(__file__).parent / name).read_bytes())
     return digest.hexdigest()[:8]

@@ -18,7 +18,9 @@ __all__ = ["MASKS", "content_words", "normalize", "stem", "terms"]
 MASKS: list[tuple[str, re.Pattern[str]]] = [
     ("<url>", re.compile(r"\b(?:https?|file)://\S+")),
     ("<path>", re.compile(r"(?:\b[A-Za-z]:)?(?:[\\/][\w.\-~@+]+){2,}[\\/]?|"
-                          r"\b[\w.\-]+\.(?:py|cpp|cu|cc|h|hpp|so|pth|pt|ckpt|bin|safetensors|json|yaml|yml)\b")),
+                          # one start per run of name characters: "\b" would let every "a" of "a.a.a..." start
+                          # a match that rescans the rest of the run (quadratic in the run's length)
+                          r"(?<![\w.\-])[\w.\-]+\.(?:py|cpp|cu|cc|h|hpp|so|pth|pt|ckpt|bin|safetensors|json|yaml|yml)\b")),
     ("<addr>", re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b|\[::\d*\](?::\d+)?|\blocalhost:\d+")),
     ("<hex>", re.compile(r"\b0x[0-9a-fA-F]+\b|\b[0-9a-f]{12,}\b")),
     ("<shape>", re.compile(r"torch\.Size\(\[[^\]]*\]\)|\[\s*\d+(?:\s*,\s*\d+)+\s*\]|"

@@ -28,6 +28,7 @@ from rapidfuzz.distance import ScoreAlignment
 from ._index import Index, Sig
 from ._input import FAILURE_WEIGHT, MAX_LINE_CHARS, OTHER_WEIGHT, Message, Query
 from ._normalize import content_words, normalize, terms
+from ._sigregex import utf8
 
 __all__ = ["Evidence", "Scored", "score_entries"]
 
@@ -57,6 +58,10 @@ SOME_EVIDENCE = 40.0  # below this, evidence cannot lift an unknown failure's en
 MAX_TEXT_SEGMENTS = 300  # plain lines aligned against signatures (the last ones of a long log)
 MAX_MESSAGE_SEGMENTS = 200  # exception messages aligned against signatures (the last ones)
 UNKNOWN_ERROR_CAP = 52.0  # score without real evidence when the failure message matched no signature
+# A paste of many distinct words that the catalogue's records mostly never use (random bytes, a
+# hash dump, a foreign log) is noise: its chance overlaps with titles and aliases are not evidence.
+# Single letters are left out of the count: any byte soup holds most of them. Real pastes: >= 50% known.
+NOISE_MIN_TERMS, NOISE_KNOWN_SHARE = 8, 0.3
 ROLE_WEIGHT = {"message": 0.9, "text": 0.85, "header": 0.6, "frame": 0.6}
 
 
@@ -97,7 +102,7 @@ def _owners(query: Query) -> list[Message | None]:
 
 def _specificity(sig: Sig) -> float:
     """Short or shared signatures name the failure less surely than long, unique ones."""
-    size = len(sig.literal) if sig.literal is not None else len(sig.pattern.pattern)
+    size = len(sig.literal) if sig.literal is not None else len(sig.source)
     brevity = min(1.0, BREVITY_BASE + size / BREVITY_CHARS)
     return brevity * (1.0 - SHARED_DISCOUNT * min(sig.shared, MAX_SHARED))
 
@@ -108,16 +113,30 @@ def _type_bonus(sig: Sig, message: Message | None) -> float:
     return TYPE_BONUS if sig.type.rsplit(".", 1)[-1] == message.type.rsplit(".", 1)[-1] else 0.0
 
 
+def _chars(encoded: bytes, text: str, offset: int) -> int:
+    """The character offset in ``text`` of byte ``offset`` in its UTF-8 ``encoded`` form."""
+    if len(encoded) == len(text):  # ASCII: bytes are characters
+        return offset
+    try:
+        return len(encoded[:offset].decode("utf-8", "surrogatepass"))
+    except UnicodeDecodeError:  # an offset inside a character: count the whole ones before it
+        return len(encoded[:offset].decode("utf-8", "ignore"))
+
+
 def _exact(index: Index, query: Query) -> dict[int, list[Evidence]]:
     """Exact signature hits: regex/literal on the cleaned lines, literals also on masked lines."""
     lines = query.lines
     owners = _owners(query)
     weights = [o.weight if o else ROLE_WEIGHT.get(line.role, 0.85) for o, line in zip(owners, lines, strict=True)]
     raw = "\n".join(line.text for line in lines)
+    # RE2 runs on UTF-8 bytes: encode once per paste, not once per signature ("surrogatepass": a str
+    # holding a lone surrogate still searches, its bytes match nothing); spans are mapped back to characters
+    encoded = [utf8(line.text) for line in lines]
+    data = b"\n".join(encoded)
     starts, pos = [], 0
-    for line in lines:
+    for line in encoded:
         starts.append(pos)
-        pos += len(line.text) + 1
+        pos += len(line) + 1
     masked: list[str] | None = None
     hits: dict[int, list[Evidence]] = {}
     present = set(terms(raw))
@@ -127,9 +146,11 @@ def _exact(index: Index, query: Query) -> dict[int, list[Evidence]]:
         if not sig.required <= present:
             continue
         found = []
-        for match in sig.pattern.finditer(raw):
+        matcher = sig.matcher
+        for match in matcher.finditer(data) if matcher is not None else ():
             at = bisect_right(starts, match.start()) - 1
-            found.append((at, (match.start() - starts[at], min(match.end() - starts[at], len(lines[at].text)))))
+            start, end = match.start() - starts[at], min(match.end() - starts[at], len(encoded[at]))
+            found.append((at, (_chars(encoded[at], lines[at].text, start), _chars(encoded[at], lines[at].text, end))))
             if len(found) >= MAX_HITS_PER_SIG:
                 break
         if not found and sig.literal:
@@ -263,9 +284,16 @@ def _alias_cover(index: Index, query_terms: set[str], candidates: list[int]) -> 
     return best
 
 
-def _prose(index: Index, query: Query) -> dict[int, float]:
+def _noise(index: Index, query_terms: list[str]) -> bool:
+    """True when the paste has many distinct words and few of them occur anywhere in the catalogue."""
+    distinct = {term for term in query_terms if len(term) > 1}
+    if len(distinct) < NOISE_MIN_TERMS:
+        return False
+    return sum(1 for term in distinct if term in index.idf) < NOISE_KNOWN_SHARE * len(distinct)
+
+
+def _prose(index: Index, query_terms: list[str]) -> dict[int, float]:
     """BM25 relative to the best-scoring entry, blended with title/alias coverage, as 0-100."""
-    query_terms = terms(query.prose)
     raw = _bm25(index, query_terms)
     if not raw:
         return {}
@@ -290,12 +318,15 @@ def score_entries(index: Index, query: Query) -> list[Scored]:
     fuzzy = _fuzzy(index, query, [s for s in segments if s[0] not in explained])
     for entry, found in _phrases(index, query, segments).items():
         fuzzy.setdefault(entry, []).extend(found)
-    prose = _prose(index, query)
+    query_terms = terms(query.prose)
+    prose = _prose(index, query_terms)
+    noise = _noise(index, query_terms)
     owners = _owners(query)
     failure_known = any(
         ev.strength >= KNOWN_FAILURE and owners[ev.at] is not None and owners[ev.at].weight >= FAILURE_WEIGHT
         for found in (exact, fuzzy) for evs in found.values() for ev in evs
     ) or not any(m.weight >= FAILURE_WEIGHT and m.type for m in query.messages)
+    capped = noise or not failure_known  # words alone must not look like a match
     scored = []
     for entry in set(exact) | set(fuzzy) | set(prose):
         evidence = sorted(exact.get(entry, []) + fuzzy.get(entry, []), key=lambda e: -e.strength)
@@ -303,11 +334,11 @@ def score_entries(index: Index, query: Query) -> list[Scored]:
         distinct = {e.signature for e in evidence if e.via == "signature"}  # an alias adds no second witness
         signature = min(100.0, signature + EXTRA_SIGNATURE * max(len(distinct) - 1, 0))
         text_score = prose.get(entry, 0.0)
-        if not failure_known:
+        if capped:
             text_score = min(text_score, UNKNOWN_ERROR_CAP)
         best, other = max(signature, text_score), min(signature, text_score)
         total = min(100.0, best + OTHER_KIND_SHARE * other)
-        if not failure_known and signature < SOME_EVIDENCE:  # topic words and sibling messages only
+        if capped and signature < SOME_EVIDENCE:  # topic words and sibling messages only
             total = min(total, UNKNOWN_ERROR_CAP)
         scored.append(Scored(entry, round(total, 1), text_score, _dedupe(evidence)))
     scored.sort(key=lambda s: (-s.score, -s.prose, index.entries[s.entry]["id"]))

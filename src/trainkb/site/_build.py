@@ -52,6 +52,8 @@ def build_stamp() -> str:
 
 
 def _prepare(out: Path) -> None:
+    if out.exists() and not out.is_dir():
+        raise SiteError(f"{out} is not a folder; choose another -o")
     if out.exists() and any(out.iterdir()):
         if not (out / MARKER).is_file():
             raise SiteError(f"{out} exists and was not made by `kb site build`; choose another -o or empty it")

@@ -14,9 +14,11 @@ import re
 from typing import Any
 
 from .._catalogue import Catalogue
+from .._regexsafety import backtracking_risk
 from ..search import _index, _input, _normalize, _score, _search
+from ..search._sigregex import re2_error
 
-__all__ = ["export_index", "js_regex", "search_data"]
+__all__ = ["export_index", "js_regex", "search_data", "signature_regex"]
 
 _FLAGS = ((re.IGNORECASE, "i"), (re.MULTILINE, "m"), (re.DOTALL, "s"))
 _PY_ONLY = ((re.compile(r"\(\?P<"), "(?<"), (re.compile(r"\(\?P=(\w+)\)"), r"\\k<\1>"))
@@ -32,6 +34,19 @@ _ESCAPES = {
     "B": f"(?:(?<=[{_WORD}])(?=[{_WORD}])|(?<![{_WORD}])(?![{_WORD}]))",
     "A": "^", "Z": "(?![^])",
 }
+# RE2 (which runs the signatures in `kb search`) reads \w, \d, \s and \b as ASCII and "$" as the end of
+# the text only; \z is its end-of-text anchor.
+_ASCII_WORD = "0-9A-Za-z_"
+_RE2_SPACE = r"\t\n\x0c\r "
+_RE2_CLASS_ESCAPES = {"w": _ASCII_WORD, "d": "0-9", "s": _RE2_SPACE}
+_RE2_ESCAPES = {
+    "w": f"[{_ASCII_WORD}]", "W": f"[^{_ASCII_WORD}]", "d": "[0-9]", "D": "[^0-9]",
+    "s": f"[{_RE2_SPACE}]", "S": f"[^{_RE2_SPACE}]",
+    "b": f"(?:(?<=[{_ASCII_WORD}])(?![{_ASCII_WORD}])|(?<![{_ASCII_WORD}])(?=[{_ASCII_WORD}]))",
+    "B": f"(?:(?<=[{_ASCII_WORD}])(?=[{_ASCII_WORD}])|(?<![{_ASCII_WORD}])(?![{_ASCII_WORD}]))",
+    "A": "^", "z": "(?![^])",
+}
+_NEVER = ["(?!)", "u"]  # a signature the browser must not run: it matches nothing
 _KEPT = set("nrtfv0123456789k") | set("^$\\.*+?()[]{}|/")
 _QUANTIFIER = re.compile(r"\{(\d*)(,?)(\d*)\}")
 
@@ -40,8 +55,9 @@ def _literal(char: str) -> str:
     return char if char.isalnum() or char in " _,:;'\"<>=!@#%&~`-" else f"\\u{{{ord(char):x}}}"
 
 
-def _unicode(source: str, flags: int) -> str:
-    """A Python regex's source as a JavaScript "u" regex with the same meaning (see _ESCAPES)."""
+def _unicode(source: str, flags: int, re2: bool = False) -> str:
+    """A Python (or RE2) regex's source as a JavaScript "u" regex with the same meaning (see _ESCAPES)."""
+    class_escapes, escapes = (_RE2_CLASS_ESCAPES, _RE2_ESCAPES) if re2 else (_CLASS_ESCAPES, _ESCAPES)
     out: list[str] = []
     i, in_class = 0, False
     while i < len(source):
@@ -53,12 +69,12 @@ def _unicode(source: str, flags: int) -> str:
                 size = {"x": 2, "u": 4, "U": 8}[escaped]
                 out.append(f"\\u{{{int(source[i: i + size], 16):x}}}")
                 i += size
-            elif in_class and escaped in _CLASS_ESCAPES:
-                out.append(_CLASS_ESCAPES[escaped])
+            elif in_class and escaped in class_escapes:
+                out.append(class_escapes[escaped])
             elif in_class and escaped == "b":
                 out.append("\\x08")
-            elif not in_class and escaped in _ESCAPES:
-                out.append(_ESCAPES[escaped])
+            elif not in_class and escaped in escapes:
+                out.append(escapes[escaped])
             elif escaped in _KEPT or (in_class and escaped == "-"):
                 out.append("\\" + escaped)
             else:
@@ -96,21 +112,30 @@ def _unicode(source: str, flags: int) -> str:
         elif char == "." and not flags & re.DOTALL:
             out.append("[^\\n]")
         elif char == "$" and not flags & re.MULTILINE:
-            out.append("(?=\\n?(?![^]))")
+            out.append("(?![^])" if re2 else "(?=\\n?(?![^]))")
         else:
             out.append(char)
     return "".join(out)
 
 
-def js_regex(pattern: re.Pattern[str] | str, flags: int = 0) -> list[str]:
-    """[source, flags] of a Python regex as a JavaScript regex with the "u" flag and Python's meaning."""
+def js_regex(pattern: re.Pattern[str] | str, flags: int = 0, re2: bool = False) -> list[str]:
+    """[source, flags] of a Python regex (or with ``re2``, a signature as RE2 reads it) as a JavaScript
+    regex with the "u" flag and the same meaning."""
     if isinstance(pattern, re.Pattern):
         source, flags = pattern.pattern, pattern.flags
     else:
         source = pattern
     for old, new in _PY_ONLY:
         source = old.sub(new, source)
-    return [_unicode(source, flags), "".join(letter for flag, letter in _FLAGS if flags & flag) + "u"]
+    return [_unicode(source, flags, re2), "".join(letter for flag, letter in _FLAGS if flags & flag) + "u"]
+
+
+def signature_regex(pattern: str) -> list[str]:
+    """A signature's regex for the browser: RE2's meaning, or nothing when the browser's backtracking
+    engine could freeze on it (lint refuses such a pattern; `kb search` runs it safely with RE2)."""
+    if re2_error(pattern) is not None or backtracking_risk(pattern) is not None:
+        return _NEVER
+    return js_regex(pattern, re.IGNORECASE, re2=True)
 
 
 def _constants(*modules: Any) -> dict[str, Any]:
@@ -144,7 +169,7 @@ def search_data(cat: Catalogue) -> dict[str, Any]:
     data = _index.build_data(cat.ordered(), cat.content_hash(), cat.origin)
     index = _index.Index(data)
     for raw, sig in zip(data["sigs"], index.sigs, strict=True):
-        raw["regex"] = js_regex(sig.pattern)
+        raw["regex"] = signature_regex(raw["pattern"])
         raw["spec"] = _score._specificity(sig)
     aliases: dict[int, list[list[Any]]] = {}  # entry -> [words, idf total] of its title and aliases
     for row in data["aliases"]:  # (entry, ..., words): the entry first, its words last

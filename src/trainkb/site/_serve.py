@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import functools
+import urllib.parse
+from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 __all__ = ["make_server"]
 
 
 class _Handler(SimpleHTTPRequestHandler):
-    """Static files with the headers a static host would send."""
+    """Static files with the headers a static host would send, and nothing a static host would not:
+    no folder listings, no dotfiles (the build marker), and the site's own 404 page."""
 
     extensions_map: ClassVar[dict[str, str]] = {**SimpleHTTPRequestHandler.extensions_map,
                                                 ".js": "text/javascript", ".svg": "image/svg+xml"}
@@ -20,6 +23,29 @@ class _Handler(SimpleHTTPRequestHandler):
         self.send_header("X-Content-Type-Options", "nosniff")
         self.send_header("Cache-Control", "no-cache")
         super().end_headers()
+
+    def send_head(self) -> Any:
+        path = urllib.parse.unquote(urllib.parse.urlsplit(self.path).path)
+        if any(part.startswith(".") for part in path.split("/") if part):
+            self.send_error(HTTPStatus.NOT_FOUND)
+            return None
+        return super().send_head()
+
+    def list_directory(self, path: Any) -> None:
+        self.send_error(HTTPStatus.NOT_FOUND)
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        page = Path(self.directory) / "404.html"
+        if code != HTTPStatus.NOT_FOUND or not page.is_file():
+            super().send_error(code, message, explain)
+            return
+        body = page.read_bytes()
+        self.send_response(code, message)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
 
 
 def make_server(directory: Path, host: str = "127.0.0.1", port: int = 8000) -> ThreadingHTTPServer:

@@ -9,7 +9,8 @@ from .._catalogue import Catalogue
 from .._layers import layer_reports, load_layers
 from .._locate import PathList, find_catalogues
 from .._markdown import entry_header, entry_markdown
-from .._schema import Entry
+from .._schema import Area, Entry
+from .._terminal import printable
 from .._verification import Verification, load_verification
 from ..search import Index, SearchResponse, get_index, search
 
@@ -25,6 +26,32 @@ def tail_for_paste(text: str, limit: int = PASTE_LIMIT) -> str:
         return text
     cut = text.find("\n", len(text) - limit)
     return text[len(text) - limit:] if cut < 0 else text[cut + 1:]
+
+
+def _shown(model: Entry | Area) -> Entry | Area:
+    """``model`` with every control character in its text spelled out (lint flags them; the terminal
+    must never obey one). Unchanged, and not copied, when it holds none."""
+
+    def clean(value: object) -> object:
+        if isinstance(value, str):
+            return printable(value)
+        if isinstance(value, dict):
+            return {key: clean(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [clean(item) for item in value]
+        return value
+
+    data = model.model_dump()
+    cleaned = clean(data)
+    return model if cleaned == data else type(model).model_validate(cleaned)
+
+
+def _displayable(cat: Catalogue) -> Catalogue:
+    """The catalogue as the TUI shows it: no record text can carry an escape sequence to the terminal."""
+    cat.entries = {entry_id: _shown(entry) for entry_id, entry in cat.entries.items()}  # type: ignore[misc]
+    cat.areas = [_shown(area) for area in cat.areas]  # type: ignore[misc]
+    cat.origin = {entry_id: printable(name, newlines=False) for entry_id, name in cat.origin.items()}
+    return cat
 
 
 def fix_code(entry: Entry) -> str:
@@ -48,7 +75,7 @@ class KnowledgeBase:
     @classmethod
     def load(cls, catalogue: PathList | None = None) -> KnowledgeBase:
         roots = find_catalogues(catalogue)
-        cat = load_layers(roots)
+        cat = _displayable(load_layers(roots))
         return cls(cat, get_index(roots), load_verification(layer_reports(cat)))
 
     def search(self, text: str, top: int = 10) -> SearchResponse:

@@ -6,6 +6,7 @@ from rich.text import Text
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from .._terminal import printable
 from ..search import SearchResponse
 from ._entry import inline_code
 
@@ -45,13 +46,13 @@ class ResultsList(OptionList):
             if not self.compact_rows:
                 label.append(_bar(result.score) + " ", style)
             label.append_text(Text.assemble(f"{result.score:3.0f} ", (f"{result.confidence:<6}", style), " ",
-                                            inline_code(result.title)))
+                                            inline_code(printable(result.title, newlines=False))))
             if not self.compact_rows:
                 label.append(f"  · {result.area}", "dim")
             if result.layer:  # an entry of a team's layer says whose it is
-                label.append(f"  · {result.layer}", "bold dim")
+                label.append(f"  · {printable(result.layer, newlines=False)}", "bold dim")
             if result.confidence != "low" and result.fix_summary:  # a guess's fix would read as advice
-                label.append_text(Text.assemble("\n      ", ("fix: ", "green"), inline_code(result.fix_summary)))
+                label.append_text(Text.assemble("\n      ", ("fix: ", "green"), inline_code(printable(result.fix_summary, newlines=False))))
             self.add_option(Option(label, id=result.id))
         if not response.results:
             self.add_option(Option(Text("nothing to compare yet", style="dim"), disabled=True))

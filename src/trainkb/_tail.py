@@ -1,0 +1,42 @@
+"""The tail of a stream read to its end in bounded memory.
+
+`python train.py 2>&1 | kb search` (or `| kb tui`) may pipe gigabytes: the failure is at the
+end, and the writer must never block on a reader that stopped reading, nor die of a broken
+pipe. So the stream is read to its end and only the last few megabytes are kept.
+"""
+
+from __future__ import annotations
+
+from typing import BinaryIO
+
+__all__ = ["KEEP_BYTES", "read_tail"]
+
+KEEP_BYTES = 4 * 1024 * 1024  # more than search or the TUI reads of a paste
+CHUNK_BYTES = 1024 * 1024
+NEWLINE_SEARCH = 2_000  # bytes past a cut searched for a line start, so the tail begins on a whole line
+
+
+def read_tail(stream: BinaryIO, keep: int = KEEP_BYTES) -> tuple[bytes, int]:
+    """The last ``keep`` bytes of ``stream`` read to its end, and how many lines came before them.
+
+    Trimmed only when twice over the limit, so each byte is copied a bounded number of times.
+    The kept part starts after a newline when one lies just past the cut (never the last byte:
+    a single long line ending in a newline keeps its tail rather than nothing).
+    """
+    buffer, dropped, cut_any = bytearray(), 0, False
+    while chunk := stream.read(CHUNK_BYTES):
+        buffer += chunk
+        if len(buffer) > 2 * keep:
+            dropped += buffer.count(b"\n", 0, len(buffer) - keep)
+            del buffer[: len(buffer) - keep]
+            cut_any = True
+    if len(buffer) > keep:
+        dropped += buffer.count(b"\n", 0, len(buffer) - keep)
+        del buffer[: len(buffer) - keep]
+        cut_any = True
+    if cut_any:
+        newline = buffer.find(b"\n", 0, NEWLINE_SEARCH)
+        if 0 <= newline < len(buffer) - 1:
+            dropped += 1
+            del buffer[: newline + 1]
+    return bytes(buffer), dropped

@@ -1,0 +1,101 @@
+"""Escape sequences in a record never reach the terminal raw, and lint flags them; a file name
+cannot forge a second GitHub workflow command."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import record
+
+from trainkb._lint import Finding
+from trainkb.cli import main
+
+OSC_TITLE = "\x1b]0;pwned\x07"
+CLEAR = "\x1b[2J"
+CLIPBOARD = "\x1b]52;c;ZWNobyBwd25lZA==\x07"  # OSC 52: write the clipboard
+HOSTILE_TITLE = f"Sample {OSC_TITLE}{CLEAR}{CLIPBOARD} failure \x9b31m"
+
+
+@pytest.fixture
+def cat(make_catalogue, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    text = record().replace("title: A sample failure for tests", f"title: {json.dumps(HOSTILE_TITLE)}")
+    text = text.replace("fix: Do the right thing.", f"fix: {json.dumps('Run ' + CLEAR + ' then retry.')}")
+    return make_catalogue({"alpha/D1-sample.yaml": text})
+
+
+def _kb(root: Path, *argv: str) -> subprocess.CompletedProcess[bytes]:
+    """A real process, so the bytes checked are the bytes a terminal would get."""
+    return subprocess.run([sys.executable, "-m", "trainkb.cli", "--catalogue", str(root), *argv],
+                          capture_output=True, timeout=120, env=os.environ.copy())
+
+
+@pytest.mark.parametrize("argv", [["list"], ["search", "Sample failure"], ["show", "D1"], ["lint"]])
+def test_no_control_character_reaches_the_terminal(cat, argv):
+    done = _kb(cat, *argv)
+    assert b"Traceback" not in done.stderr
+    out = done.stdout.decode()
+    assert "\x1b" not in out and "\x07" not in out and "\x9b" not in out, out
+    if argv[0] != "lint":
+        assert "\\x1b]0;pwned" in out  # shown, spelled out, not obeyed
+
+
+def test_lint_flags_control_characters(cat, capsys):
+    assert main(["--catalogue", str(cat), "lint", "--json"]) == 1
+    findings = json.loads(capsys.readouterr().out)
+    flagged = {f["field"] for f in findings if f["rule"] == "control-character"}
+    assert flagged == {"title", "fix"}
+
+
+def test_file_name_with_newline_cannot_forge_a_workflow_command():
+    finding = Finding("catalogue/a/x.yaml\n::warning file=evil.py,line=1::forged", 1, 1, "", "schema", "bad: a, b")
+    line = finding.github()
+    assert "\n" not in line and line.count("::") == 2
+    assert line == ("::error file=catalogue/a/x.yaml%0A%3A%3Awarning file=evil.py%2Cline=1%3A%3Aforged,"
+                    "line=1,col=1,title=kb lint schema::bad: a, b")
+
+
+def test_lint_github_format_with_a_newline_in_a_file_name(make_catalogue, capsys):
+    root = make_catalogue({"alpha/D1-x\n::warning file=a.py::forged.yaml": record()})
+    assert main(["--catalogue", str(root), "lint", "--format", "github"]) == 1
+    out = capsys.readouterr().out
+    assert not any(line.startswith("::warning") for line in out.splitlines())
+
+
+@pytest.mark.timeout(120)
+def test_tui_shows_record_text_without_obeying_it(cat, tmp_path):
+    """The TUI (results, entry, browse) gets the same treatment; run on a pseudo-terminal."""
+    import fcntl
+    import pty
+    import signal
+    import struct
+    import termios
+
+    from adversarial.test_tui_pipe import _read_until, _take_terminal
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    read, write = os.pipe()
+    os.write(write, b"Sample failure pwned\n")
+    os.close(write)
+    env = dict(os.environ, TERM="xterm-256color", XDG_CACHE_HOME=str(tmp_path / "cache"))
+    tui = subprocess.Popen([sys.executable, "-m", "trainkb.cli", "--catalogue", str(cat), "tui"], stdin=read,
+                           stdout=slave, stderr=slave, preexec_fn=_take_terminal, env=env)
+    os.close(slave)
+    os.close(read)
+    out = bytearray()
+    try:
+        assert _read_until(master, out, lambda o: b"D1" in o and b"pwned" in o, 60), bytes(out[-2000:])
+        _read_until(master, out, lambda o: False, 1.0)  # the entry pane renders too
+        tui.send_signal(signal.SIGTERM)
+        tui.wait(timeout=20)
+    finally:
+        if tui.poll() is None:
+            tui.kill()
+        os.close(master)
+    assert b"\x1b]0;pwned" not in out and b"\x1b]52;" not in out and b"\x1b[2J" not in out
