@@ -262,3 +262,26 @@ def test_an_empty_marker_names_the_layer_after_its_folder(team):
     (team / "catalogue.yaml").write_text("nmae: typo\n", encoding="utf-8")
     findings = lint_catalogue(load_layers(find_catalogues(str(team))))
     assert [(f.path, f.field, f.rule) for f in findings] == [("team/catalogue.yaml", "nmae", "schema")]
+
+
+def test_lint_over_layers_judges_the_layers_not_the_base(tmp_path):
+    from helpers import AREAS, record
+
+    from trainkb._catalogue import load_catalogue
+    from trainkb._jsonschema import render_schema
+
+    base = tmp_path / "base"
+    (base / "alpha").mkdir(parents=True)
+    (base / "areas.yaml").write_text(AREAS, encoding="utf-8")
+    (base / "schema.json").write_text(render_schema(), encoding="utf-8")
+    (base / "alpha" / "D1-sample.yaml").write_text(record().replace("symptom: Something prints an error.",
+                                                                    "symptom: ''"), encoding="utf-8")
+    layer = tmp_path / "mine"
+    (layer / "alpha").mkdir(parents=True)
+    (layer / "catalogue.yaml").write_text("name: mine\n", encoding="utf-8")
+    (layer / "alpha" / "D2-sample.yaml").write_text(record("D2").replace("fix: Do", "fix: TODO do"),
+                                                    encoding="utf-8")
+    alone = [f.rule for f in lint_catalogue(load_catalogue(base))]
+    assert alone == ["empty-prose"]  # the base's own finding, when the base is linted
+    layered = lint_catalogue(load_layers([base, layer]))
+    assert [(f.path, f.rule) for f in layered] == [("mine/alpha/D2-sample.yaml", "todo")]

@@ -43,6 +43,7 @@ class Catalogue:
     origin: dict[str, str] = field(default_factory=dict)
     overridden: dict[str, Path] = field(default_factory=dict)
     layer_findings: list[tuple[str, int, int, str, str]] = field(default_factory=list)
+    base_problems: int = 0  # how many of ``problems`` (the first ones) the base folder's files have
 
     def area(self, area_id: str) -> Area | None:
         return next((a for a in self.areas if a.id == area_id), None)

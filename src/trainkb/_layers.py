@@ -52,6 +52,7 @@ def load_layers(roots: Sequence[Path]) -> Catalogue:
     base = load_catalogue(Path(roots[0]))
     if len(roots) == 1:
         return base
+    base.base_problems = len(base.problems)
     base.layers.append((layer_name(base.root, base), base.root))
     for root in roots[1:]:
         _add_layer(base, load_catalogue(Path(root), areas_required=False))

@@ -224,13 +224,15 @@ def _check_modeline(out: _Collector, entry: Entry, path: Path) -> None:
 
 
 def _check_schema_file(out: _Collector) -> None:
-    """The base must carry a current schema.json; a layer may leave it out (it only helps editors)."""
-    roots = [out.cat.root] + [root for _name, root in out.cat.layers[1:]]
-    for number, root in enumerate(roots):
+    """A whole catalogue must carry a current schema.json; a layer may leave it out (it only helps
+    editors). Over layers only the layers' own files are judged."""
+    layered = bool(out.cat.layers)
+    roots = [root for _name, root in out.cat.layers[1:]] if layered else [out.cat.root]
+    for root in roots:
         schema_path = root / SCHEMA_FILE
         shown = f"{root.name}/{SCHEMA_FILE}"
         if not schema_path.is_file():
-            if number == 0:
+            if not layered:
                 out.add_file(shown, "schema-stale", f"schema.json is missing; run `kb schema -o {shown}`")
         elif schema_path.stat().st_size != len(render_schema().encode()) or \
                 schema_path.read_text(encoding="utf-8") != render_schema():
@@ -238,17 +240,24 @@ def _check_schema_file(out: _Collector) -> None:
 
 
 def lint_catalogue(cat: Catalogue) -> list[Finding]:
-    """Every finding for the catalogue, load problems first, in a stable order."""
+    """Every finding for the catalogue, load problems first, in a stable order.
+
+    Over layers, the findings are the layers' own: their records, and how they fit the base
+    (collisions, links, areas). The base is linted on its own, by whoever maintains it.
+    """
     out = _Collector(cat)
-    out.findings += [_from_problem(p) for p in cat.problems]
+    layered = bool(cat.layers)
+    out.findings += [_from_problem(p) for p in cat.problems[cat.base_problems if layered else 0:]]
     out.findings += [Finding(path, line, col, "", rule, message)
                      for path, line, col, rule, message in cat.layer_findings]
-    for entry_id, paths in sorted(cat.duplicates.items()):
+    for entry_id, paths in sorted(cat.duplicates.items()) if not layered else []:
         for path in paths[1:]:
             first = cat.display_path(entry_id)
             out.add_file(str(path.relative_to(cat.root.parent)), "duplicate-id",
                          f"id {entry_id!r} is already used by {first}")
     for entry in cat.ordered():
+        if layered and entry.id not in cat.origin:
+            continue
         path = cat.files[entry.id]
         _check_location(out, entry, path)
         _check_area(out, entry)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from importlib import resources
 from pathlib import Path
 
 from .._locate import find_catalogues
@@ -76,6 +77,9 @@ def run(args: argparse.Namespace) -> int:
         return usage_error(str(exc))
     record = render_record(draft)
     layer = find_catalogues(args.catalogue)[-1]
+    if layer.resolve() == Path(str(resources.files("trainkb") / "_bundled_catalogue")).resolve() and not args.dry_run:
+        return usage_error("the catalogue bundled with trainkb is read-only; give --catalogue DIR "
+                           "(a folder with catalogue.yaml holds your own records)")
     path = layer / draft.area / f"{draft.id}-{draft.slug}.yaml"
     if args.dry_run:
         sys.stdout.write(record)
