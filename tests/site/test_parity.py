@@ -86,6 +86,7 @@ def test_browser_agrees_on_noise(real_catalogue: Catalogue, real_site: Path, bro
     expected = [search(text, top=10, catalogue=index).to_json() for text in texts]
     page = browser.new_page()
     page.goto((real_site / "index.html").as_uri())
+    page.evaluate("window.TrainkbSearch.ready()")  # the index and engine load on first use
     got = page.evaluate("texts => texts.map(t => window.TrainkbSearch.paste(t))", texts)
     page.close()
     assert [r["score"] for r in expected[-1]["results"][:1]] == [52.0]
