@@ -252,10 +252,10 @@ def _write_cache(path: Path, data: dict[str, Any]) -> None:
                 os.unlink(tmp)
 
 
-def load_index(roots: Path | Sequence[Path], use_cache: bool = True) -> Index:
+def load_index(roots: str | os.PathLike[str] | Sequence[Path], use_cache: bool = True) -> Index:
     """The index of the catalogue at ``roots`` (a folder, or a base and its layers), from the
     disk cache when its hash (over every layer) still matches."""
-    roots = [Path(r).resolve() for r in ([roots] if isinstance(roots, Path) else roots)]
+    roots = [Path(r).resolve() for r in ([roots] if isinstance(roots, str | os.PathLike) else roots)]
     digest = layers_digest(roots)
     path = _cache_path(digest)
     data = _read_cache(path, digest) if use_cache else None
