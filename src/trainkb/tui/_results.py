@@ -52,7 +52,8 @@ class ResultsList(OptionList):
             if result.layer:  # an entry of a team's layer says whose it is
                 label.append(f"  · {printable(result.layer, newlines=False)}", "bold dim")
             if result.confidence != "low" and result.fix_summary:  # a guess's fix would read as advice
-                label.append_text(Text.assemble("\n      ", ("fix: ", "green"), inline_code(printable(result.fix_summary, newlines=False))))
+                fix = inline_code(printable(result.fix_summary, newlines=False))
+                label.append_text(Text.assemble("\n      ", ("fix: ", "green"), fix))
             self.add_option(Option(label, id=result.id))
         if not response.results:
             self.add_option(Option(Text("nothing to compare yet", style="dim"), disabled=True))
