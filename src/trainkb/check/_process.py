@@ -9,6 +9,7 @@ import os
 import signal
 import socket
 import threading
+import time
 from multiprocessing import spawn
 from multiprocessing.connection import Connection
 from multiprocessing.context import BaseContext
@@ -77,7 +78,11 @@ def free_port() -> int:
 
 
 class _Registry:
-    """Process groups still alive; killed on exit, on SIGTERM and on Ctrl-C."""
+    """Supervisors still alive; stopped on exit, on SIGTERM/SIGHUP and on Ctrl-C.
+
+    Stopping asks first (SIGTERM: the supervisor kills every descendant of its check, whatever
+    session they made) and kills the supervisor's process group only if it does not go in time.
+    """
 
     def __init__(self) -> None:
         self._groups: set[int] = set()
@@ -89,18 +94,34 @@ class _Registry:
             self._groups.add(pid)
 
     def kill(self, pid: int) -> None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(pid, signal.SIGKILL)
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, signal.SIGKILL)
+        for kill in (os.killpg, os.kill):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                kill(pid, signal.SIGKILL)
         with self._lock:
             self._groups.discard(pid)
 
-    def kill_all(self) -> None:
+    def kill_all(self, grace: float = 5.0) -> None:
         with self._lock:
             groups = list(self._groups)
         for pid in groups:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + grace
+        for pid in groups:
+            while _exists(pid) and time.monotonic() < deadline:
+                time.sleep(0.01)
             self.kill(pid)
+
+
+def _exists(pid: int) -> bool:
+    """Whether ``pid`` is still running (the forkserver reaps supervisors, not us)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _without_main(name: str) -> dict[str, Any]:
@@ -152,11 +173,16 @@ class WarmPool:
     def result_pipe(self) -> tuple[Connection, Connection]:
         return self._ctx.Pipe(duplex=False)
 
-    def stop(self, process: BaseProcess) -> None:
-        """Kill the child's whole process group (its own forks included) and reap it."""
-        if process.pid is not None:
-            self.registry.kill(process.pid)
-        process.join(5)
+    def stop(self, process: BaseProcess, grace: float = 5.0) -> None:
+        """Have the supervisor kill its check's processes, wait for it, and kill its group if it hangs."""
+        if process.pid is None:
+            return
+        if process.exitcode is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(process.pid, signal.SIGTERM)
+            process.join(grace)
+        self.registry.kill(process.pid)
+        process.join(1)
 
     def probe(self, packages: list[str]) -> dict[str, Any]:
         """Environment facts that need torch, computed in a warm child."""

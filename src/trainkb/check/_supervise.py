@@ -1,0 +1,116 @@
+"""The per-check supervisor: the parent of the snippet, and the reaper of whatever it starts.
+
+The forkserver forks one supervisor per check process. The supervisor makes itself a child
+subreaper, so a process the snippet starts in a new session (``os.setsid()``, torchrun's
+workers) is re-parented to it instead of to init when its own parent dies; when the snippet
+ends, or `kb check` asks (SIGTERM), or the forkserver dies because `kb check` was SIGKILLed
+(parent-death signal), it kills every descendant, removes the check's folder if nobody else
+will, and reports the snippet's wait status on the result pipe. The snippet gets SIGKILL as
+its own parent-death signal, so killing the supervisor takes the snippet with it and leaves
+the forkserver, and every other check, untouched.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import shutil
+import signal
+import sys
+import time
+from multiprocessing.connection import Connection
+from typing import Any
+
+__all__ = ["STATUS_KEY", "supervise"]
+
+STATUS_KEY = "supervisor_wait_status"
+_PR_SET_PDEATHSIG = 1
+_PR_SET_CHILD_SUBREAPER = 36
+_STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+
+
+class _Stop(Exception):
+    """Raised from a signal handler: kill the snippet now."""
+
+
+def _prctl(option: int, value: int) -> None:
+    if sys.platform == "linux":
+        ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)
+
+
+def _children() -> list[int]:
+    """This process's live children (orphans adopted as subreaper included)."""
+    pid = os.getpid()
+    try:
+        text = open(f"/proc/{pid}/task/{pid}/children").read()  # noqa: SIM115
+        return [int(p) for p in text.split()]
+    except OSError:  # kernel without CONFIG_PROC_CHILDREN: scan every process's parent
+        found = []
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                with contextlib.suppress(OSError, IndexError):
+                    stat = open(f"/proc/{entry}/stat", "rb").read()  # noqa: SIM115
+                    if int(stat.rsplit(b")", 1)[1].split()[1]) == pid:
+                        found.append(int(entry))
+        return found
+
+
+def _reap_all(deadline: float) -> None:
+    """SIGKILL every descendant until none is left; each kill re-parents the next level to us."""
+    while time.monotonic() < deadline:
+        try:
+            if os.waitpid(-1, os.WNOHANG) != (0, 0):
+                continue  # reaped one; look again
+        except ChildProcessError:
+            return
+        for pid in _children():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.001)
+
+
+def _raise_stop(_signum: int, _frame: object) -> None:
+    raise _Stop
+
+
+def supervise(spec: dict[str, Any], result: Connection, stdout: Connection, stderr: Connection) -> None:
+    """Process target: fork the snippet, wait for it, clean up, send its wait status, exit."""
+    parent = os.getppid()
+    for signum in _STOP_SIGNALS:
+        signal.signal(signum, _raise_stop)
+    status: int | None = None
+    try:
+        _prctl(_PR_SET_CHILD_SUBREAPER, 1)
+        _prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+        if os.getppid() != parent:  # the forkserver died before the line above
+            raise _Stop
+        os.setsid()  # our own group: `kb check` can still kill it whole as a last resort
+        me = os.getpid()
+        child = os.fork()
+        if child == 0:
+            for signum in _STOP_SIGNALS:
+                signal.signal(signum, signal.SIG_DFL)
+            _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+            if os.getppid() != me:
+                os._exit(1)
+            from ._child import run_snippet
+
+            run_snippet(spec, result, stdout, stderr)  # never returns
+        stdout.close()
+        stderr.close()
+        while status is None:
+            pid, wait_status = os.waitpid(-1, 0)  # adopted orphans are reaped here too
+            if pid == child:
+                status = wait_status
+    except _Stop:
+        pass
+    finally:
+        for signum in _STOP_SIGNALS:
+            signal.signal(signum, signal.SIG_IGN)
+        _reap_all(time.monotonic() + 10)
+        if os.getppid() != parent and spec.get("owner_dir"):  # `kb check` is gone: nobody else will
+            shutil.rmtree(spec["owner_dir"], ignore_errors=True)
+    with contextlib.suppress(OSError):
+        result.send({STATUS_KEY: status})
+    os._exit(0)
