@@ -70,6 +70,24 @@ def _reap_all(deadline: float) -> None:
         time.sleep(0.001)
 
 
+def _release_forkserver() -> None:
+    """Close our copy of the forkserver's "client alive" pipe.
+
+    multiprocessing hands it to every forked child; while any holds it, the forkserver does
+    not notice that `kb check` died, and so never exits to fire our parent-death signal.
+    A snippet that wants a forkserver of its own gets a fresh one (ours is no longer usable).
+    """
+    from multiprocessing import forkserver
+
+    server = forkserver._forkserver  # type: ignore[attr-defined]
+    if server._forkserver_alive_fd is not None:
+        with contextlib.suppress(OSError):
+            os.close(server._forkserver_alive_fd)
+        server._forkserver_alive_fd = None
+        server._forkserver_pid = None
+        server._forkserver_address = None
+
+
 def _raise_stop(_signum: int, _frame: object) -> None:
     raise _Stop
 
@@ -80,6 +98,7 @@ def supervise(spec: dict[str, Any], result: Connection, stdout: Connection, stde
     for signum in _STOP_SIGNALS:
         signal.signal(signum, _raise_stop)
     status: int | None = None
+    _release_forkserver()
     try:
         _prctl(_PR_SET_CHILD_SUBREAPER, 1)
         _prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
