@@ -65,7 +65,7 @@ def test_preemption_signals_reach_the_job_and_kb_run_survives(tmp_path, signum):
 
 def test_ctrl_z_stops_the_job_and_fg_resumes_it(tmp_path):
     ticks, ready = tmp_path / "ticks", tmp_path / "ready"
-    script = (f"import time\nfrom pathlib import Path\nPath({str(ready)!r}).write_text(str(__import__('os').getpid()))\n"
+    script = (f"import os, time\nfrom pathlib import Path\nPath({str(ready)!r}).write_text(str(os.getpid()))\n"
               f"for i in range(400):\n    Path({str(ticks)!r}).write_text(str(i))\n    time.sleep(0.02)\n")
     # Its own process group, as a job-control shell gives each job (the stop is then not ignored).
     kb = subprocess.Popen([*KB_RUN, sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -126,6 +126,6 @@ def test_on_a_terminal_the_job_sees_a_terminal_and_is_still_diagnosed(make_catal
 
 
 def test_into_a_pipe_the_job_sees_a_pipe():
-    proc = subprocess.run([*KB_RUN, sys.executable, "-c", "import sys; print(sys.stdout.isatty(), sys.stderr.isatty())"],
-                          capture_output=True, timeout=60)
+    script = "import sys; print(sys.stdout.isatty(), sys.stderr.isatty())"
+    proc = subprocess.run([*KB_RUN, sys.executable, "-c", script], capture_output=True, timeout=60)
     assert proc.stdout == b"False False\n"
