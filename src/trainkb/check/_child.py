@@ -93,6 +93,9 @@ def run_snippet(spec: dict[str, Any], result: Connection, stdout: Connection, st
         })
     sys.stdout.flush()
     sys.stderr.flush()
+    # Output first, outcome last: once `kb check` has the outcome it needs nothing more from us.
+    os.close(1)
+    os.close(2)
     try:
         result.send(outcome)
     finally:

@@ -78,50 +78,45 @@ def free_port() -> int:
 
 
 class _Registry:
-    """Supervisors still alive; stopped on exit, on SIGTERM/SIGHUP and on Ctrl-C.
+    """Supervisors not yet known to have exited; stopped on exit, on SIGTERM/SIGHUP and on Ctrl-C.
 
     Stopping asks first (SIGTERM: the supervisor kills every descendant of its check, whatever
     session they made) and kills the supervisor's process group only if it does not go in time.
+    A process is signalled only while multiprocessing has not seen it exit, so a recycled pid
+    is never hit.
     """
 
     def __init__(self) -> None:
-        self._groups: set[int] = set()
+        self._processes: dict[int, BaseProcess] = {}
         self._lock = threading.Lock()
         atexit.register(self.kill_all)
 
-    def add(self, pid: int) -> None:
+    def add(self, process: BaseProcess) -> None:
         with self._lock:
-            self._groups.add(pid)
+            for pid in [pid for pid, p in self._processes.items() if p.exitcode is not None]:
+                del self._processes[pid]
+            self._processes[process.pid] = process  # type: ignore[index]
 
-    def kill(self, pid: int) -> None:
-        for kill in (os.killpg, os.kill):
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                kill(pid, signal.SIGKILL)
+    def kill(self, process: BaseProcess) -> None:
+        if process.exitcode is None:
+            for kill in (os.killpg, os.kill):
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    kill(process.pid, signal.SIGKILL)  # type: ignore[arg-type]
+        process.join(1)
         with self._lock:
-            self._groups.discard(pid)
+            self._processes.pop(process.pid, None)  # type: ignore[arg-type]
 
     def kill_all(self, grace: float = 5.0) -> None:
         with self._lock:
-            groups = list(self._groups)
-        for pid in groups:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGTERM)
+            processes = list(self._processes.values())
+        for process in processes:
+            if process.exitcode is None:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(process.pid, signal.SIGTERM)  # type: ignore[arg-type]
         deadline = time.monotonic() + grace
-        for pid in groups:
-            while _exists(pid) and time.monotonic() < deadline:
-                time.sleep(0.01)
-            self.kill(pid)
-
-
-def _exists(pid: int) -> bool:
-    """Whether ``pid`` is still running (the forkserver reaps supervisors, not us)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+        for process in processes:
+            process.join(max(0.0, deadline - time.monotonic()))
+            self.kill(process)
 
 
 def _without_main(name: str) -> dict[str, Any]:
@@ -167,22 +162,25 @@ class WarmPool:
             finally:
                 spawn.get_preparation_data = _get_preparation_data
         assert process.pid is not None
-        self.registry.add(process.pid)
+        self.registry.add(process)
         return process
 
     def result_pipe(self) -> tuple[Connection, Connection]:
         return self._ctx.Pipe(duplex=False)
 
-    def stop(self, process: BaseProcess, grace: float = 5.0) -> None:
-        """Have the supervisor kill its check's processes, wait for it, and kill its group if it hangs."""
-        if process.pid is None:
+    def stop(self, process: BaseProcess, grace: float = 5.0, wait: bool = True) -> None:
+        """Have the supervisor kill its check's processes, wait for it, and kill its group if it hangs.
+
+        ``wait=False`` for a check whose snippet has reported: its supervisor is reaping and
+        exiting on its own; it stays registered until it has, and the run's end waits for it.
+        """
+        if not wait or process.pid is None:
             return
         if process.exitcode is None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(process.pid, signal.SIGTERM)
             process.join(grace)
-        self.registry.kill(process.pid)
-        process.join(1)
+        self.registry.kill(process)
 
     def probe(self, packages: list[str]) -> dict[str, Any]:
         """Environment facts that need torch, computed in a warm child."""

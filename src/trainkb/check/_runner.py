@@ -129,12 +129,16 @@ class _Launch:
             conn.close()
             return False
         state = self.ranks[rank]
-        if STATUS_KEY in message:
+        if STATUS_KEY in message:  # the snippet died without an outcome; this is how
             status = message[STATUS_KEY]
             state.exitcode = os.waitstatus_to_exitcode(status) if status is not None else -9
-        else:
+        else:  # the snippet's outcome: it has closed its output and is exiting with this code
             state.outcome = message
-        return True
+            state.exitcode = message["exit_code"] & 0xFF
+        state.reported = True
+        self.results.pop(conn, None)
+        conn.close()
+        return False
 
     def _ended(self, rank: int) -> None:
         """The supervisor exited: read what it left; no status means it was killed itself."""
@@ -167,8 +171,10 @@ class _Launch:
                 return False
 
     def close(self) -> str:
-        for process in self.processes:
-            self.pool.stop(process)
+        for process, state in zip(self.processes, self.ranks, strict=True):
+            # A supervisor that reported has killed everything of its check and is exiting by
+            # itself; waiting for its address space to be torn down would only add latency.
+            self.pool.stop(process, wait=not state.reported)
         texts = []
         for rank, (out, err) in enumerate(self.outputs):
             out.finish()

@@ -23,6 +23,7 @@ class RankState:
     exitcode: int | None = None
     output: str = ""
     supervisor_lost: bool = False  # its supervisor died before reporting (the snippet killed its parent?)
+    reported: bool = False  # its outcome or its supervisor's final status arrived
 
     @property
     def running(self) -> bool:
