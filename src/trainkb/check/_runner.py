@@ -14,7 +14,7 @@ from typing import Any
 
 from ._environment import check_environment
 from ._process import BoundedOutput, WarmPool, free_port
-from ._supervise import STATUS_KEY, supervise
+from ._supervise import STATUS_KEY
 from ._tasks import CheckTask, skip_reason
 from ._verdict import ERROR, RankState, Verdict, decide, early_verdict
 
@@ -105,20 +105,17 @@ class _Launch:
         for rank in range(world):
             rank_dir = os.path.join(self.cwd, f"rank{rank}") if world > 1 else self.cwd
             os.makedirs(rank_dir, exist_ok=True)
-            reader, writer = pool.result_pipe()
-            out_r, out_w = os.pipe()
-            err_r, err_w = os.pipe()
-            spec = _spec(task, rank, world, port, rank_dir, self.cwd, limit, options)
-            out_conn, err_conn = Connection(out_w, readable=False), Connection(err_w, readable=False)
+            slot = pool.slot()
             try:
-                process = pool.start(supervise, (spec, writer, out_conn, err_conn))
-            finally:  # the child holds its own copies now
-                writer.close()
-                out_conn.close()
-                err_conn.close()
-            self.processes.append(process)
-            self.results[reader] = rank
-            self.outputs.append((BoundedOutput(out_r), BoundedOutput(err_r)))
+                slot.begin(_spec(task, rank, world, port, rank_dir, self.cwd, limit, options))
+            except OSError:  # the spare died while it waited; start a fresh one
+                slot.discard()
+                slot = pool.slot()
+                slot.begin(_spec(task, rank, world, port, rank_dir, self.cwd, limit, options))
+            self.processes.append(slot.process)
+            self.results[slot.result] = rank
+            self.outputs.append(slot.outputs)
+        pool.keep_spares(options.jobs)
 
     def _receive(self, conn: Connection, rank: int) -> bool:
         """Take one message (the snippet's outcome or the supervisor's status); False at EOF."""
@@ -242,7 +239,7 @@ def run_tasks(tasks: list[CheckTask], options: RunOptions, pool: WarmPool, env: 
         try:
             list(executor.map(work, runnable))
         except BaseException:  # Ctrl-C, or SIGTERM/SIGHUP turned into an exception by `kb check`
-            pool.registry.kill_all()
+            pool.shutdown()
             executor.shutdown(wait=True, cancel_futures=True)  # each check removes its folder
             raise
     return [results[i] for i in range(len(tasks))]

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import pickle
 import shutil
 import signal
 import sys
@@ -92,12 +93,33 @@ def _raise_stop(_signum: int, _frame: object) -> None:
     raise _Stop
 
 
-def supervise(spec: dict[str, Any], result: Connection, stdout: Connection, stderr: Connection) -> None:
-    """Process target: fork the snippet, wait for it, clean up, send its wait status, exit."""
+def _pass_on(feed: int, spec: dict[str, Any]) -> None:
+    data = pickle.dumps(spec)
+    while data:
+        data = data[os.write(feed, data):]
+    os.close(feed)
+
+
+def _await_spec(feed: int) -> dict[str, Any]:
+    """In the snippet process: block until the supervisor passes on the check to run."""
+    with os.fdopen(feed, "rb") as stream:
+        try:
+            return pickle.load(stream)
+        except EOFError:  # the supervisor was stopped before a check came
+            os._exit(0)
+
+
+def supervise(control: Connection, result: Connection, stdout: Connection, stderr: Connection) -> None:
+    """Process target: fork the snippet process, hand it the check `kb check` sends, wait, clean up.
+
+    Both processes exist before the check is known (`kb check` keeps one spare per job), so
+    the two forks of a torch-sized process are not on any check's critical path.
+    """
     parent = os.getppid()
     for signum in _STOP_SIGNALS:
         signal.signal(signum, _raise_stop)
     status: int | None = None
+    owner_dir = None
     _release_forkserver()
     try:
         _prctl(_PR_SET_CHILD_SUBREAPER, 1)
@@ -106,18 +128,34 @@ def supervise(spec: dict[str, Any], result: Connection, stdout: Connection, stde
             raise _Stop
         os.setsid()  # our own group: `kb check` can still kill it whole as a last resort
         me = os.getpid()
+        feed_r, feed_w = os.pipe()
+        # No _Stop inside fork's at-fork hooks (it would be printed and swallowed there).
+        signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
         child = os.fork()
         if child == 0:
             for signum in _STOP_SIGNALS:
                 signal.signal(signum, signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
             _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
             if os.getppid() != me:
                 os._exit(1)
+            os.close(feed_w)
+            control.close()
+            spec = _await_spec(feed_r)
             from ._child import run_snippet
 
             run_snippet(spec, result, stdout, stderr)  # never returns
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
+        os.close(feed_r)
         stdout.close()
         stderr.close()
+        try:
+            spec = control.recv()
+        except (EOFError, OSError):  # `kb check` closed the slot unused
+            raise _Stop from None
+        control.close()
+        owner_dir = spec.get("owner_dir")
+        _pass_on(feed_w, spec)
         while status is None:
             pid, wait_status = os.waitpid(-1, 0)  # adopted orphans are reaped here too
             if pid == child:
@@ -128,8 +166,8 @@ def supervise(spec: dict[str, Any], result: Connection, stdout: Connection, stde
         for signum in _STOP_SIGNALS:
             signal.signal(signum, signal.SIG_IGN)
         _reap_all(time.monotonic() + 10)
-        if os.getppid() != parent and spec.get("owner_dir"):  # `kb check` is gone: nobody else will
-            shutil.rmtree(spec["owner_dir"], ignore_errors=True)
+        if os.getppid() != parent and owner_dir:  # `kb check` is gone: nobody else will
+            shutil.rmtree(owner_dir, ignore_errors=True)
     with contextlib.suppress(OSError):
         result.send({STATUS_KEY: status})
     os._exit(0)

@@ -112,7 +112,7 @@ def _run_checks(tasks: list[CheckTask], args: argparse.Namespace, root: Path) ->
         quiet = args.quiet or args.json == "-"
         return checker.run_tasks(tasks, options, pool, env, Progress(len(tasks), quiet=quiet)), env
     finally:
-        pool.registry.kill_all()
+        pool.shutdown()
 
 
 def run(args: argparse.Namespace) -> int:
