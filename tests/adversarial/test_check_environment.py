@@ -76,3 +76,29 @@ def test_a_cpu_check_runs_with_no_gpu_visible(make_catalogue, capsys):
             "assert not torch.cuda.is_initialized()\nassert torch.cuda.device_count() == 0\n")
     root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml({"code": code, "expect": "ok"}))})
     assert main(["--catalogue", str(root), "check", "-q", "--no-drift"]) == 0, capsys.readouterr().out
+
+
+WARM_IMPORT_WATCHED = """\
+import functools, torch
+calls = []
+def watch(module, name):
+    original = getattr(module, name, None)
+    if original is not None:
+        @functools.wraps(original)
+        def counted(*args, **kwargs):
+            calls.append(name)
+            return original(*args, **kwargs)
+        setattr(module, name, counted)
+for name in ("is_available", "device_count", "_lazy_init", "init", "current_device", "get_device_properties"):
+    watch(torch.cuda, name)
+for name in ("_cuda_getDeviceCount", "_cuda_init"):
+    watch(torch._C, name)
+import trainkb.check._warm
+print(calls, torch.cuda.is_initialized())
+"""
+
+
+def test_the_warm_server_never_asks_cuda():
+    """A CUDA query in the forkserver would fix the device list before CUDA_VISIBLE_DEVICES is set."""
+    proc = subprocess.run([sys.executable, "-c", WARM_IMPORT_WATCHED], capture_output=True, text=True, timeout=300)
+    assert proc.stdout.strip() == "[] False", proc.stdout + proc.stderr
