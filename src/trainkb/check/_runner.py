@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -93,7 +94,7 @@ def _spec(task: CheckTask, rank: int, world: int, port: int | None, cwd: str, ow
 class _Launch:
     """The processes of one check, their pipes and what they reported."""
 
-    def __init__(self, pool: WarmPool, task: CheckTask, limit: float, options: RunOptions) -> None:
+    def __init__(self, pool: WarmPool, task: CheckTask, limit: float, options: RunOptions, waiting: int) -> None:
         self.pool = pool
         world = task.check.requires.processes
         port = free_port() if world > 1 else None
@@ -115,7 +116,7 @@ class _Launch:
             self.processes.append(slot.process)
             self.results[slot.result] = rank
             self.outputs.append(slot.outputs)
-        pool.keep_spares(options.jobs)
+        pool.keep_spares(min(options.jobs, waiting))  # no spare for a check that will never come
 
     def _receive(self, conn: Connection, rank: int) -> bool:
         """Take one message (the snippet's outcome or the supervisor's status); False at EOF."""
@@ -186,13 +187,13 @@ class _Launch:
         return "\n".join(texts)
 
 
-def _run_one(pool: WarmPool, task: CheckTask, options: RunOptions) -> tuple[Verdict, float, str]:
+def _run_one(pool: WarmPool, task: CheckTask, options: RunOptions, waiting: int) -> tuple[Verdict, float, str]:
     expect = task.check.expect
     hang_seconds = getattr(getattr(expect, "hangs", None), "seconds", None)
     limit = task.check.timeout or options.timeout
     wait_for = hang_seconds if hang_seconds is not None else limit
     started = time.monotonic()
-    launch = _Launch(pool, task, limit, options)
+    launch = _Launch(pool, task, limit, options, waiting)
     try:
         hit = launch.collect(started + wait_for, task.check, stop_early=hang_seconds is None)
         elapsed = time.monotonic() - started
@@ -223,10 +224,16 @@ def run_tasks(tasks: list[CheckTask], options: RunOptions, pool: WarmPool, env: 
             if on_result:
                 on_result(results[index])
 
+    not_started = [len(runnable)]
+    counting = threading.Lock()
+
     def work(item: tuple[int, CheckTask]) -> None:
         index, task = item
+        with counting:
+            not_started[0] -= 1
+            waiting = not_started[0]
         try:
-            verdict, seconds, output = _run_one(pool, task, options)
+            verdict, seconds, output = _run_one(pool, task, options, waiting)
             keep_output = output if verdict.status != "passed" else ""
             result = _result(task, verdict.status, seconds, verdict.message, keep_output, verdict.evidence)
         except Exception as exc:  # the runner itself failed for this check; say so, keep going
