@@ -63,6 +63,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run `kb` with ``argv``; return the exit status (0 ok, 1 findings, 2 usage)."""
     _tolerant_output()
     parser = _parser()
+    whole_process = argv is None  # the `kb` program itself, not a library call inside another program
     argv = list(argv) if argv is not None else sys.argv[1:]
     try:
         args = parser.parse_args(argv)
@@ -75,6 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:  # piped or in CI: there is no terminal to draw on
             parser.print_help()
             return 0
+    args.whole_process = whole_process
     module = importlib.import_module(f"trainkb.commands.{args.command}")
     try:
         return int(module.run(args))

@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
         diagnose(tail, f"kb run: no output for {silent_for:.0f} s — if this is a hang")
 
     outcome = watch(cmd, tail_bytes=args.tail_bytes, idle_timeout=args.idle_timeout, on_idle=on_idle)
-    if outcome.returncode != 0:
+    if outcome.returncode != 0 and not outcome.output_closed:  # a closed pipe ended it, as `yes | head` should
         what = (f"was killed by signal {-outcome.returncode}" if outcome.returncode < 0
                 else f"exited with status {outcome.returncode}")
         diagnose(outcome.tail, f"kb run: {cmd[0]} {what}")
