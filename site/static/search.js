@@ -32,6 +32,35 @@
     return why;
   }
 
+  /* multi-rank output: which rank broke first, above the matches (triage.js) */
+  function triageBlock(t) {
+    var box = el("div", "triage");
+    var head = t.sole_culprit !== null ? "Rank " + t.sole_culprit + " broke first: " + t.reason + "."
+      : t.culprits.length ? "Cannot single out one rank; suspects: ranks " + t.culprits.join(", ") + "."
+      : "No rank shows an error of its own.";
+    box.appendChild(el("p", "verdict", head));
+    var list = el("ul");
+    t.ranks.slice().sort(function (a, b) {
+      return ((a.role !== "culprit" && a.role !== "suspect") - (b.role !== "culprit" && b.role !== "suspect")) || a.rank - b.rank;
+    }).forEach(function (v) {
+      var li = el("li", "rank " + v.role);
+      li.appendChild(el("strong", null, "rank " + v.rank + " " + v.role + ": "));
+      var what = v.error && v.how !== "silent" ? v.error : v.description;
+      li.appendChild(document.createTextNode(what.length > 200 ? what.slice(0, 200) + "…" : what));
+      if (v.rank === t.sole_culprit && t.entry) {
+        li.appendChild(document.createTextNode(" — "));
+        li.appendChild(entryLink(t.entry.id, t.entry.title));
+      }
+      list.appendChild(li);
+    });
+    box.appendChild(list);
+    if (t.root_cause_is_victim) {
+      box.appendChild(el("p", "hint", "torchrun's \"Root Cause\" names rank " + t.root_cause_rank + ", which only suffered the failure."));
+    }
+    t.collect.forEach(function (tip) { box.appendChild(el("p", "hint", "Next time: " + tip)); });
+    return box;
+  }
+
   /* (a) paste your traceback */
   var pasteForm = document.getElementById("paste-form"), pasteInput = document.getElementById("paste-input");
   var pasteOut = document.getElementById("paste-results");
@@ -40,6 +69,8 @@
     pasteOut.textContent = "";
     if (!text.trim()) return;
     var response = engine.search(text, 5);
+    var ranks = window.TrainkbTriage ? window.TrainkbTriage.triage(text, engine) : null;
+    if (ranks) pasteOut.appendChild(triageBlock(ranks));
     pasteOut.appendChild(el("p", "verdict", response.abstained
       ? (response.results.length ? "No entry explains this with confidence. The closest:" : "No entry matches this.")
       : "Read as a " + response.query_kind + ". Best match first:"));
@@ -111,5 +142,6 @@
   var q = new URLSearchParams(window.location.search).get("q");
   if (q) { findInput.value = q; runFind(); }
   /* for tests and the console: the same calls the boxes make */
-  window.TrainkbSearch = { paste: function (text) { return engine.search(text, 10); }, fullText: fullText };
+  window.TrainkbSearch = { paste: function (text) { return engine.search(text, 10); }, fullText: fullText,
+                           triage: function (text) { return window.TrainkbTriage.triage(text, engine); } };
 })();

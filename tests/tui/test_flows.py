@@ -177,3 +177,18 @@ def test_kb_tui_without_a_terminal_is_a_usage_error():
     assert "terminal" in proc.stderr
     help_proc = subprocess.run([sys.executable, "-m", "trainkb"], capture_output=True, text=True, timeout=60)
     assert help_proc.returncode == 0 and "usage: kb" in help_proc.stdout
+
+
+async def test_multirank_paste_shows_the_ranks_above_the_matches(app):
+    from pathlib import Path
+
+    log = Path(__file__).parents[1] / "triage" / "fixtures" / "nccl" / "nan-n2-r1" / "combined.log"
+    async with app.run_test(size=(120, 40)) as pilot:
+        panel = app.query_one("#triage")
+        assert not panel.display  # a single traceback: no rank summary
+        await paste(pilot, app, TRACEBACK)
+        assert not panel.display
+        await paste(pilot, app, log.read_text(encoding="utf-8"))
+        assert panel.display
+        text = str(panel.render())
+        assert "rank 1   culprit" in text and "non-finite" in text and "rank 0   victim" in text

@@ -189,6 +189,9 @@ def _collect(reader: Reader, basis: str, victims: list[int], how: dict[int, str]
             tips.append("TORCH_FR_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1: Flight Recorder dumps each rank's "
                         "last collectives on a timeout (`torchfrtrace` lines them up)")
             tips.append("TORCH_DISTRIBUTED_DEBUG=DETAIL: a mismatched collective raises naming both ranks")
+    if basis == "silent" and len([r for r in how if how[r] in ("none", "sigterm")]) > 1 and not reader.summary_seen:
+        tips.append("keep torchrun's own output too (kb run, or 2>&1 | tee): its failure summary gives each rank's "
+                    "exit code and signal, which per-rank logs lack")
     if len(reader.ranks) < 2 or not any(s.tag for s in reader.ranks.values()):
         tips.append("torchrun --tee 3 (or --log-dir DIR): every line tagged with its rank, one log per rank")
     if any(how[r] == "exited" for r in how):  # a rank failed with an exit code and no traceback anywhere

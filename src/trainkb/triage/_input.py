@@ -8,14 +8,14 @@ saved next to it) are read as interleaved output.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from ._decide import Triage, decide
 from ._read import CHUNK, Reader
 
-__all__ = ["explain", "is_multirank", "read_chunks", "triage_path", "triage_reader", "triage_text"]
+__all__ = ["explain", "is_multirank", "read_chunks", "triage_block", "triage_path", "triage_reader", "triage_text"]
 
 TEXT_SUFFIXES = (".log", ".txt", ".out", ".err")
 MAX_FILES = 4096  # a folder with more is not a torchrun log folder; read this many
@@ -93,22 +93,26 @@ def _rank_dirs(root: Path) -> dict[int, Path]:
     return found[max(found, key=key)]
 
 
+def _feed_dir(reader: Reader, path: Path) -> None:
+    ranks = _rank_dirs(path)
+    layout = {p for d in ranks.values() for p in d.iterdir()}
+    for rank, folder in sorted(ranks.items()):
+        for name in ("stdout.log", "stderr.log"):
+            if (folder / name).is_file():
+                reader.feed_chunks(read_chunks(folder / name), rank, str(folder / name))
+        if (folder / "error.json").is_file():
+            reader.feed_error_file((folder / "error.json").read_text(encoding="utf-8", errors="replace"),
+                                   rank, str(folder / "error.json"))
+    others = sorted(p for p in path.iterdir() if p.is_file() and p.suffix in TEXT_SUFFIXES and p not in layout)
+    for other in others[:MAX_FILES]:
+        reader.feed_chunks(read_chunks(other), None, str(other))
+
+
 def triage_path(path: Path, catalogue: Any = None, match: bool = True) -> Triage | None:
     """Triage a log file, an error.json, or a folder of per-rank logs."""
     reader = Reader()
     if path.is_dir():
-        ranks = _rank_dirs(path)
-        layout = {p for d in ranks.values() for p in d.iterdir()}
-        for rank, folder in sorted(ranks.items()):
-            for name in ("stdout.log", "stderr.log"):
-                if (folder / name).is_file():
-                    reader.feed_chunks(read_chunks(folder / name), rank, str(folder / name))
-            if (folder / "error.json").is_file():
-                reader.feed_error_file((folder / "error.json").read_text(encoding="utf-8", errors="replace"),
-                                       rank, str(folder / "error.json"))
-        others = sorted(p for p in path.iterdir() if p.is_file() and p.suffix in TEXT_SUFFIXES and p not in layout)
-        for other in others[:MAX_FILES]:
-            reader.feed_chunks(read_chunks(other), None, str(other))
+        _feed_dir(reader, path)
     elif path.suffix == ".json":
         rank = path.parent.name
         reader.feed_error_file(path.read_text(encoding="utf-8", errors="replace"),
@@ -116,3 +120,33 @@ def triage_path(path: Path, catalogue: Any = None, match: bool = True) -> Triage
     else:
         reader.feed_chunks(read_chunks(path))
     return triage_reader(reader, catalogue, match)
+
+
+def log_dir_of(cmd: Sequence[str]) -> Path | None:
+    """The folder a torchrun command line writes per-rank logs to (`--log-dir DIR`, `--log_dir=DIR`)."""
+    for i, arg in enumerate(cmd):
+        for flag in ("--log-dir", "--log_dir"):
+            if arg == flag and i + 1 < len(cmd):
+                return Path(cmd[i + 1])
+            if arg.startswith(flag + "="):
+                return Path(arg.split("=", 1)[1])
+    return None
+
+
+def triage_block(tail: str, catalogue: Any = None, cmd: Sequence[str] = (), heading: str = "kb run: triage") -> str:
+    """The text block for `kb run`: from the captured tail and, when the command had one, its --log-dir.
+
+    Returns '' when the output is not multi-rank; never raises, so a diagnosis cannot fail the run.
+    """
+    from ._report import to_text
+
+    log_dir = log_dir_of(cmd)
+    try:
+        reader = Reader()
+        if log_dir is not None and log_dir.is_dir():
+            _feed_dir(reader, log_dir)
+        reader.feed(tail)
+        triage = triage_reader(reader, catalogue)
+        return to_text(triage, heading) if triage is not None else ""
+    except Exception as exc:  # a diagnosis must never change the outcome of the command it watches
+        return f"── {heading}: could not read the ranks' output ({type(exc).__name__}) ──\n"

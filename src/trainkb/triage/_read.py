@@ -22,12 +22,16 @@ CHUNK = 4 * 1024 * 1024
 CONTEXT_CHARS = 6_000  # characters before an exception line searched for that rank's traceback
 MAX_EVENTS = 64  # per rank: a rank that repeats an error thousands of times keeps the first ones
 TAIL_LINES = 60  # per rank: the lines kept to search the catalogue with
+MAX_SUMMARY_LINES = 5_000  # torchrun's summary is far shorter; past this, "Failures:" was not its start
+RANK_SCAN = 256 * 1024  # after the first chunk, new ranks are looked for at each chunk's two ends only
 
-# lines worth a closer look all contain one of these; everything else is progress
-_KEYWORDS = ("Error", "Exception", "Traceback", "Timed out", "timed out", "Watchdog", "SeqNum", "exitcode",
-             "Signal ", "closing signal", "Root Cause", "error_file", "rank      :", "time      :",
-             "NCCL work", "last completed", "mismatch between collectives", "Interrupt", "Killed",
-             "Segmentation fault", "core dumped", "Connection closed", "Connection reset", "Fatal Python error")
+# lines worth a closer look all contain one of these; everything else is progress. Each starts with
+# an upper-case letter: `re` then skips ahead to the next character that can start one, and typical
+# progress lines ("[default3]:step 7 loss 0.43") hold few. torchrun's summary fields are lower
+# case, so the summary block ("Failures:" ... "=====") is read line by line instead.
+_KEYWORDS = ("Error", "Exception", "Traceback", "Timed out", "Timeout", "Watchdog", "SeqNum", "Signal ",
+             "Sending process", "Root Cause", "Failures:", "NCCL", "Rank ", "Interrupt", "Killed",
+             "Segmentation fault", "Connection ", "Fatal Python error", "Detected mismatch")
 _KEYWORD_RE = re.compile("|".join(re.escape(k) for k in _KEYWORDS))
 
 _PREFIX = re.compile(r"\[(default|rank)(\d+)\]:\s?")
@@ -38,7 +42,6 @@ _SUMMARY_FIELD = re.compile(r"^\s{1,4}(time|rank|exitcode|error_file|traceback)\
 _SUMMARY_RANK = re.compile(r"^(\d+)(?: \(local_rank: (\d+)\))?")
 _EXITCODE = re.compile(r"^(-?\d+) \(pid: (\d+)\)")
 _SENT = re.compile(r"Sending process (\d+) closing signal (SIG[A-Z]+)")
-_AGENT_FAILED = re.compile(r"failed \(exitcode: (-?\d+)\) local_rank: (\d+) \(pid: (\d+)\)")
 _WATCHDOG = re.compile(r"Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(\d+), OpType=(\w+)"
                        r"(?:, NumelIn=(\d+))?")
 _ENQUEUED = re.compile(r"[Ll]ast enqueued (?:NCCL )?work: (-?\d+), last completed (?:NCCL )?work: (-?\d+)")
@@ -123,12 +126,11 @@ def _stamp(text: str, year: int) -> float | None:
 
 
 class Reader:
-    """Feed it text (``feed``), files of one rank (``feed_rank_text``) and error files; read ``ranks``."""
+    """Feed it interleaved text (``feed``), one rank's files (``rank=``) and error files; read ``ranks``."""
 
     def __init__(self) -> None:
         self.ranks: dict[int, RankState] = {}
         self.root_cause: int | None = None  # the rank torchrun's summary names as the first failure
-        self.first_agent_failure: int | None = None  # local rank of torchrun's "failed (exitcode ...)" line
         self.sent: dict[int, str] = {}  # pid -> signal the launcher sent it
         self.lines = 0
         self.origin: str | None = None
@@ -140,6 +142,8 @@ class Reader:
         self._in_summary = False
         self._in_root_cause = False
         self._summary_traceback = False
+        self._summary_lines = 0
+        self._chunks = 0
         self._seen_pattern: re.Pattern[str] | None = None
 
     # --- public feeding -----------------------------------------------------------------------
@@ -199,12 +203,18 @@ class Reader:
         self._scan_ranks(text, default_rank)
         counted, counted_at = 0, 0
         pos = 0
-        while True:
-            m = _KEYWORD_RE.search(text, pos)
-            if m is None:
-                break
-            start = text.rfind("\n", 0, m.start()) + 1
-            end = text.find("\n", m.end())
+        while pos < len(text):
+            if self._in_summary:  # torchrun's summary block: every line, until its closing rule
+                start = pos
+                self._summary_lines += 1
+                if self._summary_lines > MAX_SUMMARY_LINES:  # a stray "Failures:" opened no summary
+                    self._in_summary = self._in_root_cause = False
+            else:
+                m = _KEYWORD_RE.search(text, pos)
+                if m is None:
+                    break
+                start = text.rfind("\n", 0, m.start()) + 1
+            end = text.find("\n", start)
             end = len(text) if end < 0 else end
             counted += text.count("\n", counted_at, start)
             counted_at = start
@@ -216,21 +226,15 @@ class Reader:
         """Which ranks speak in this chunk, how much, and the last line of each: C-speed searches only."""
         if default_rank is not None:
             state = self._rank(default_rank)
+            state.tag = state.tag or "file"  # a per-rank log file: every line is this rank's
             last = text.rstrip("\n").rsplit("\n", 1)[-1]
             if last.strip():
                 state.last_line = _PREFIX.sub("", last, count=2)[:300]
             return
-        pos = 0
-        while True:
-            if self._seen_pattern is None:
-                known = "|".join(str(r) for r in sorted(self.ranks))
-                self._seen_pattern = re.compile(
-                    r"^\[(?:default|rank)" + (rf"(?!(?:{known})\])" if known else "") + r"(\d+)\]:", re.M)
-            m = self._seen_pattern.search(text, pos)
-            if m is None:
-                break
-            self._rank(int(m[1]))
-            pos = m.end()
+        self._chunks += 1
+        whole = self._chunks == 1 or len(text) <= 2 * RANK_SCAN
+        for lo, hi in [(0, len(text))] if whole else [(0, RANK_SCAN), (len(text) - RANK_SCAN, len(text))]:
+            self._find_ranks(text, lo, hi)
         for rank, state in self.ranks.items():
             tags = (f"[default{rank}]:", f"[rank{rank}]:")
             for tag in sorted(tags, key=lambda t: t != state.tag):  # the style that worked last time first
@@ -241,6 +245,19 @@ class Reader:
                     state.last_line = _PREFIX.sub("", text[at:end if end >= 0 else len(text)], count=2)[:300]
                     state.tag = tag
                     break
+
+    def _find_ranks(self, text: str, pos: int, end: int) -> None:
+        """Register every rank whose prefix starts a line in text[pos:end], skipping known ones in C."""
+        while True:
+            if self._seen_pattern is None:
+                known = "|".join(str(r) for r in sorted(self.ranks))
+                self._seen_pattern = re.compile(
+                    r"^\[(?:default|rank)" + (rf"(?!(?:{known})\])" if known else "") + r"(\d+)\]:", re.M)
+            m = self._seen_pattern.search(text, pos, end)
+            if m is None:
+                return
+            self._rank(int(m[1]))
+            pos = m.end()
 
     def _strip(self, raw: str, default_rank: int | None) -> tuple[str, int | None, bool]:
         """The line without rank prefixes, the rank it belongs to, and whether a prefix said so."""
@@ -265,10 +282,6 @@ class Reader:
             return
         if m := _SENT.search(text):
             self.sent[int(m[1])] = m[2]
-            return
-        if m := _AGENT_FAILED.search(text):
-            if self.first_agent_failure is None:
-                self.first_agent_failure = int(m[2])
             return
         if rank is None:
             return
@@ -300,6 +313,14 @@ class Reader:
         if "Root Cause (first observed failure)" in text:
             self._in_summary = self._in_root_cause = True
             self.summary_seen = True
+            return True
+        if text.startswith("Failures:"):
+            self._in_summary = self.summary_seen = True
+            self._summary_lines = 0
+            return True
+        if self._in_summary and text.startswith("====="):
+            self._in_summary = self._in_root_cause = self._summary_traceback = False
+            self._summary_rank = None
             return True
         m = _SUMMARY_FIELD.match(text)
         if m is None:
