@@ -16,8 +16,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from faultgrid import run_fault  # noqa: E402
-from faultjob import FAULTS  # noqa: E402
+from faultgrid import run_fault
+from faultjob import FAULTS
 
 
 def main() -> int:

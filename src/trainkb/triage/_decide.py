@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from ._read import Event, Reader, RankState
+from ._read import Event, RankState, Reader
 
 __all__ = ["RankVerdict", "Triage", "decide"]
 
@@ -184,11 +184,10 @@ def decide(reader: Reader) -> Triage:
 def _collect(reader: Reader, basis: str, victims: list[int], how: dict[int, str]) -> list[str]:
     """What to turn on next time, when this output could not settle the question."""
     tips = []
-    if basis in ("none", "silent") or (basis == "behind" and len(reader.ranks) < 2):
-        if any(how[r] == "timeout" for r in victims) or basis == "none":
-            tips.append("TORCH_FR_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1: Flight Recorder dumps each rank's "
-                        "last collectives on a timeout (`torchfrtrace` lines them up)")
-            tips.append("TORCH_DISTRIBUTED_DEBUG=DETAIL: a mismatched collective raises naming both ranks")
+    if basis == "none" or (basis == "silent" and any(how[r] == "timeout" for r in victims)):
+        tips.append("TORCH_FR_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1: Flight Recorder dumps each rank's "
+                    "last collectives on a timeout (`torchfrtrace` lines them up)")
+        tips.append("TORCH_DISTRIBUTED_DEBUG=DETAIL: a mismatched collective raises naming both ranks")
     if basis == "silent" and len([r for r in how if how[r] in ("none", "sigterm")]) > 1 and not reader.summary_seen:
         tips.append("keep torchrun's own output too (kb run, or 2>&1 | tee): its failure summary gives each rank's "
                     "exit code and signal, which per-rank logs lack")

@@ -74,10 +74,8 @@ def triage_text(text: str | Iterable[str], catalogue: Any = None, match: bool = 
 def _rank_dirs(root: Path) -> dict[int, Path]:
     """local_rank -> folder of the latest attempt of the newest run under ``root``."""
     found: dict[Path, dict[int, Path]] = {}
-    count = 0
-    for folder, dirs, _files in os.walk(root):
-        count += 1
-        if count > MAX_FILES:
+    for count, (folder, dirs, _files) in enumerate(os.walk(root)):
+        if count >= MAX_FILES:
             break
         here = Path(folder)
         if here.name.isdigit() and here.parent.name.startswith("attempt_"):

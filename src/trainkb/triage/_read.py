@@ -14,7 +14,7 @@ import re
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 __all__ = ["Event", "RankState", "Reader"]
 
@@ -112,14 +112,14 @@ def _stamp(text: str, year: int) -> float | None:
         frac = (m[7] or "0").ljust(6, "0")
         try:
             return datetime(int(m[1]), int(m[2]), int(m[3]), int(m[4]), int(m[5]), int(m[6]), int(frac),
-                            tzinfo=timezone.utc).timestamp()
+                            tzinfo=UTC).timestamp()
         except ValueError:
             return None
     m = _GLOG.search(text)
     if m:
         try:
             return datetime(year, int(m[1]), int(m[2]), int(m[3]), int(m[4]), int(m[5]),
-                            int(m[6][:6].ljust(6, "0")), tzinfo=timezone.utc).timestamp()
+                            int(m[6][:6].ljust(6, "0")), tzinfo=UTC).timestamp()
         except ValueError:
             return None
     return None
@@ -135,7 +135,7 @@ class Reader:
         self.lines = 0
         self.origin: str | None = None
         self.summary_seen = False
-        self.year = datetime.now(timezone.utc).year
+        self.year = datetime.now(UTC).year
         self._pending = ""
         self._summary_rank: int | None = None
         self._summary_time: float | None = None

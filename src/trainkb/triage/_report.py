@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from ._decide import Triage
@@ -21,7 +21,7 @@ _BASIS = {
 def _when(seconds: float | None) -> str | None:
     if seconds is None:
         return None
-    return datetime.fromtimestamp(seconds, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _clip(text: str, limit: int = 150) -> str:
@@ -56,7 +56,7 @@ def to_json(triage: Triage, first_line: int = 1) -> dict[str, Any]:
 def _where(line: int | None, origin: str | None, seconds: float | None) -> str:
     bits = [f"line {line}" if line and not origin else origin.rsplit("/", 3)[-1] if origin else ""]
     if seconds is not None:
-        bits.append(datetime.fromtimestamp(seconds, timezone.utc).strftime("%H:%M:%S"))
+        bits.append(datetime.fromtimestamp(seconds, UTC).strftime("%H:%M:%S"))
     text = ", ".join(b for b in bits if b)
     return f"  [{text}]" if text else ""
 
@@ -87,7 +87,8 @@ def to_text(triage: Triage, heading: str = "triage", first_line: int = 1) -> str
         what = _clip(v.error) if v.error and v.how not in ("silent",) else v.description
         if v.how in ("timeout", "connection", "abort", "sigterm") and v.error:
             what = f"{v.description}: {_clip(v.error, 110)}"
-        lines.append(f"  rank {v.rank:<3} {v.role:<8} {what}{_seq(v.seq)}{_where(_line(v.line, first_line), v.origin, v.time)}")
+        where = _where(_line(v.line, first_line), v.origin, v.time)
+        lines.append(f"  rank {v.rank:<3} {v.role:<8} {what}{_seq(v.seq)}{where}")
         if v.role in ("culprit", "suspect") and triage.entry and v.rank == triage.sole_culprit:
             e = triage.entry
             lines.append(f"           explained by {e['id']} {e['title']} [{e['confidence']}]  (kb show {e['id']})")
