@@ -47,7 +47,7 @@
       li.appendChild(el("strong", null, "rank " + v.rank + " " + v.role + ": "));
       var what = v.error && v.how !== "silent" ? v.error : v.description;
       li.appendChild(document.createTextNode(what.length > 200 ? what.slice(0, 200) + "…" : what));
-      if (v.rank === t.sole_culprit && t.entry) {
+      if (v.rank === t.explained_rank && t.entry) {
         li.appendChild(document.createTextNode(" — "));
         li.appendChild(entryLink(t.entry.id, t.entry.title));
       }

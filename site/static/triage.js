@@ -243,14 +243,11 @@
       .map(function (e) { return e.time; });
     return times.length ? Math.min.apply(null, times) : null;
   }
-  function first(ranks, when, prefer) {
+  function first(ranks, when) {
     var known = ranks.filter(function (r) { return when.get(r) !== null; });
-    var tied = ranks;
-    if (ranks.length > 1 && known.length === ranks.length) {
-      var earliest = Math.min.apply(null, known.map(function (r) { return when.get(r); }));
-      tied = ranks.filter(function (r) { return (when.get(r) || 0) - earliest < TIE_SECONDS; });
-    }
-    return tied.length > 1 && tied.indexOf(prefer) >= 0 ? [prefer] : tied;
+    if (ranks.length <= 1 || known.length < ranks.length) return ranks;
+    var earliest = Math.min.apply(null, known.map(function (r) { return when.get(r); }));
+    return ranks.filter(function (r) { return (when.get(r) || 0) - earliest < TIE_SECONDS; });
   }
   function oddOnesOut(ops) {  /* ops: array of [rank, key] in insertion order */
     var counts = new Map();
@@ -282,7 +279,7 @@
     var fingerprints = Array.from(fpMap.entries());
     var basis = "none", culprits = [], odd;
     var distinct = new Set(enqueued.map(function (e) { return e[1]; }));
-    if (own.length) { basis = "own-error"; culprits = first(own, when, reader.rootCause); }
+    if (own.length) { basis = "own-error"; culprits = first(own, when); }
     else if (fingerprints.length && (odd = oddOnesOut(fingerprints)).length) { basis = "mismatch"; culprits = odd; }
     else if (enqueued.length >= 2 && distinct.size > 1) {
       var low = Math.min.apply(null, enqueued.map(function (e) { return e[1]; }));
@@ -291,7 +288,7 @@
     else if (victims.length && silent.length && victims.some(function (r) { return ["timeout", "connection", "abort"].indexOf(how.get(r)) >= 0; })) {
       basis = "silent"; culprits = silent;
     } else if (ranks.length >= 2 && !victims.length && having(["exited"]).length) {
-      basis = "own-error"; culprits = first(having(["exited"]), when, reader.rootCause);
+      basis = "own-error"; culprits = first(having(["exited"]), when);
     }
     culprits = culprits.slice().sort(function (a, b) { return a - b; });
     var verdicts = ranks.map(function (r) {
@@ -341,7 +338,10 @@
     if (reader.ranks.size < 2) return null;
     var result = decide(reader);
     result.entry = null;
-    var v = result.ranks.filter(function (x) { return x.rank === result.sole_culprit; })[0];
+    var explained = result.sole_culprit !== null ? result.sole_culprit
+      : result.culprits.length && result.basis === "own-error" ? result.culprits[0] : null;
+    result.explained_rank = explained;
+    var v = result.ranks.filter(function (x) { return x.rank === explained; })[0];
     if (engine && v && ["exception", "signal", "exited"].indexOf(v.how) >= 0 && v.error) {
       var state = reader.ranks.get(v.rank);
       var body = state.tail.length ? state.tail.join("\n") : v.error;

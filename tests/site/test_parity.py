@@ -144,7 +144,7 @@ def _triage_view(t: dict | None) -> object:  # type: ignore[type-arg]
         return None
     return {"culprits": t["culprits"], "basis": t["basis"], "root_cause_rank": t["root_cause_rank"],
             "root_cause_is_victim": t["root_cause_is_victim"], "gap_seconds": t["gap_seconds"],
-            "collect": t["collect"], "entry": t["entry"] and t["entry"]["id"],
+            "collect": t["collect"], "entry": t["entry"] and t["entry"]["id"], "explained": t["explained_rank"],
             "ranks": [[r["rank"], r["role"], r["how"], r["error"], r["line"], r["exitcode"], r["collective"]]
                       for r in t["ranks"]]}
 

@@ -62,8 +62,15 @@ class Triage:
         return self.root_cause is not None and self.root_cause not in self.culprits and any(
             v.rank == self.root_cause and v.role == "victim" for v in self.ranks)
 
+    @property
+    def explained_rank(self) -> int | None:
+        """The rank whose own error the catalogue is asked about: the culprit, or the first of several."""
+        if self.sole_culprit is not None:
+            return self.sole_culprit
+        return self.culprits[0] if self.culprits and self.basis == "own-error" else None
+
     def verdict(self) -> RankVerdict | None:
-        return next((v for v in self.ranks if v.rank == self.sole_culprit), None)
+        return next((v for v in self.ranks if v.rank == self.explained_rank), None)
 
 
 def _signal_kind(state: RankState, event: Event, reader: Reader) -> str:
@@ -108,15 +115,17 @@ def _time(state: RankState, event: Event | None) -> float | None:
     return min(times) if times else None
 
 
-def _first(ranks: list[int], when: dict[int, float | None], prefer: int | None) -> list[int]:
-    """The earliest of ``ranks``; several when their times tie or are unknown; torchrun's pick breaks a tie."""
+def _first(ranks: list[int], when: dict[int, float | None]) -> list[int]:
+    """The earliest of ``ranks``; all of them when their times tie or are unknown.
+
+    torchrun's "Root Cause" is no tie-breaker: it is the first exit the agent noticed, not the
+    first failure, and ranks failing on their own within a second are all worth reading.
+    """
     known = [when[r] for r in ranks if when[r] is not None]
     if len(ranks) <= 1 or len(known) < len(ranks):
-        tied = ranks
-    else:
-        earliest = min(known)
-        tied = [r for r in ranks if (when[r] or 0.0) - earliest < TIE_SECONDS]
-    return [prefer] if prefer in tied and len(tied) > 1 else tied
+        return ranks
+    earliest = min(known)
+    return [r for r in ranks if (when[r] or 0.0) - earliest < TIE_SECONDS]
 
 
 def _odd_ones_out(ops: dict[int, object]) -> list[int]:
@@ -147,7 +156,7 @@ def decide(reader: Reader) -> Triage:
 
     basis, culprits = "none", []
     if own:
-        basis, culprits = "own-error", _first(own, when, reader.root_cause)
+        basis, culprits = "own-error", _first(own, when)
     elif fingerprints and (odd := _odd_ones_out(fingerprints)):
         basis, culprits = "mismatch", odd
     elif len(enqueued) >= 2 and len(set(enqueued.values())) > 1:
@@ -158,7 +167,7 @@ def decide(reader: Reader) -> Triage:
     elif victims and silent and any(how[r] in ("timeout", "connection", "abort") for r in victims):
         basis, culprits = "silent", silent
     elif len(states) >= 2 and not victims and any(how[r] == "exited" for r in states):
-        basis, culprits = "own-error", _first([r for r in states if how[r] == "exited"], when, reader.root_cause)
+        basis, culprits = "own-error", _first([r for r in states if how[r] == "exited"], when)
 
     verdicts = []
     for rank, state in states.items():

@@ -46,6 +46,7 @@ def to_json(triage: Triage, first_line: int = 1) -> dict[str, Any]:
         "root_cause_is_victim": triage.root_cause_is_victim,
         "gap_seconds": triage.gap_seconds,
         "entry": triage.entry,
+        "explained_rank": triage.explained_rank,
         "collect": triage.collect,
         "ranks": [{"rank": v.rank, "role": v.role, "how": v.how, "description": v.description,
                    "error": v.error, "line": _line(v.line, first_line), "file": v.origin, "time": _when(v.time),
@@ -89,7 +90,7 @@ def to_text(triage: Triage, heading: str = "triage", first_line: int = 1) -> str
             what = f"{v.description}: {_clip(v.error, 110)}"
         where = _where(_line(v.line, first_line), v.origin, v.time)
         lines.append(f"  rank {v.rank:<3} {v.role:<8} {what}{_seq(v.seq)}{where}")
-        if v.role in ("culprit", "suspect") and triage.entry and v.rank == triage.sole_culprit:
+        if triage.entry and v.rank == triage.explained_rank:
             e = triage.entry
             lines.append(f"           explained by {e['id']} {e['title']} [{e['confidence']}]  (kb show {e['id']})")
         if v.how == "silent" and v.last_line:

@@ -31,7 +31,7 @@ class TriagePanel(Static):
         for v in order:
             what = v.error if v.error and v.how != "silent" else v.description
             line = Text.assemble((f"rank {v.rank:<3} ", "bold"), (f"{v.role:<8} ", _STYLE[v.role]), what[:160])
-            if v.rank == triage.sole_culprit and triage.entry:
+            if v.rank == triage.explained_rank and triage.entry:
                 line.append(f"  → {triage.entry['id']}", style="bold")
             lines.append(line)
         if triage.root_cause_is_victim:
