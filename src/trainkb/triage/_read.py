@@ -22,6 +22,7 @@ CHUNK = 4 * 1024 * 1024
 CONTEXT_CHARS = 6_000  # characters before an exception line searched for that rank's traceback
 MAX_EVENTS = 64  # per rank: a rank that repeats an error thousands of times keeps the first ones
 TAIL_LINES = 60  # per rank: the lines kept to search the catalogue with
+MAX_LINE = 1024 * 1024  # characters kept of one line; the rest of a longer one is dropped
 MAX_SUMMARY_LINES = 5_000  # torchrun's summary is far shorter; past this, "Failures:" was not its start
 RANK_SCAN = 256 * 1024  # after the first chunk, new ranks are looked for at each chunk's two ends only
 
@@ -193,8 +194,8 @@ class Reader:
     def _feed_text(self, text: str, default_rank: int | None, final: bool) -> None:
         if not final:
             cut = text.rfind("\n") + 1
-            if cut == 0:
-                self._pending = text
+            if cut == 0:  # no line end yet; a line past MAX_LINE is cut there, so memory stays bounded
+                self._pending = text[:MAX_LINE]
                 return
             text, self._pending = text[:cut], text[cut:]
         elif not text:
