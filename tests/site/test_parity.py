@@ -171,3 +171,21 @@ def test_browser_triage_agrees_with_kb_triage(real_catalogue: Catalogue, real_si
     print(f"\ntriage parity: {same}/{len(texts)} identical ({named} multi-rank captures)")
     diffs = [(str(p), e, g) for p, e, g in zip(logs + ["case"] * 40, expected, views, strict=False) if e != g]
     assert same == len(texts), diffs[:2]
+
+
+def test_paste_box_shows_the_ranks_above_the_matches(real_site: Path, browser) -> None:  # type: ignore[no-untyped-def]
+    log = next(p for p in _triage_fixtures() if p.parent.name == "nan-n2-r1" and p.parent.parent.name == "nccl")
+    page = browser.new_page()
+    page.goto((real_site / "index.html").as_uri())
+    page.fill("#paste-input", log.read_text(encoding="utf-8"))
+    page.click("#paste-go")
+    block = page.locator("#paste-results .triage")
+    assert block.count() == 1
+    text = block.inner_text()
+    assert text.startswith("Rank 1 broke first") and "rank 0 victim" in text and "P14" in text
+    # the matches still follow the block
+    assert page.locator("#paste-results .triage + .verdict").count() == 1
+    page.fill("#paste-input", "ValueError: one process only")
+    page.click("#paste-go")
+    assert page.locator("#paste-results .triage").count() == 0
+    page.close()
