@@ -313,6 +313,9 @@
   }
   function collect(reader, basis, victims, how) {
     var tips = [];
+    if (basis === "none" && victims.length && victims.length === how.size) {
+      tips.push("every rank in this output is a victim: the one that broke is not in it (another node, or a rank whose lines were cut off); read that rank's own log");
+    }
     if (basis === "none" || basis === "silent") {
       if (victims.some(function (r) { return how.get(r) === "timeout"; }) || basis === "none") {
         tips.push("TORCH_FR_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1: Flight Recorder dumps each rank's last collectives on a timeout (`torchfrtrace` lines them up)");

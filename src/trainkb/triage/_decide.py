@@ -193,6 +193,9 @@ def decide(reader: Reader) -> Triage:
 def _collect(reader: Reader, basis: str, victims: list[int], how: dict[int, str]) -> list[str]:
     """What to turn on next time, when this output could not settle the question."""
     tips = []
+    if basis == "none" and victims and len(victims) == len(how):
+        tips.append("every rank in this output is a victim: the one that broke is not in it (another node, or a "
+                    "rank whose lines were cut off); read that rank's own log")
     if basis == "none" or (basis == "silent" and any(how[r] == "timeout" for r in victims)):
         tips.append("TORCH_FR_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1: Flight Recorder dumps each rank's "
                     "last collectives on a timeout (`torchfrtrace` lines them up)")

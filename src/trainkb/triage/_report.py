@@ -86,6 +86,8 @@ def to_text(triage: Triage, heading: str = "triage", first_line: int = 1) -> str
     order = sorted(triage.ranks, key=lambda v: (v.role not in ("culprit", "suspect"), v.rank))
     for v in order:
         what = _clip(v.error) if v.error and v.how not in ("silent",) else v.description
+        if v.how == "silent" and v.exitcode is not None:
+            what += f" (exit code {v.exitcode}{', sent by the launcher' if v.exitcode == -15 else ''})"
         if v.how in ("timeout", "connection", "abort", "sigterm") and v.error:
             what = f"{v.description}: {_clip(v.error, 110)}"
         where = _where(_line(v.line, first_line), v.origin, v.time)
@@ -101,5 +103,5 @@ def to_text(triage: Triage, heading: str = "triage", first_line: int = 1) -> str
         gap = "within a second of" if abs(triage.gap_seconds) < 1 else f"{triage.gap_seconds:.1f} s after"
         lines.append(f"  the first victim failed {gap} the culprit.")
     for tip in triage.collect:
-        lines.append(f"  to narrow it down next time: {tip}")
+        lines.append(f"  next: {tip}")
     return "\n".join(lines) + "\n"
