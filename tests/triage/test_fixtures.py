@@ -128,3 +128,13 @@ def test_kb_search_json_gains_a_triage_block(capsys: pytest.CaptureFixture[str])
     assert data["triage"]["culprits"] == [1] and data["triage"]["basis"] == "behind"
     main(["search", "ValueError: a single process", "--json"])
     assert "triage" not in json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("size", [1, 7, 4096])
+def test_chunk_size_does_not_change_the_verdict(size: int) -> None:
+    """Streaming: lines split across chunks are joined, so any chunking gives the same triage."""
+    for capture in (captures("gloo")[0], captures("nccl")[6]):
+        text = (capture / "combined.log").read_text(encoding="utf-8")
+        whole = to_json(triage_text(text, match=False))
+        chunked = to_json(triage_text((text[i:i + size] for i in range(0, len(text), size)), match=False))
+        assert chunked == whole, capture.name
