@@ -262,6 +262,10 @@
   }
 
   function decide(reader) {
+    if (reader.summarySeen && reader.ranks.size) {  /* a quiet rank below the highest one seen (_decide.py) */
+      var top = Math.max.apply(null, Array.from(reader.ranks.keys()));
+      for (var q = 0; q < top; q++) reader.rank(q);
+    }
     var ranks = Array.from(reader.ranks.keys()).sort(function (a, b) { return a - b; });
     var how = new Map(), shown = new Map(), when = new Map();
     ranks.forEach(function (r) { var c = classifyRank(reader.ranks.get(r), reader); how.set(r, c[0]); shown.set(r, c[1]); });
@@ -326,7 +330,7 @@
       tips.push("keep torchrun's own output too (kb run, or 2>&1 | tee): its failure summary gives each rank's exit code and signal, which per-rank logs lack");
     }
     var tagged = false;
-    reader.ranks.forEach(function (s) { if (s.tag) tagged = true; });
+    reader.ranks.forEach(function (s) { if (s.tag.startsWith("[default") || s.tag.startsWith("file")) tagged = true; });
     if (reader.ranks.size < 2 || !tagged) tips.push("torchrun --tee 3 (or --log-dir DIR): every line tagged with its rank, one log per rank");
     var exited = false;
     how.forEach(function (h) { if (h === "exited") exited = true; });
@@ -338,7 +342,9 @@
   function triage(text, engine) {
     var reader = new Reader();
     reader.feed(String(text || ""));
-    if (reader.ranks.size < 2) return null;
+    var multi = reader.ranks.size >= 2 || (reader.summarySeen && reader.ranks.size > 0 &&
+      Math.max.apply(null, Array.from(reader.ranks.keys())) >= 1);
+    if (!multi) return null;
     var result = decide(reader);
     result.entry = null;
     var explained = result.sole_culprit !== null ? result.sole_culprit

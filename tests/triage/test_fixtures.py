@@ -8,6 +8,7 @@ must name both as suspects, never one of them alone.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -138,3 +139,15 @@ def test_chunk_size_does_not_change_the_verdict(size: int) -> None:
         whole = to_json(triage_text(text, match=False))
         chunked = to_json(triage_text((text[i:i + size] for i in range(0, len(text), size)), match=False))
         assert chunked == whole, capture.name
+
+
+def test_without_tee_a_quiet_rank_below_the_highest_is_inferred() -> None:
+    """Plain torchrun (no --tee): only tracebacks carry [rankN]:, so a rank that exits quietly prints nothing.
+
+    The summary lists every failed rank; a missing rank below the highest one seen is the quiet one.
+    """
+    capture = next(p for p in captures("gloo") if p.name == "exit-n4-r1")
+    text = re.sub(r"(?m)^\[default\d+\]:", "", (capture / "combined.log").read_text(encoding="utf-8"))
+    triage = triage_text(text, match=False)
+    assert triage is not None and triage.culprits == [1] and triage.basis == "silent", to_text(triage)
+    assert any("--tee 3" in tip for tip in triage.collect)

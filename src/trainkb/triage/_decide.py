@@ -139,6 +139,11 @@ def _odd_ones_out(ops: dict[int, object]) -> list[int]:
 
 
 def decide(reader: Reader) -> Triage:
+    if reader.summary_seen and reader.ranks:
+        # ranks number from 0, and torchrun's summary lists every rank that failed: a rank below the
+        # highest one seen that left no trace exited without an error (or is still running)
+        for rank in range(max(reader.ranks)):
+            reader.rank(rank)
     states = dict(sorted(reader.ranks.items()))
     how: dict[int, str] = {}
     shown: dict[int, Event | None] = {}
@@ -203,7 +208,8 @@ def _collect(reader: Reader, basis: str, victims: list[int], how: dict[int, str]
     if basis == "silent" and len([r for r in how if how[r] in ("none", "sigterm")]) > 1 and not reader.summary_seen:
         tips.append("keep torchrun's own output too (kb run, or 2>&1 | tee): its failure summary gives each rank's "
                     "exit code and signal, which per-rank logs lack")
-    if len(reader.ranks) < 2 or not any(s.tag for s in reader.ranks.values()):
+    # only tracebacks carry torch's [rankN]: prefix; --tee tags every line, so a quiet rank is seen too
+    if len(reader.ranks) < 2 or not any(s.tag.startswith(("[default", "file")) for s in reader.ranks.values()):
         tips.append("torchrun --tee 3 (or --log-dir DIR): every line tagged with its rank, one log per rank")
     if any(how[r] == "exited" for r in how):  # a rank failed with an exit code and no traceback anywhere
         tips.append("decorate the entry point with torch.distributed.elastic.multiprocessing.errors.record: "

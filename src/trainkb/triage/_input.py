@@ -28,8 +28,8 @@ def read_chunks(path: Path) -> Iterator[str]:
 
 
 def is_multirank(reader: Reader) -> bool:
-    """Output of two or more ranks: what triage has something to say about."""
-    return len(reader.ranks) >= 2
+    """Output of two or more ranks (torchrun's summary naming rank 1 or above counts): what triage is for."""
+    return len(reader.ranks) >= 2 or (reader.summary_seen and bool(reader.ranks) and max(reader.ranks) >= 1)
 
 
 def explain(triage: Triage, reader: Reader, catalogue: Any) -> None:

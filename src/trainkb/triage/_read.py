@@ -184,6 +184,10 @@ class Reader:
             state.tail.extend(stack.splitlines()[-TAIL_LINES:])
 
     # --- internals ----------------------------------------------------------------------------
+    def rank(self, rank: int) -> RankState:
+        """The state of ``rank``, created empty when nothing was seen of it yet."""
+        return self._rank(rank)
+
     def _rank(self, rank: int) -> RankState:
         state = self.ranks.get(rank)
         if state is None:
