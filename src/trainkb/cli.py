@@ -21,6 +21,7 @@ COMMANDS = {
     "lint": "Validate every record and the catalogue's cross-references.",
     "schema": "Print (or write) the JSON Schema of a record.",
     "search": "Find the entries that explain a pasted traceback, log or symptom.",
+    "triage": "Name the rank of a distributed job that broke first, and the ranks that are only victims.",
     "check": "Run the entries' checks against the installed torch.",
     "report": "Combine check reports from several environments.",
     "run": "Run a training command; if it fails or hangs, name the entries that explain it.",

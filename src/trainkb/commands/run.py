@@ -32,8 +32,10 @@ def run(args: argparse.Namespace) -> int:
         return usage_error(f"command not found: {cmd[0]}")
     from .._advice import advise
     from .._runwatch import watch
+    from ..triage import triage_block
 
     def diagnose(tail: str, heading: str) -> None:
+        _say(triage_block(tail, args.catalogue, cmd))  # which rank broke first, before the matches
         try:
             advice = advise(tail, top=args.top, catalogue=args.catalogue, heading=heading)
         except Exception as exc:  # a broken catalogue must not change the command's outcome

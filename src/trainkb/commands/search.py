@@ -66,6 +66,7 @@ def _print_text(response: SearchResponse) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..search import search  # after argument parsing, so `kb --help` stays light
+    from ..triage import to_json, to_text, triage_text
 
     if args.top < 1:
         print("kb: error: --top must be at least 1", file=sys.stderr)
@@ -81,8 +82,14 @@ def run(args: argparse.Namespace) -> int:
         print(f"kb: error: catalogue folder not found: {missing[0]}", file=sys.stderr)
         return EXIT_USAGE
     response = search(text, top=args.top, catalogue=roots, first_line=first_line)
+    triage = triage_text(text, catalogue=roots)  # None unless two or more ranks speak in the text
     if args.json:
-        print(json.dumps(response.to_json(), indent=2, ensure_ascii=False))
+        data = response.to_json()
+        if triage is not None:
+            data["triage"] = to_json(triage, first_line)
+        print(json.dumps(data, indent=2, ensure_ascii=False))
     else:
+        if triage is not None:
+            print(to_text(triage, first_line=first_line))
         _print_text(response)
     return EXIT_OK if response.results and not response.abstained else EXIT_FINDINGS

@@ -13,6 +13,7 @@ from .._schema import Area, Entry
 from .._terminal import printable
 from .._verification import Verification, load_verification
 from ..search import Index, SearchResponse, get_index, search
+from ..triage import Triage, triage_text
 
 __all__ = ["ENTRY_SCHEME", "PASTE_LIMIT", "KnowledgeBase", "fix_code", "tail_for_paste"]
 
@@ -80,6 +81,10 @@ class KnowledgeBase:
 
     def search(self, text: str, top: int = 10) -> SearchResponse:
         return search(text, top=top, catalogue=self.index)
+
+    def triage(self, text: str) -> Triage | None:
+        """Which rank broke first, when the paste holds two or more ranks' output."""
+        return triage_text(text, catalogue=self.index)
 
     def markdown(self, entry_id: str) -> str:
         entry = self.catalogue.entries[entry_id]
