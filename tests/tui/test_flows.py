@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import TRACEBACK
+from helpers import TRACEBACK
 from textual._xterm_parser import XTermParser
 from textual.widgets import Input, OptionList, Static
 
