@@ -11,6 +11,7 @@ from ._jsonschema import MODELINE, SCHEMA_FILE, render_schema
 from ._regexsafety import nested_quantifier
 from ._schema import Entry
 from ._yamlio import YamlProblem, dotted
+from .search._index import unreachable_terms
 
 __all__ = ["Finding", "lint_catalogue"]
 
@@ -142,12 +143,18 @@ def _check_signatures(out: _Collector, entry: Entry) -> None:
             if nested_quantifier(sig.regex):
                 out.add(entry.id, ("signatures", i, "regex"), "regex-backtracking",
                         "nested quantifier (a repeat inside a repeat) can backtrack catastrophically")
-            if not pattern.search(sig.example):
-                out.add(entry.id, ("signatures", i, "example"), "signature-example",
-                        "the regex does not match its own example")
-        elif sig.literal is not None and sig.literal not in sig.example:
+            matches = pattern.search(sig.example) is not None
+        else:
+            matches = sig.literal is not None and sig.literal in sig.example
+        if not matches:
             out.add(entry.id, ("signatures", i, "example"), "signature-example",
-                    "the literal does not occur in its own example")
+                    f"the {'regex does not match' if sig.regex is not None else 'literal does not occur in'} "
+                    "its own example")
+        elif missing := unreachable_terms(sig):
+            field = "regex" if sig.regex is not None else "literal"
+            out.add(entry.id, ("signatures", i, field), "signature-gate",
+                    f"search tries this signature only on text holding the word(s) {', '.join(missing)}, which "
+                    "its own example lacks, so it never fires; make every word it requires a whole word of the text")
 
 
 def _check_urls(out: _Collector, entry: Entry) -> None:
