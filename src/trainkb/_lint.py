@@ -13,6 +13,7 @@ from ._regexsafety import backtracking_risk
 from ._schema import Entry
 from ._terminal import CONTROL
 from ._yamlio import YamlProblem, dotted
+from .search._index import unreachable_terms
 from .search._sigregex import compile_signature, re2_error, utf8
 
 __all__ = ["Finding", "lint_catalogue"]
@@ -154,12 +155,18 @@ def _check_signatures(out: _Collector, entry: Entry) -> None:
                 out.add(entry.id, ("signatures", i, "regex"), "regex-backtracking",
                         f"{risk} can freeze the site's search")
             matcher = compile_signature(sig.regex)
-            if matcher is None or not matcher.search(utf8(sig.example)):
-                out.add(entry.id, ("signatures", i, "example"), "signature-example",
-                        "the regex does not match its own example")
-        elif sig.literal is not None and sig.literal not in sig.example:
+            matches = matcher is not None and matcher.search(utf8(sig.example)) is not None
+        else:
+            matches = sig.literal is not None and sig.literal in sig.example
+        if not matches:
             out.add(entry.id, ("signatures", i, "example"), "signature-example",
-                    "the literal does not occur in its own example")
+                    f"the {'regex does not match' if sig.regex is not None else 'literal does not occur in'} "
+                    "its own example")
+        elif missing := unreachable_terms(sig):
+            field = "regex" if sig.regex is not None else "literal"
+            out.add(entry.id, ("signatures", i, field), "signature-gate",
+                    f"search tries this signature only on text holding the word(s) {', '.join(missing)}, which "
+                    "its own example lacks, so it never fires; make every word it requires a whole word of the text")
 
 
 def _todo_locations(data: object, here: tuple[str | int, ...] = ()) -> list[tuple[str | int, ...]]:

@@ -30,7 +30,7 @@ from ._sigregex import compile_signature, utf8
 if TYPE_CHECKING:
     from ._sigregex import SignatureRegex
 
-__all__ = ["FORMAT", "Index", "build_data", "cache_dir", "load_index"]
+__all__ = ["FORMAT", "Index", "build_data", "cache_dir", "load_index", "unreachable_terms"]
 
 FORMAT = 6  # the plain-data layout; the cache key also hashes this module and the normaliser
 _KEEP = 8  # cached indexes kept (one per catalogue state; old ones are deleted)
@@ -113,6 +113,16 @@ def _required_terms(sig: dict[str, Any]) -> set[str]:
         kept = " " if optional else group[1:-1].removeprefix("?:")
         pattern = pattern[: match.start()] + kept + pattern[match.end():]
     return set() if "|" in pattern else set(terms(_REGEX_SYNTAX.sub(" ", pattern)))
+
+
+def unreachable_terms(sig: Any) -> list[str]:
+    """Required words of ``sig`` missing from its own example: real text never passes its gate.
+
+    A regex read as words can yield a word the text never has on its own (``\\d+x\\d+`` yields
+    ``x`` while ``64x10`` is one word; words inside a path or URL are masked away), so the
+    signature silently never fires.
+    """
+    return sorted(_required_terms(_signature_data(0, sig)) - set(terms(sig.example)))
 
 
 def _count_shared(sigs: list[dict[str, Any]], examples: list[tuple[int, str]]) -> None:
