@@ -226,6 +226,9 @@ def run_tasks(tasks: list[CheckTask], options: RunOptions, pool: WarmPool, env: 
 
     not_started = [len(runnable)]
     counting = threading.Lock()
+    # CUDA checks take turns: an OOM check fills the card, and another check's memory would show up
+    # in its message ("Process N has ... in use") and change the verdict with --jobs
+    gpu = threading.Lock()
 
     def work(item: tuple[int, CheckTask]) -> None:
         index, task = item
@@ -233,7 +236,11 @@ def run_tasks(tasks: list[CheckTask], options: RunOptions, pool: WarmPool, env: 
             not_started[0] -= 1
             waiting = not_started[0]
         try:
-            verdict, seconds, output = _run_one(pool, task, options, waiting)
+            if task.check.requires.cuda:
+                with gpu:
+                    verdict, seconds, output = _run_one(pool, task, options, waiting)
+            else:
+                verdict, seconds, output = _run_one(pool, task, options, waiting)
             keep_output = output if verdict.status != "passed" else ""
             result = _result(task, verdict.status, seconds, verdict.message, keep_output, verdict.evidence)
         except Exception as exc:  # the runner itself failed for this check; say so, keep going
