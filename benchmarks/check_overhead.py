@@ -1,7 +1,9 @@
 """How much a check costs beyond its own work: warm forkserver pool vs a fresh interpreter.
 
 (a) trivial checks (`pass`) run one at a time: median and p90 wall time per check with the
-    warm pool, and with a fresh process per check (which must `import torch` again);
+    warm pool, and with a fresh process per check (which must `import torch` again); and each
+    check's own time inside one run of them all at --jobs 1 (where the next check's processes
+    are started while the current one runs);
 (b) the real catalogue: wall time of the whole run with the pool vs fresh processes at the
     same --jobs.
 
@@ -62,6 +64,13 @@ def _per_check_seconds(pool: WarmPool, root: Path, env: dict, limit: int) -> lis
     return seconds
 
 
+def _in_one_run_seconds(pool: WarmPool, root: Path, env: dict, limit: int) -> list[float]:
+    """Each check's own time inside one `--jobs 1` run, as `kb check` reports it (spares at work)."""
+    results = run_tasks(select_tasks(load_catalogue(root))[:limit], RunOptions(jobs=1), pool, env)
+    assert all(r.status == "passed" for r in results), [r.message for r in results]
+    return [r.seconds for r in results]
+
+
 def _describe(label: str, values: list[float]) -> str:
     values = sorted(values)
     p90 = values[min(len(values) - 1, int(len(values) * 0.9))]
@@ -96,9 +105,11 @@ def main() -> None:
     env = environment_block(warm.probe([]), root)
     print(f"warm pool start-up (torch imported once): {time.perf_counter() - started:.2f} s")
     warm_times = _per_check_seconds(warm, root, env, args.trivial)
+    in_run_times = _in_one_run_seconds(warm, root, env, args.trivial)
     cold_times = _per_check_seconds(cold, root, env, args.fresh_trivial)
     print("(a) per-check wall time of a trivial check (process start, containment, verdict, clean-up)")
     print("   ", _describe("warm forkserver pool", warm_times))
+    print("   ", _describe("  inside one run", in_run_times))
     print("   ", _describe("fresh interpreter", cold_times))
     print(f"    speed-up: {statistics.median(cold_times) / statistics.median(warm_times):.0f}x")
     if args.skip_catalogue:

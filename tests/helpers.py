@@ -54,3 +54,13 @@ def checks_yaml(*checks: dict) -> str:
         item.update(check)
         full.append(item)
     return yaml.safe_dump({"checks": full}, sort_keys=False)
+
+
+# A real two-rank DDP failure as a terminal shows it (the TUI tests paste it).
+TRACEBACK = """\
+Epoch 0:  12%|█▏        | 12/100 [00:03<00:22,  3.9it/s]
+[rank1]: Traceback (most recent call last):
+[rank1]:   File "/home/me/train.py", line 88, in <module>
+[rank1]:     loss = model(batch).sum()
+[rank1]: RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one.
+"""

@@ -46,7 +46,7 @@ def test_list_text_and_json(cat, capsys):
     rows = json.loads(capsys.readouterr().out)
     assert rows == [{"id": "D2", "title": "A sample failure for tests", "area": "beta", "section": "three",
                      "tags": ["sample"], "checks": 0, "verification": "pending",
-                     "path": "catalogue/beta/D2-other.yaml"}]
+                     "path": "catalogue/beta/D2-other.yaml", "layer": None}]
 
 
 def test_list_unknown_area(cat, capsys):

@@ -62,7 +62,8 @@ def test_threads_are_covered(env):
 
 
 def test_once_per_distinct_error_across_ranks(env, tmp_path):
-    job = {**env, "TORCHELASTIC_RUN_ID": f"test-{uuid.uuid4().hex}"}  # a new job id each run
+    # Two ranks of one job: same launcher (this process), same job id, a world of two.
+    job = {**env, "TORCHELASTIC_RUN_ID": f"test-{uuid.uuid4().hex}", "WORLD_SIZE": "2"}
     first, second = python(SCRIPT, job), python(SCRIPT, job)
     assert "D1  A sample" in first.stderr
     assert "D1  A sample" not in second.stderr  # another rank, same error: printed once

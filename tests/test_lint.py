@@ -57,8 +57,12 @@ RULES = [
     ("literal-example", {"alpha/D1-sample.yaml": record(
         extra=SIG.format(sig="{literal: 'CUDA error', example: 'cuda error: oops'}"))},
      f"{P}:14:29: signatures[0].example: the literal does not occur in its own example [signature-example]"),
+    ("signature-gate", {"alpha/D1-sample.yaml": record(
+        extra=SIG.format(sig="{regex: 'shapes \\(\\d+x\\d+\\)', example: 'shapes (64x10)'}"))},
+     f"{P}:14:6: signatures[0].regex: search tries this signature only on text holding the word(s) x, which its own"
+     " example lacks, so it never fires; make every word it requires a whole word of the text [signature-gate]"),
     ("regex-backtracking", {"alpha/D1-sample.yaml": record(
-        extra=SIG.format(sig="{regex: '(a+)+b', example: 'aaab'}"))},
+        extra=SIG.format(sig="{regex: '( +)+end', example: '  end'}"))},
      f"{P}:14:6: signatures[0].regex: a repeat over a part that can match in several ways (a nested quantifier"
      " such as (a+)+ or (xx?)+, or an alternation such as (a|aa)+) can freeze the site's search"
      " [regex-backtracking]"),

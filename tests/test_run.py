@@ -103,5 +103,5 @@ def test_two_rank_gloo_job_failing_on_one_rank(tmp_path):
                            "--nproc-per-node=2", str(script)], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 1
     assert "ChildFailedError" in proc.stderr
-    diagnosis = proc.stderr.split("kb run:", 1)[1]
+    diagnosis = proc.stderr.split("this failure matches ──", 1)[1]  # after the triage block (tests/triage)
     assert diagnosis.splitlines()[1].strip().startswith("D8 ")

@@ -23,6 +23,7 @@
     if (!loading) {
       loading = loadScript("static/search-index.js")
         .then(function () { return loadScript("static/engine.js"); })
+        .then(function () { return loadScript("static/triage.js"); })
         .then(function () { return makeSearch(window.TRAINKB_INDEX, window.TrainkbEngine); });
     }
     return loading;
@@ -58,6 +59,7 @@
       return Array.from(scores.entries()).sort(function (a, b) { return b[1] - a[1] || a[0] - b[0]; }).slice(0, 20);
     }
     return { paste: function (text, top) { return engine.search(text, top === undefined ? 10 : top); },
+             triage: function (text) { return window.TrainkbTriage ? window.TrainkbTriage.triage(text, engine) : null; },
              fullText: fullText, pages: pages };
   }
 
@@ -102,6 +104,35 @@
   /* a paste, not a few words: several lines, or a long line */
   function looksPasted(text) { return /\n/.test(text.trim()) || text.length > 120; }
 
+  /* multi-rank output: which rank broke first, above the matches (triage.js) */
+  function triageBlock(t) {
+    var box = el("div", "triage");
+    var head = t.sole_culprit !== null ? "Rank " + t.sole_culprit + " broke first: " + t.reason + "."
+      : t.culprits.length ? "Cannot single out one rank; suspects: ranks " + t.culprits.join(", ") + "."
+      : "No rank shows an error of its own.";
+    box.appendChild(el("p", "verdict", head));
+    var list = el("ul");
+    t.ranks.slice().sort(function (a, b) {
+      return ((a.role !== "culprit" && a.role !== "suspect") - (b.role !== "culprit" && b.role !== "suspect")) || a.rank - b.rank;
+    }).forEach(function (v) {
+      var li = el("li", "rank " + v.role);
+      li.appendChild(el("strong", null, "rank " + v.rank + " " + v.role + ": "));
+      var what = v.error && v.how !== "silent" ? v.error : v.description;
+      li.appendChild(document.createTextNode(what.length > 200 ? what.slice(0, 200) + "…" : what));
+      if (v.rank === t.explained_rank && t.entry) {
+        li.appendChild(document.createTextNode(" — "));
+        li.appendChild(entryLink(t.entry.id, t.entry.title));
+      }
+      list.appendChild(li);
+    });
+    box.appendChild(list);
+    if (t.root_cause_is_victim) {
+      box.appendChild(el("p", "hint", "torchrun's \"Root Cause\" names rank " + t.root_cause_rank + ", which only suffered the failure."));
+    }
+    t.collect.forEach(function (tip) { box.appendChild(el("p", "hint", "Next time: " + tip)); });
+    return box;
+  }
+
   /* (a) the paste box: home and search pages */
   var pasteForm = document.getElementById("paste-form"), pasteInput = document.getElementById("paste-input");
   var pasteOut = document.getElementById("paste-results");
@@ -111,7 +142,8 @@
     if (!text.trim()) { pasteOut.textContent = ""; return Promise.resolve(); }
     return ready().then(function (search) {
       pasteOut.textContent = "";
-      var response = search.paste(text, 5);
+      var response = search.paste(text, 5), ranks = search.triage(text);
+      if (ranks) pasteOut.appendChild(triageBlock(ranks));
       pasteOut.appendChild(el("p", "verdict", response.abstained
         ? (response.results.length ? "No entry explains this with confidence. The closest, not a match:"
                                    : "No entry matches this.")

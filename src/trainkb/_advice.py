@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
+from ._locate import PathList
 
 __all__ = ["advise"]
 
 
-def advise(text: str, top: int = 3, catalogue: str | os.PathLike[str] | None = None,
+def advise(text: str, top: int = 3, catalogue: PathList | None = None,
            heading: str = "trainkb", explain_abstention: bool = False) -> str:
     """Matches for a failure's output as plain text.
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from ._locate import catalogue_digest, record_files
+from ._locate import layers_digest, record_files
 from ._schema import AREA_FILE, Area, AreasFile, Entry
 from ._yamlio import Located, YamlProblem, dotted, load_yaml
 
@@ -37,6 +37,13 @@ class Catalogue:
     positions: dict[str, Located] = field(default_factory=dict)
     problems: list[YamlProblem] = field(default_factory=list)
     duplicates: dict[str, list[Path]] = field(default_factory=dict)
+    # Layered catalogues (trainkb/_layers.py): (name, folder) base first; the layer of each entry
+    # that a layer above the base added; the files that ``overrides:`` replaced; what layering found.
+    layers: list[tuple[str, Path]] = field(default_factory=list)
+    origin: dict[str, str] = field(default_factory=dict)
+    overridden: dict[str, Path] = field(default_factory=dict)
+    layer_findings: list[tuple[str, int, int, str, str]] = field(default_factory=list)
+    base_problems: int = 0  # how many of ``problems`` (the first ones) the base folder's files have
 
     def area(self, area_id: str) -> Area | None:
         return next((a for a in self.areas if a.id == area_id), None)
@@ -62,11 +69,13 @@ class Catalogue:
         return found
 
     def display_path(self, entry_id: str) -> str:
-        return _display(self.files[entry_id], self.root)
+        path = self.files[entry_id]
+        roots = [root for _name, root in self.layers if path.is_relative_to(root)]
+        return _display(path, roots[-1] if roots else self.root)
 
     def content_hash(self) -> str:
         """A hash of every source file, for caches keyed on the catalogue's content."""
-        return catalogue_digest(self.root)
+        return layers_digest([root for _name, root in self.layers] or [self.root])
 
 
 def _display(path: Path, root: Path) -> str:
@@ -116,8 +125,11 @@ def _validate(model: type[BaseModel], located: Located, shown: str) -> tuple[Any
         return None, validation_problems(err, located, shown)
 
 
-def load_catalogue(root: Path) -> Catalogue:
-    """Load areas.yaml and every ``<area>/<ID>-<slug>.yaml`` (or ``.yml``) below ``root``."""
+def load_catalogue(root: Path, areas_required: bool = True) -> Catalogue:
+    """Load areas.yaml and every ``<area>/<ID>-<slug>.yaml`` (or ``.yml``) below ``root``.
+
+    A layer (``areas_required=False``) may leave areas.yaml out and use its base's areas.
+    """
     root = root.resolve()
     cat = Catalogue(root=root)
     areas_path = root / AREA_FILE
@@ -129,7 +141,7 @@ def load_catalogue(root: Path) -> Catalogue:
             cat.problems += problems
             if parsed is not None:
                 cat.areas = sorted(parsed.areas, key=lambda a: a.order)
-    else:
+    elif areas_required:
         cat.problems.append(YamlProblem(_display(areas_path, root), 1, 1, "", "missing areas.yaml"))
     for path in record_files(root):
         shown = _display(path, root)

@@ -7,12 +7,15 @@ wrong in trainkb's part is swallowed, because a diagnostic must never hide the e
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import signal
 import sys
 import tempfile
 import threading
 import traceback
+from collections.abc import Iterator
 from types import TracebackType
 
 __all__ = ["install", "uninstall"]
@@ -20,10 +23,31 @@ __all__ = ["install", "uninstall"]
 _installed: dict[str, object] = {}
 
 
+def _job_id() -> str | None:
+    """What the ranks of one job on this machine share, and no other job does; None outside a job.
+
+    The launcher (torchrun's agent, srun's step daemon, a shell script) is the ranks' common
+    parent: its pid and start time tell this job from the next one, even with a fixed
+    MASTER_PORT or torchrun's default run id "none". A restart by the agent counts as a new job.
+    """
+    env = os.environ
+    world = env.get("LOCAL_WORLD_SIZE") or env.get("WORLD_SIZE") or "1"
+    if not world.isdigit() or int(world) < 2:
+        return None
+    parent = os.getppid()
+    try:  # field 22, the parent's start time in clock ticks since boot
+        started = open(f"/proc/{parent}/stat", "rb").read().rsplit(b")", 1)[1].split()[19].decode()  # noqa: SIM115
+    except (OSError, IndexError):
+        started = ""
+    parts = (env.get("TORCHELASTIC_RUN_ID", ""), env.get("TORCHELASTIC_RESTART_COUNT", ""),
+             env.get("MASTER_PORT", ""), str(parent), started)
+    return "\0".join(parts)
+
+
 def _first_time_for_this_job(text: str) -> bool:
     """True in exactly one rank of a job for each distinct error (the same error in 8 ranks prints once)."""
-    job = os.environ.get("TORCHELASTIC_RUN_ID") or os.environ.get("MASTER_PORT")
-    if not job:
+    job = _job_id()
+    if job is None:
         return True
     last = text.strip().splitlines()[-1] if text.strip() else ""
     digest = hashlib.sha256(f"{job}\0{os.getuid()}\0{last}".encode()).hexdigest()[:20]
@@ -37,19 +61,41 @@ def _first_time_for_this_job(text: str) -> bool:
     return True
 
 
+@contextlib.contextmanager
+def _sigterm_deferred() -> Iterator[None]:
+    """Hold SIGTERM until the advice is out, then deliver it.
+
+    When one rank fails, torchrun SIGTERMs the others (and SIGKILLs them 30 s later); the
+    rank that claimed the job's advice is usually still searching at that moment.
+    Only the main thread may set handlers; elsewhere the advice is not protected.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pending: list[int] = []
+    previous = signal.signal(signal.SIGTERM, lambda signum, _frame: pending.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        if pending:
+            os.kill(os.getpid(), signal.SIGTERM)
+
+
 def _report(exc_type: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:
     if issubclass(exc_type, KeyboardInterrupt):
         return
     try:
-        text = "".join(traceback.format_exception(exc_type, value, tb))
-        if not _first_time_for_this_job(text):
-            return
-        from ._advice import advise
+        with _sigterm_deferred():
+            text = "".join(traceback.format_exception(exc_type, value, tb))
+            if not _first_time_for_this_job(text):
+                return
+            from ._advice import advise
 
-        advice = advise(text, top=int(_installed.get("top", 3)))  # type: ignore[call-overload]
-        if advice:
-            sys.stderr.write(advice)
-            sys.stderr.flush()
+            advice = advise(text, top=int(_installed.get("top", 3)))  # type: ignore[call-overload]
+            if advice:
+                sys.stderr.write(advice)
+                sys.stderr.flush()
     except Exception:  # the catalogue may be missing or broken: stay silent
         return
 

@@ -13,12 +13,14 @@ from ._regexsafety import backtracking_risk
 from ._schema import Entry
 from ._terminal import CONTROL
 from ._yamlio import YamlProblem, dotted
+from .search._index import unreachable_terms
 from .search._sigregex import compile_signature, re2_error, utf8
 
 __all__ = ["Finding", "lint_catalogue"]
 
 _FILENAME = re.compile(r"^(?P<id>[A-Z]+[0-9]+)-(?P<slug>[a-z0-9]+(?:-[a-z0-9]+)*)\.yaml$")
 _PROSE_FIELDS = ("symptom", "root_cause", "fix")
+TODO = "TODO"  # what `kb new` writes where a person must still write; lint reports each one
 SUMMARY_LIMIT = 120
 _CODE_SPAN = re.compile(r"`[^`\n]+`")
 # Markdown a one-line summary must not carry once its inline code is removed
@@ -155,12 +157,19 @@ def _check_signatures(out: _Collector, entry: Entry) -> None:
                     out.add(entry.id, (field, i, "regex"), "regex-backtracking",
                             f"{risk} can freeze the site's search")
                 matcher = compile_signature(sig.regex)
-                if matcher is None or not matcher.search(utf8(sig.example)):
-                    out.add(entry.id, (field, i, "example"), "signature-example",
-                            "the regex does not match its own example")
-            elif sig.literal is not None and sig.literal not in sig.example:
+                matches = matcher is not None and matcher.search(utf8(sig.example)) is not None
+            else:
+                matches = sig.literal is not None and sig.literal in sig.example
+            if not matches:
                 out.add(entry.id, (field, i, "example"), "signature-example",
-                        "the literal does not occur in its own example")
+                        f"the {'regex does not match' if sig.regex is not None else 'literal does not occur in'} "
+                        "its own example")
+            elif field == "signatures" and (missing := unreachable_terms(sig)):  # excludes are never gated
+                where = "regex" if sig.regex is not None else "literal"
+                out.add(entry.id, (field, i, where), "signature-gate",
+                        f"search tries this signature only on text holding the word(s) {', '.join(missing)}, which "
+                        "its own example lacks, so it never fires; make every word it requires a whole word of the "
+                        "text")
     for i, sig in enumerate(entry.excludes):
         exclude = compile_signature(sig.regex if sig.regex is not None else re.escape(sig.literal or ""))
         own = [s.example for s in entry.signatures if exclude is not None and exclude.search(utf8(s.example))]
@@ -168,6 +177,32 @@ def _check_signatures(out: _Collector, entry: Entry) -> None:
             out.add(entry.id, ("excludes", i), "exclude-own-signature",
                     f"the exclude matches this entry's own signature example {own[0]!r}: it would rule the entry out "
                     "wherever it applies")
+
+
+def _todo_locations(data: object, here: tuple[str | int, ...] = ()) -> list[tuple[str | int, ...]]:
+    if isinstance(data, str):
+        return [here] if TODO in data else []
+    if isinstance(data, dict):
+        return [loc for key, value in data.items() for loc in _todo_locations(value, (*here, key))]
+    if isinstance(data, list):
+        return [loc for i, value in enumerate(data) for loc in _todo_locations(value, (*here, i))]
+    return []
+
+
+def _check_todos(out: _Collector, entry: Entry) -> None:
+    for loc in _todo_locations(out.cat.positions[entry.id].data):
+        out.add(entry.id, loc, "todo", "still says TODO: write this part")
+
+
+def _check_override(out: _Collector, entry: Entry) -> None:
+    if entry.overrides is None:
+        return
+    if entry.overrides != entry.id:
+        out.add(entry.id, ("overrides",), "override",
+                f"overrides must name this record's own id {entry.id!r}, not {entry.overrides!r}")
+    elif entry.id not in out.cat.overridden:
+        out.add(entry.id, ("overrides",), "override",
+                f"no catalogue below this one has {entry.id!r}; remove `overrides`")
 
 
 def _strings(value: object, here: tuple[str | int, ...]) -> list[tuple[tuple[str | int, ...], str]]:
@@ -206,25 +241,40 @@ def _check_modeline(out: _Collector, entry: Entry, path: Path) -> None:
 
 
 def _check_schema_file(out: _Collector) -> None:
-    schema_path = out.cat.root / SCHEMA_FILE
-    shown = f"{out.cat.root.name}/{SCHEMA_FILE}"
-    if not schema_path.is_file():
-        out.add_file(shown, "schema-stale", "schema.json is missing; run `kb schema -o catalogue/schema.json`")
-    elif schema_path.stat().st_size != len(render_schema().encode()) or \
-            schema_path.read_text(encoding="utf-8") != render_schema():
-        out.add_file(shown, "schema-stale", "schema.json is out of date; run `kb schema -o catalogue/schema.json`")
+    """A whole catalogue must carry a current schema.json; a layer may leave it out (it only helps
+    editors). Over layers only the layers' own files are judged."""
+    layered = bool(out.cat.layers)
+    roots = [root for _name, root in out.cat.layers[1:]] if layered else [out.cat.root]
+    for root in roots:
+        schema_path = root / SCHEMA_FILE
+        shown = f"{root.name}/{SCHEMA_FILE}"
+        if not schema_path.is_file():
+            if not layered:
+                out.add_file(shown, "schema-stale", f"schema.json is missing; run `kb schema -o {shown}`")
+        elif schema_path.stat().st_size != len(render_schema().encode()) or \
+                schema_path.read_text(encoding="utf-8") != render_schema():
+            out.add_file(shown, "schema-stale", f"schema.json is out of date; run `kb schema -o {shown}`")
 
 
 def lint_catalogue(cat: Catalogue) -> list[Finding]:
-    """Every finding for the catalogue, load problems first, in a stable order."""
+    """Every finding for the catalogue, load problems first, in a stable order.
+
+    Over layers, the findings are the layers' own: their records, and how they fit the base
+    (collisions, links, areas). The base is linted on its own, by whoever maintains it.
+    """
     out = _Collector(cat)
-    out.findings += [_from_problem(p) for p in cat.problems]
-    for entry_id, paths in sorted(cat.duplicates.items()):
+    layered = bool(cat.layers)
+    out.findings += [_from_problem(p) for p in cat.problems[cat.base_problems if layered else 0:]]
+    out.findings += [Finding(path, line, col, "", rule, message)
+                     for path, line, col, rule, message in cat.layer_findings]
+    for entry_id, paths in sorted(cat.duplicates.items()) if not layered else []:
         for path in paths[1:]:
             first = cat.display_path(entry_id)
             out.add_file(str(path.relative_to(cat.root.parent)), "duplicate-id",
                          f"id {entry_id!r} is already used by {first}")
     for entry in cat.ordered():
+        if layered and entry.id not in cat.origin:
+            continue
         path = cat.files[entry.id]
         _check_location(out, entry, path)
         _check_area(out, entry)
@@ -235,5 +285,7 @@ def lint_catalogue(cat: Catalogue) -> list[Finding]:
         _check_urls(out, entry)
         _check_control(out, entry)
         _check_modeline(out, entry, path)
+        _check_override(out, entry)
+        _check_todos(out, entry)
     _check_schema_file(out)
     return sorted(out.findings, key=lambda f: (f.path, f.line, f.col, f.rule))

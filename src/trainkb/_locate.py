@@ -1,21 +1,30 @@
-"""Where the catalogue lives: --catalogue > $TRAINKB_CATALOGUE > this checkout > the bundled copy."""
+"""Where the catalogue lives: --catalogue > $TRAINKB_CATALOGUE > this checkout > the bundled copy.
+
+Both may name several folders (an ``os.pathsep``-separated list): the first is the base and
+each later one a layer over it. A folder holding ``catalogue.yaml`` is a layer; when the
+first folder named is one, the default catalogue is put beneath it as the base.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import os
 import stat
+from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ENV_VAR", "MAX_FILE_BYTES", "RECORD_SUFFIXES", "catalogue_digest", "find_catalogue", "find_reports",
-           "record_files"]
+__all__ = ["AREA_FILE", "ENV_VAR", "LAYER_FILE", "MAX_FILE_BYTES", "RECORD_SUFFIXES", "catalogue_digest",
+           "find_catalogue", "find_catalogues", "find_reports", "is_layer", "layers_digest", "record_files"]
 
 ENV_VAR = "TRAINKB_CATALOGUE"
 MAX_FILE_BYTES = 256 * 1024  # a record (or areas.yaml) larger than this is refused, never read in full
 RECORD_SUFFIXES = (".yaml", ".yml")
 AREA_FILE = "areas.yaml"
+LAYER_FILE = "catalogue.yaml"  # marks a folder as a layer over a base catalogue; names the layer
+
+PathList = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
 
 
 def _checkout_catalogue() -> Path | None:
@@ -27,16 +36,42 @@ def _checkout_catalogue() -> Path | None:
     return None
 
 
-def find_catalogue(explicit: str | os.PathLike[str] | None = None) -> Path:
-    """Resolve the catalogue folder by the documented order of precedence."""
-    if explicit:
-        return Path(explicit)
-    if os.environ.get(ENV_VAR):
-        return Path(os.environ[ENV_VAR])
+def _default_catalogue() -> Path:
     checkout = _checkout_catalogue()
     if checkout is not None:
         return checkout
     return Path(str(resources.files("trainkb") / "_bundled_catalogue"))
+
+
+def _folders(value: PathList | None) -> list[str]:
+    """Every folder named by a path, a path list, or a sequence of either (repeated --catalogue)."""
+    if value is None:
+        return []
+    items = [value] if isinstance(value, str | os.PathLike) else list(value)
+    return [part for item in items for part in os.fspath(item).split(os.pathsep) if part]
+
+
+def is_layer(folder: Path) -> bool:
+    """A layer is a folder with ``catalogue.yaml``; it needs a base beneath it."""
+    return (folder / LAYER_FILE).is_file()
+
+
+def find_catalogues(explicit: PathList | None = None) -> list[Path]:
+    """The base catalogue folder, then each layer over it, by the documented order of precedence."""
+    named = _folders(explicit) or _folders(os.environ.get(ENV_VAR))
+    folders = [Path(p) for p in named] or [_default_catalogue()]
+    if is_layer(folders[0]):
+        folders.insert(0, _default_catalogue())
+    unique: list[Path] = []
+    for folder in folders:  # the same folder twice would collide with itself
+        if all(folder.resolve() != seen.resolve() for seen in unique):
+            unique.append(folder)
+    return unique
+
+
+def find_catalogue(explicit: PathList | None = None) -> Path:
+    """The base catalogue folder (the first of ``find_catalogues``)."""
+    return find_catalogues(explicit)[0]
 
 
 def find_reports(catalogue_root: Path) -> Path:
@@ -96,4 +131,15 @@ def catalogue_digest(root: Path) -> str:
     for path in [root / AREA_FILE, *record_files(root)]:
         digest.update(str(path.relative_to(root)).encode() + b"\0")
         _digest_file(digest, path)
+    return digest.hexdigest()[:16]
+
+
+def layers_digest(roots: Sequence[Path]) -> str:
+    """``catalogue_digest`` of one folder, or of every layer in order: the cache key of a layered catalogue."""
+    if len(roots) == 1:
+        return catalogue_digest(roots[0])
+    digest = hashlib.sha256()
+    for position, root in enumerate(roots):
+        digest.update(f"{position}:{root.resolve()}:{catalogue_digest(root)}\n".encode())
+        _digest_file(digest, root / LAYER_FILE)  # the layer's name is shown with its entries
     return digest.hexdigest()[:16]

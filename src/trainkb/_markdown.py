@@ -38,6 +38,8 @@ def entry_header(entry: Entry, cat: Catalogue) -> tuple[str, str]:
     area = cat.area(entry.area)
     section = next((s.title for s in area.sections if s.id == entry.section), entry.section) if area else ""
     where = f"{area.title if area else entry.area} › {section}"
+    if entry.id in cat.origin:  # an entry of a layer over the base catalogue says whose it is
+        where += f" · from the {cat.origin[entry.id]} catalogue"
     return where, "; ".join(entry.aliases)
 
 

@@ -1,25 +1,35 @@
 """Run a training command with its output passed through untouched, keeping a tail to diagnose.
 
 stdout and stderr stay separate streams and are copied byte for byte as they arrive (no
-line buffering added, so `\\r` progress bars keep working). Signals that would stop us —
-Ctrl-C, SIGTERM, SIGHUP, SIGQUIT — are forwarded to the child's process group instead.
+line buffering added, so `\\r` progress bars keep working). Where our own stdout or stderr is a
+terminal, the child gets a pseudo-terminal on that stream instead of a pipe (output
+processing off, so bytes still pass unchanged): `isatty()` is true, and colours, tqdm and
+line buffering behave as they do without `kb run`. When the reader of our output goes away
+(`kb run -- yes | head -1`), the child's pipe is closed too, so it gets SIGPIPE/EPIPE as it
+would have. Signals are passed on to the child's process group: Ctrl-C, SIGTERM, SIGHUP,
+SIGQUIT, SIGUSR1/SIGUSR2 (batch schedulers' pre-emption warnings), terminal resizes, and
+Ctrl-Z/`fg` (the job stops and resumes with us).
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
+import pty
 import selectors
 import signal
 import subprocess
+import termios
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 __all__ = ["RunOutcome", "Tail", "watch"]
 
-_FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
+_FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2,
+              signal.SIGCONT)
 
 
 class Tail:
@@ -51,11 +61,63 @@ class Tail:
 class RunOutcome:
     returncode: int
     tail: str
+    output_closed: bool = False  # our reader went away (a closed pipe) before the command ended
 
     @property
     def exit_status(self) -> int:
         """What a shell would report: 128+N for a child killed by signal N."""
         return 128 - self.returncode if self.returncode < 0 else self.returncode
+
+
+def _channel(target_fd: int) -> tuple[int, int]:
+    """(read end for us, write end for the child): a pseudo-terminal if ``target_fd`` is one."""
+    if not os.isatty(target_fd):
+        return os.pipe()
+    ours, theirs = pty.openpty()
+    attrs = termios.tcgetattr(theirs)
+    attrs[1] &= ~termios.OPOST  # no "\n" -> "\r\n": the real terminal does that once, on our write
+    termios.tcsetattr(theirs, termios.TCSANOW, attrs)
+    _copy_size(target_fd, theirs)
+    return ours, theirs
+
+
+def _copy_size(source: int, pty_fd: int) -> None:
+    with contextlib.suppress(OSError):
+        fcntl.ioctl(pty_fd, termios.TIOCSWINSZ, fcntl.ioctl(source, termios.TIOCGWINSZ, b"\0" * 8))
+
+
+@contextlib.contextmanager
+def _forwarding(pgid: int, terminals: list[tuple[int, int]]) -> Iterator[None]:
+    """Pass signals on to the child's group while the command runs; restore ours after."""
+
+    def send(signum: int) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pgid, signum)
+
+    def forward(signum: int, _frame: object) -> None:
+        send(signum)
+
+    def resize(signum: int, _frame: object) -> None:
+        for source, pty_fd in terminals:
+            _copy_size(source, pty_fd)
+        send(signum)
+
+    def suspend(_signum: int, _frame: object) -> None:
+        # The child's group is in another session, where the kernel ignores SIGTSTP (an
+        # orphaned group): stop it outright, stop ourselves as Ctrl-Z would, resume it after.
+        send(signal.SIGSTOP)
+        signal.signal(signal.SIGTSTP, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTSTP)
+        signal.signal(signal.SIGTSTP, suspend)
+        send(signal.SIGCONT)
+
+    handlers = {**dict.fromkeys(_FORWARDED, forward), signal.SIGWINCH: resize, signal.SIGTSTP: suspend}
+    previous = {signum: signal.signal(signum, handler) for signum, handler in handlers.items()}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def watch(cmd: Sequence[str], tail_bytes: int = 256 * 1024, idle_timeout: float | None = None,
@@ -64,54 +126,63 @@ def watch(cmd: Sequence[str], tail_bytes: int = 256 * 1024, idle_timeout: float 
     """Run ``cmd`` to completion, copying its output through; call ``on_idle`` after silences."""
     env = dict(os.environ)
     env.setdefault("PYTHONUNBUFFERED", "1")  # a piped Python child would otherwise block-buffer
-    child = subprocess.Popen(list(cmd), stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
-                             start_new_session=True)
-    previous = {}
-
-    def forward(signum: int, _frame: object) -> None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(child.pid, signum)
-
-    for signum in _FORWARDED:
-        previous[signum] = signal.signal(signum, forward)
+    channels = {target: _channel(target) for target in (stdout_fd, stderr_fd)}
+    try:
+        child = subprocess.Popen(list(cmd), stdout=channels[stdout_fd][1], stderr=channels[stderr_fd][1], env=env,
+                                 start_new_session=True)
+    except BaseException:
+        for fd in {fd for pair in channels.values() for fd in pair}:
+            os.close(fd)
+        raise
+    for _, theirs in channels.values():
+        os.close(theirs)
+    terminals = [(target, ours) for target, (ours, _) in channels.items() if os.isatty(ours)]
     tail = Tail(tail_bytes)
     selector = selectors.DefaultSelector()
-    assert child.stdout is not None and child.stderr is not None
-    selector.register(child.stdout, selectors.EVENT_READ, stdout_fd)
-    selector.register(child.stderr, selectors.EVENT_READ, stderr_fd)
+    for target, (ours, _) in channels.items():
+        selector.register(ours, selectors.EVENT_READ, target)
     last_output = time.monotonic()
     reported_idle = False
+    output_closed = False
     try:
-        while selector.get_map():
-            wait = None if idle_timeout is None else max(0.05, idle_timeout - (time.monotonic() - last_output))
-            events = selector.select(wait)
-            if not events:
-                if idle_timeout is not None and not reported_idle and on_idle is not None:
-                    on_idle(tail.text(), time.monotonic() - last_output)
-                    reported_idle = True
-                continue
-            for key, _ in events:
-                chunk = os.read(key.fd, 65536)
-                if not chunk:
-                    selector.unregister(key.fileobj)
+        with _forwarding(child.pid, terminals):
+            while selector.get_map():
+                wait = None if idle_timeout is None else max(0.05, idle_timeout - (time.monotonic() - last_output))
+                events = selector.select(wait)
+                if not events:
+                    if idle_timeout is not None and not reported_idle and on_idle is not None:
+                        on_idle(tail.text(), time.monotonic() - last_output)
+                        reported_idle = True
                     continue
-                _write_all(key.data, chunk)
-                tail.add(chunk)
-                last_output = time.monotonic()
-                reported_idle = False
-        returncode = child.wait()
+                for key, _ in events:
+                    try:
+                        chunk = os.read(key.fd, 65536)
+                    except OSError:  # EIO: every holder of a pseudo-terminal's other end has closed it
+                        chunk = b""
+                    written = bool(chunk) and _write_all(key.data, chunk)
+                    if chunk:
+                        tail.add(chunk)
+                        last_output = time.monotonic()
+                        reported_idle = False
+                    if not written:  # end of the stream, or nobody reads ours: the child's writes now fail
+                        output_closed |= bool(chunk)
+                        selector.unregister(key.fd)
+                        os.close(key.fd)
+            returncode = child.wait()
     finally:
+        for key in list(selector.get_map().values()):
+            os.close(key.fd)
         selector.close()
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-    return RunOutcome(returncode, tail.text())
+    return RunOutcome(returncode, tail.text(), output_closed)
 
 
-def _write_all(fd: int, data: bytes) -> None:
+def _write_all(fd: int, data: bytes) -> bool:
+    """Write everything; False when the reader has gone (EPIPE)."""
     view = memoryview(data)
     while view:
         try:
             written = os.write(fd, view)
         except BrokenPipeError:
-            return
+            return False
         view = view[written:]
+    return True

@@ -43,7 +43,8 @@ __all__ = [
     "VersionNote",
 ]
 
-ENTRY_ID_PATTERN = r"^(?:DP|DF|[DPOCLVRXMATGEK])[1-9][0-9]{0,2}$"
+# A prefix of capitals (one per area or section; a team layer brings its own) and a number.
+ENTRY_ID_PATTERN = r"^[A-Z]{1,4}[1-9][0-9]{0,3}$"
 SLUG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 
 Relation = Literal["see-also", "cause-of", "caused-by", "pairs-with", "contrast"]
@@ -228,6 +229,11 @@ class Entry(_Strict):
     """One failure mode: Symptom, Root cause, Fix, with signatures, links and checks."""
 
     id: EntryId
+    overrides: EntryId | None = Field(
+        default=None,
+        description="In a layered catalogue: this record replaces the lower layer's record of the same id "
+        "(write the record's own id). Without it an id already used below is a lint error.",
+    )
     title: Annotated[str, Field(min_length=8, max_length=160)]
     area: Slug
     section: Slug

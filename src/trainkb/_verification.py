@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -122,13 +123,13 @@ def read_report(path: Path) -> dict[str, Any]:
     return data
 
 
-def load_verification(reports_dir: Path) -> Verification:
-    """Every report under ``reports_dir``; a file that is not one is listed in ``problems``, never fatal."""
+def load_verification(reports_dir: Path | Sequence[Path]) -> Verification:
+    """Every report under ``reports_dir`` (or each of several folders, later ones winning); a file
+    that is not one is listed in ``problems``, never fatal."""
     found = Verification()
-    if not reports_dir.is_dir():
-        return found
+    folders = [reports_dir] if isinstance(reports_dir, Path) else list(reports_dir)
     seen: dict[str, dict[str, Any]] = {}
-    for path in sorted(reports_dir.glob("*.json")):
+    for path in [p for folder in folders if folder.is_dir() for p in sorted(folder.glob("*.json"))]:
         try:
             data = read_report(path)
         except (OSError, ValueError) as exc:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -11,18 +12,23 @@ from . import __version__
 
 __all__ = ["main"]
 
+CATALOGUE_HELP = (f"catalogue folder; repeat it, or give a path list (PATH1{os.pathsep}PATH2), to layer folders "
+                  "over the first (a folder with catalogue.yaml is a layer over the default catalogue)")
+
 COMMANDS = {
     "list": "List entries, optionally of one area.",
     "show": "Show one entry rendered in the terminal.",
     "lint": "Validate every record and the catalogue's cross-references.",
     "schema": "Print (or write) the JSON Schema of a record.",
     "search": "Find the entries that explain a pasted traceback, log or symptom.",
+    "triage": "Name the rank of a distributed job that broke first, and the ranks that are only victims.",
     "check": "Run the entries' checks against the installed torch.",
     "report": "Combine check reports from several environments.",
     "run": "Run a training command; if it fails or hangs, name the entries that explain it.",
     "doctor": "Inspect this environment for conditions the catalogue warns about.",
     "tui": "Open the interactive search UI (also: `kb` alone in a terminal).",
     "site": "Build or serve the static site.",
+    "new": "Start a record from a failure's output: signatures, check and TODOs to fill in.",
 }
 
 
@@ -32,12 +38,16 @@ def _parser() -> argparse.ArgumentParser:
         description="trainkb: paste a PyTorch training failure, get the entry that explains it.",
     )
     parser.add_argument("--version", action="version", version=f"kb (trainkb) {__version__}")
-    parser.add_argument("--catalogue", metavar="PATH",
-                        help="catalogue folder (default: $TRAINKB_CATALOGUE, this checkout, the bundled copy)")
+    parser.add_argument("--catalogue", metavar="PATH", action="append",
+                        help=CATALOGUE_HELP + " (default: $TRAINKB_CATALOGUE, this checkout, the bundled copy)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, help_text in COMMANDS.items():
         module = importlib.import_module(f"trainkb.commands.{name}")
-        module.add_parser(sub.add_parser(name, help=help_text, description=help_text))
+        command = sub.add_parser(name, help=help_text, description=help_text)
+        module.add_parser(command)
+        # also after the command, where pre-commit and CI configurations append their arguments
+        command.add_argument("--catalogue", metavar="PATH", action="append", dest="command_catalogue",
+                             default=argparse.SUPPRESS, help=CATALOGUE_HELP)
     return parser
 
 
@@ -54,17 +64,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run `kb` with ``argv``; return the exit status (0 ok, 1 findings, 2 usage)."""
     _tolerant_output()
     parser = _parser()
+    whole_process = argv is None  # the `kb` program itself, not a library call inside another program
     argv = list(argv) if argv is not None else sys.argv[1:]
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits 2 on usage errors and 0 on --help/--version
         return int(exc.code or 0)
+    args.catalogue = [*(args.catalogue or []), *getattr(args, "command_catalogue", [])] or None
     if args.command is None:
         if sys.stdin.isatty() and sys.stdout.isatty():
             args = parser.parse_args([*argv, "tui"])
         else:  # piped or in CI: there is no terminal to draw on
             parser.print_help()
             return 0
+    args.whole_process = whole_process
     module = importlib.import_module(f"trainkb.commands.{args.command}")
     try:
         return int(module.run(args))

@@ -13,4 +13,4 @@ def pool():
     env = pool.probe([])
     pool.env = env
     yield pool
-    pool.registry.kill_all()
+    pool.shutdown()

@@ -189,3 +189,63 @@ def test_regexes_keep_python_meaning(real_catalogue: Catalogue, real_site: Path,
     page.close()
     for src, spans, expected in zip([p for p, _f in patterns] + sigs, got, want, strict=True):
         assert spans == expected, src
+
+
+def _triage_fixtures() -> list[Path]:
+    root = Path(__file__).resolve().parents[1] / "triage" / "fixtures"
+    return sorted(root.glob("*/*/combined.log"))
+
+
+def _triage_view(t: dict | None) -> object:  # type: ignore[type-arg]
+    """What the paste box and `kb triage` must agree on: the verdict, each rank's role, the entry."""
+    if t is None:
+        return None
+    return {"culprits": t["culprits"], "basis": t["basis"], "root_cause_rank": t["root_cause_rank"],
+            "root_cause_is_victim": t["root_cause_is_victim"], "gap_seconds": t["gap_seconds"],
+            "collect": t["collect"], "entry": t["entry"] and t["entry"]["id"], "explained": t["explained_rank"],
+            "ranks": [[r["rank"], r["role"], r["how"], r["error"], r["line"], r["exitcode"], r["collective"]]
+                      for r in t["ranks"]]}
+
+
+def test_browser_triage_agrees_with_kb_triage(real_catalogue: Catalogue, real_site: Path, browser) -> None:  # type: ignore[no-untyped-def]
+    """Every captured multi-rank run (gloo and NCCL), plus single-process text that must yield no triage."""
+    from trainkb.triage import to_json, triage_text
+
+    logs = _triage_fixtures()
+    assert logs, "no triage fixtures under tests/triage/fixtures"
+    texts = [p.read_text(encoding="utf-8") for p in logs] + [c["text"] for c in _cases()[:40]]
+    index = Index(build_data(real_catalogue.ordered(), real_catalogue.content_hash()))
+    expected = []
+    for text in texts:
+        t = triage_text(text, catalogue=index)
+        expected.append(_triage_view(to_json(t)) if t is not None else None)
+    page = browser.new_page()
+    page.goto((real_site / "index.html").as_uri())
+    page.evaluate("window.TrainkbSearch.ready()")  # the index and engine load on first use
+    got = page.evaluate("texts => texts.map(t => window.TrainkbSearch.triage(t))", texts)
+    page.close()
+    views = [_triage_view(g) for g in got]
+    named = sum(1 for e in expected if e is not None)
+    same = sum(e == g for e, g in zip(expected, views, strict=True))
+    print(f"\ntriage parity: {same}/{len(texts)} identical ({named} multi-rank captures)")
+    diffs = [(str(p), e, g) for p, e, g in zip(logs + ["case"] * 40, expected, views, strict=False) if e != g]
+    assert same == len(texts), diffs[:2]
+
+
+def test_paste_box_shows_the_ranks_above_the_matches(real_site: Path, browser) -> None:  # type: ignore[no-untyped-def]
+    log = next(p for p in _triage_fixtures() if p.parent.name == "nan-n2-r1" and p.parent.parent.name == "nccl")
+    page = browser.new_page()
+    page.goto((real_site / "index.html").as_uri())
+    page.evaluate("window.TrainkbSearch.ready()")  # the index and engine load on first use
+    page.fill("#paste-input", log.read_text(encoding="utf-8"))
+    page.click("#paste-go")
+    block = page.locator("#paste-results .triage")
+    assert block.count() == 1
+    text = block.inner_text()
+    assert text.startswith("Rank 1 broke first") and "rank 0 victim" in text and "P14" in text
+    # the matches still follow the block
+    assert page.locator("#paste-results .triage + .verdict").count() == 1
+    page.fill("#paste-input", "ValueError: one process only")
+    page.click("#paste-go")
+    assert page.locator("#paste-results .triage").count() == 0
+    page.close()

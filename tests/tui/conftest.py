@@ -10,13 +10,6 @@ from trainkb.tui import KnowledgeBase, TrainKBApp
 
 CATALOGUE = Path(__file__).parent / "catalogue"
 
-TRACEBACK = """\
-Epoch 0:  12%|█▏        | 12/100 [00:03<00:22,  3.9it/s]
-[rank1]: Traceback (most recent call last):
-[rank1]:   File "/home/me/train.py", line 88, in <module>
-[rank1]:     loss = model(batch).sum()
-[rank1]: RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one.
-"""
 
 
 @pytest.fixture

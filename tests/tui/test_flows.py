@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import TRACEBACK
+from helpers import TRACEBACK
 from textual._xterm_parser import XTermParser
 from textual.widgets import Input, OptionList, Static
 
@@ -292,3 +292,18 @@ def test_copied_fix_code_of_every_real_record_is_dedented():
         except SyntaxError:  # shell lines or a fragment with "..." in a fix: not a question of indentation
             pass
     assert indented == []
+
+
+async def test_multirank_paste_shows_the_ranks_above_the_matches(app):
+    from pathlib import Path
+
+    log = Path(__file__).parents[1] / "triage" / "fixtures" / "nccl" / "nan-n2-r1" / "combined.log"
+    async with app.run_test(size=(120, 40)) as pilot:
+        panel = app.query_one("#triage")
+        assert not panel.display  # a single traceback: no rank summary
+        await paste(pilot, app, TRACEBACK)
+        assert not panel.display
+        await paste(pilot, app, log.read_text(encoding="utf-8"))
+        assert panel.display
+        text = str(panel.render())
+        assert "rank 1   culprit" in text and "non-finite" in text and "rank 0   victim" in text

@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import TRACEBACK
+from helpers import TRACEBACK
 from textual._xterm_parser import XTermParser
 
 

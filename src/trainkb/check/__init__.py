@@ -1,5 +1,6 @@
 """`kb check`: run the catalogue's snippets against the installed torch, contained and in parallel."""
 
+from ._environment import check_environment, scrub_own_environment
 from ._process import WarmPool
 from ._report import (
     environment_block,
@@ -10,7 +11,7 @@ from ._report import (
     merge_reports,
     summary_text,
 )
-from ._runner import CheckResult, RunOptions, run_tasks, scrub_parent_environment
+from ._runner import CheckResult, RunOptions, check_env, run_tasks
 from ._tasks import CheckTask, changed_entry_ids, parse_shard, select_tasks, skip_reason
 
 __all__ = [
@@ -19,6 +20,8 @@ __all__ = [
     "RunOptions",
     "WarmPool",
     "changed_entry_ids",
+    "check_env",
+    "check_environment",
     "environment_block",
     "github_annotations",
     "junit_xml",
@@ -27,7 +30,7 @@ __all__ = [
     "merge_reports",
     "parse_shard",
     "run_tasks",
-    "scrub_parent_environment",
+    "scrub_own_environment",
     "select_tasks",
     "skip_reason",
     "summary_text",

@@ -9,7 +9,6 @@ from __future__ import annotations
 import linecache
 import multiprocessing
 import os
-import re
 import resource
 import sys
 import traceback
@@ -18,25 +17,21 @@ import warnings
 from multiprocessing.connection import Connection
 from typing import Any
 
-__all__ = ["SECRET_NAME", "run_snippet"]
+__all__ = ["run_snippet"]
 
-SECRET_NAME = re.compile(r"TOKEN|KEY|SECRET|PASSWORD|CREDENTIAL|PASSWD", re.IGNORECASE)
 _MAX_TEXT = 64 * 1024
 
 
 def _contain(spec: dict[str, Any], stdout: Connection, stderr: Connection) -> None:
-    """Own session and process group, resource limits, scrubbed env, fresh cwd, own stdio."""
-    os.setsid()
+    """Resource limits, the allow-listed env, fresh cwd, own stdio (the supervisor owns the session)."""
     os.dup2(stdout.fileno(), 1)
     os.dup2(stderr.fileno(), 2)
     stdout.close()
     stderr.close()
     sys.stdout = open(1, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)  # noqa: SIM115
     sys.stderr = open(2, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)  # noqa: SIM115
-    for name in [n for n in os.environ if SECRET_NAME.search(n)]:
-        del os.environ[name]
-    for name in spec.get("unset", []):
-        os.environ.pop(name, None)
+    # Before anything can initialise CUDA: a check that does not ask for a GPU sees none.
+    os.environ.clear()
     os.environ.update(spec["env"])
     if spec.get("memory_bytes"):
         limit = int(spec["memory_bytes"])
@@ -98,6 +93,9 @@ def run_snippet(spec: dict[str, Any], result: Connection, stdout: Connection, st
         })
     sys.stdout.flush()
     sys.stderr.flush()
+    # Output first, outcome last: once `kb check` has the outcome it needs nothing more from us.
+    os.close(1)
+    os.close(2)
     try:
         result.send(outcome)
     finally:

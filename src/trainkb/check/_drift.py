@@ -18,7 +18,7 @@ from ._runner import CheckResult
 __all__ = ["apply_drift_check"]
 
 
-def apply_drift_check(results: list[CheckResult], cat: Catalogue, root: Path) -> list[CheckResult]:
+def apply_drift_check(results: list[CheckResult], cat: Catalogue, root: Path | list[Path]) -> list[CheckResult]:
     """Results with passing raises/warns checks turned into failures where search disagrees."""
     from ..search import search
 

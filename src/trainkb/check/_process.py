@@ -9,13 +9,15 @@ import os
 import signal
 import socket
 import threading
+import time
+from collections.abc import Iterator
 from multiprocessing import spawn
 from multiprocessing.connection import Connection
 from multiprocessing.context import BaseContext
 from multiprocessing.process import BaseProcess
 from typing import Any
 
-__all__ = ["BoundedOutput", "WarmPool", "free_port"]
+__all__ = ["BoundedOutput", "Slot", "WarmPool", "free_port"]
 
 _HEAD_BYTES = 16 * 1024
 _TAIL_BYTES = 48 * 1024
@@ -77,30 +79,45 @@ def free_port() -> int:
 
 
 class _Registry:
-    """Process groups still alive; killed on exit, on SIGTERM and on Ctrl-C."""
+    """Supervisors not yet known to have exited; stopped on exit, on SIGTERM/SIGHUP and on Ctrl-C.
+
+    Stopping asks first (SIGTERM: the supervisor kills every descendant of its check, whatever
+    session they made) and kills the supervisor's process group only if it does not go in time.
+    A process is signalled only while multiprocessing has not seen it exit, so a recycled pid
+    is never hit.
+    """
 
     def __init__(self) -> None:
-        self._groups: set[int] = set()
+        self._processes: dict[int, BaseProcess] = {}
         self._lock = threading.Lock()
         atexit.register(self.kill_all)
 
-    def add(self, pid: int) -> None:
+    def add(self, process: BaseProcess) -> None:
         with self._lock:
-            self._groups.add(pid)
+            for pid in [pid for pid, p in self._processes.items() if p.exitcode is not None]:
+                del self._processes[pid]
+            self._processes[process.pid] = process  # type: ignore[index]
 
-    def kill(self, pid: int) -> None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(pid, signal.SIGKILL)
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, signal.SIGKILL)
+    def kill(self, process: BaseProcess) -> None:
+        if process.exitcode is None:
+            for kill in (os.killpg, os.kill):
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    kill(process.pid, signal.SIGKILL)  # type: ignore[arg-type]
+        process.join(1)
         with self._lock:
-            self._groups.discard(pid)
+            self._processes.pop(process.pid, None)  # type: ignore[arg-type]
 
-    def kill_all(self) -> None:
+    def kill_all(self, grace: float = 5.0) -> None:
         with self._lock:
-            groups = list(self._groups)
-        for pid in groups:
-            self.kill(pid)
+            processes = list(self._processes.values())
+        for process in processes:
+            if process.exitcode is None:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(process.pid, signal.SIGTERM)  # type: ignore[arg-type]
+        deadline = time.monotonic() + grace
+        for process in processes:
+            process.join(max(0.0, deadline - time.monotonic()))
+            self.kill(process)
 
 
 def _without_main(name: str) -> dict[str, Any]:
@@ -126,11 +143,18 @@ class WarmPool:
     """
 
     def __init__(self, preload: list[str] | None = None, cold: bool = False) -> None:
+        self._cold = cold
         self._ctx: BaseContext = multiprocessing.get_context("spawn" if cold else "forkserver")
         if not cold:
             self._ctx.set_forkserver_preload(["trainkb.check._warm", *(preload or [])])
-        self._start_lock = threading.Lock()
+        self._start_lock = threading.RLock()
+        self._spares: list[Slot] = []
+        self._spares_wanted = 0
+        self._refiller: threading.Thread | None = None
+        self._spare_ready = threading.Condition(self._start_lock)
+        self._closed = False
         self.registry = _Registry()
+        atexit.register(self.shutdown)  # runs before the registry's hook (last in, first out)
 
     @property
     def context(self) -> BaseContext:
@@ -146,17 +170,85 @@ class WarmPool:
             finally:
                 spawn.get_preparation_data = _get_preparation_data
         assert process.pid is not None
-        self.registry.add(process.pid)
+        self.registry.add(process)
         return process
 
     def result_pipe(self) -> tuple[Connection, Connection]:
         return self._ctx.Pipe(duplex=False)
 
-    def stop(self, process: BaseProcess) -> None:
-        """Kill the child's whole process group (its own forks included) and reap it."""
-        if process.pid is not None:
-            self.registry.kill(process.pid)
-        process.join(5)
+    def slot(self) -> Slot:
+        """A started supervisor whose snippet process waits for a check: a spare if one is ready."""
+        with self._spare_ready:  # a spare being started now comes sooner than a new one
+            while not self._spares and self._refiller is not None and self._refiller.is_alive():
+                self._spare_ready.wait(1)
+            spare = self._spares.pop() if self._spares else None
+        if spare is not None and spare.process.exitcode is None:
+            return spare
+        if spare is not None:
+            spare.discard()
+        return Slot(self)
+
+    def keep_spares(self, count: int) -> None:
+        """Start spares in the background until ``count`` wait (one per parallel job).
+
+        Not for ``cold`` pools: there a fresh interpreter per check is the point.
+        """
+        if self._cold:
+            return
+        with self._start_lock:
+            if self._closed:
+                return
+            self._spares_wanted = count
+            if self._refiller is not None and self._refiller.is_alive():
+                return
+            self._refiller = threading.Thread(target=self._refill, daemon=True)
+            self._refiller.start()
+
+    def _refill(self) -> None:
+        with contextlib.suppress(Exception), self._notify_when_done():
+            while True:
+                with self._start_lock:
+                    if self._closed or len(self._spares) >= self._spares_wanted:
+                        return
+                spare = Slot(self)
+                with self._spare_ready:
+                    self._spares.append(spare)
+                    self._spare_ready.notify()
+
+    @contextlib.contextmanager
+    def _notify_when_done(self) -> Iterator[None]:
+        try:
+            yield
+        finally:  # wake a check waiting for a spare that will not come
+            with self._spare_ready:
+                self._spare_ready.notify_all()
+
+    def shutdown(self) -> None:
+        """Stop the spares and every check still running (the forkserver exits with us)."""
+        with self._start_lock:
+            self._closed = True
+            refiller = self._refiller
+        if refiller is not None:
+            refiller.join(30)
+        with self._start_lock:
+            spares, self._spares = self._spares, []
+        self.registry.kill_all()
+        for spare in spares:
+            spare.discard()
+
+    def stop(self, process: BaseProcess, grace: float = 5.0, wait: bool = True) -> None:
+        """Have the supervisor kill its check's processes, wait for it, and kill its group if it hangs.
+
+        ``wait=False`` for a check whose snippet has reported: its supervisor is reaping and
+        exiting on its own; it stays registered until it has, and the run's end waits for it.
+        """
+        if not wait or process.pid is None:
+            return
+        if process.exitcode is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(process.pid, signal.SIGTERM)
+            process.join(grace)
+        self.registry.kill(process)
 
     def probe(self, packages: list[str]) -> dict[str, Any]:
         """Environment facts that need torch, computed in a warm child."""
@@ -171,3 +263,42 @@ class WarmPool:
             return reader.recv()
         finally:
             self.stop(process)
+
+
+class Slot:
+    """One check process before and after it gets its check: supervisor, pipes, output readers."""
+
+    def __init__(self, pool: WarmPool) -> None:
+        from ._supervise import supervise
+
+        self.pool = pool
+        self.result, result_w = pool.result_pipe()
+        control_r, self.control = pool.result_pipe()
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        out_conn, err_conn = Connection(out_w, readable=False), Connection(err_w, readable=False)
+        try:
+            self.process = pool.start(supervise, (control_r, result_w, out_conn, err_conn))
+        except BaseException:
+            for conn in (self.result, self.control):
+                conn.close()
+            for fd in (out_r, err_r):
+                os.close(fd)
+            raise
+        finally:  # the supervisor holds its own copies now
+            for conn in (result_w, control_r, out_conn, err_conn):
+                conn.close()
+        self.outputs = (BoundedOutput(out_r), BoundedOutput(err_r))
+
+    def begin(self, spec: dict[str, Any]) -> None:
+        """Hand the waiting snippet process its check."""
+        self.control.send(spec)
+        self.control.close()
+
+    def discard(self) -> None:
+        """Stop an unused slot (its supervisor ends its snippet process) and free the pipes."""
+        self.control.close()
+        self.pool.stop(self.process)
+        self.result.close()
+        for stream in self.outputs:
+            stream.finish(0.5)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -13,12 +13,13 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
-from ._child import SECRET_NAME, run_snippet
+from ._environment import check_environment
 from ._process import BoundedOutput, WarmPool, free_port
+from ._supervise import STATUS_KEY
 from ._tasks import CheckTask, skip_reason
 from ._verdict import ERROR, RankState, Verdict, decide, early_verdict
 
-__all__ = ["CheckResult", "RunOptions", "run_tasks"]
+__all__ = ["CheckResult", "RunOptions", "check_env", "run_tasks"]
 
 _TORCHRUN_VARS = ("RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "GROUP_RANK", "ROLE_RANK",
                   "MASTER_ADDR", "MASTER_PORT", "TORCHELASTIC_RUN_ID")
@@ -53,23 +54,35 @@ class CheckResult:
         return dict(vars(self))
 
 
-def _rank_env(rank: int, world: int, port: int | None) -> dict[str, str | None]:
+def _rank_env(rank: int, world: int, port: int | None) -> dict[str, str]:
     if world == 1:  # a check must see a bare `python`, not whatever launched kb
-        return dict.fromkeys(_TORCHRUN_VARS)
+        return {}
     return {"RANK": str(rank), "LOCAL_RANK": str(rank), "WORLD_SIZE": str(world),
             "LOCAL_WORLD_SIZE": str(world), "GROUP_RANK": "0", "ROLE_RANK": str(rank),
-            "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "TORCHELASTIC_RUN_ID": None}
+            "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port)}
 
 
-def _spec(task: CheckTask, rank: int, world: int, port: int | None, cwd: str, limit: float,
+def check_env(task: CheckTask, rank: int = 0, world: int = 1, port: int | None = None) -> dict[str, str]:
+    """The whole environment of one check process: the allow-list, the rank contract, the GPU rule.
+
+    A check that does not declare ``cuda: true`` sees no GPU, so its verdict is the same on a
+    laptop and on a GPU host (a library that probes CUDA cannot change the outcome).
+    """
+    env = {k: v for k, v in check_environment(os.environ).items() if k not in _TORCHRUN_VARS}
+    env.update(_rank_env(rank, world, port))
+    if not task.check.requires.cuda:
+        env["CUDA_VISIBLE_DEVICES"] = ""
+    return env
+
+
+def _spec(task: CheckTask, rank: int, world: int, port: int | None, cwd: str, owner_dir: str, limit: float,
           options: RunOptions) -> dict[str, Any]:
-    env = {k: v for k, v in _rank_env(rank, world, port).items() if v is not None}
     return {
         "code": task.check.code,
         "filename": f"<{task.key}>",
         "cwd": cwd,
-        "env": env,
-        "unset": [k for k, v in _rank_env(rank, world, port).items() if v is None],
+        "owner_dir": owner_dir,
+        "env": check_env(task, rank, world, port),
         # CUDA reserves tens of GB of virtual address space at context creation: an RLIMIT_AS
         # sized for CPU work would make every CUDA check fail with a bogus out-of-memory.
         "memory_bytes": None if task.check.requires.cuda else options.memory_bytes,
@@ -81,7 +94,7 @@ def _spec(task: CheckTask, rank: int, world: int, port: int | None, cwd: str, li
 class _Launch:
     """The processes of one check, their pipes and what they reported."""
 
-    def __init__(self, pool: WarmPool, task: CheckTask, limit: float, options: RunOptions) -> None:
+    def __init__(self, pool: WarmPool, task: CheckTask, limit: float, options: RunOptions, waiting: int) -> None:
         self.pool = pool
         world = task.check.requires.processes
         port = free_port() if world > 1 else None
@@ -93,20 +106,48 @@ class _Launch:
         for rank in range(world):
             rank_dir = os.path.join(self.cwd, f"rank{rank}") if world > 1 else self.cwd
             os.makedirs(rank_dir, exist_ok=True)
-            reader, writer = pool.result_pipe()
-            out_r, out_w = os.pipe()
-            err_r, err_w = os.pipe()
-            spec = _spec(task, rank, world, port, rank_dir, limit, options)
-            out_conn, err_conn = Connection(out_w, readable=False), Connection(err_w, readable=False)
+            slot = pool.slot()
             try:
-                process = pool.start(run_snippet, (spec, writer, out_conn, err_conn))
-            finally:  # the child holds its own copies now
-                writer.close()
-                out_conn.close()
-                err_conn.close()
-            self.processes.append(process)
-            self.results[reader] = rank
-            self.outputs.append((BoundedOutput(out_r), BoundedOutput(err_r)))
+                slot.begin(_spec(task, rank, world, port, rank_dir, self.cwd, limit, options))
+            except OSError:  # the spare died while it waited; start a fresh one
+                slot.discard()
+                slot = pool.slot()
+                slot.begin(_spec(task, rank, world, port, rank_dir, self.cwd, limit, options))
+            self.processes.append(slot.process)
+            self.results[slot.result] = rank
+            self.outputs.append(slot.outputs)
+        pool.keep_spares(min(options.jobs, waiting))  # no spare for a check that will never come
+
+    def _receive(self, conn: Connection, rank: int) -> bool:
+        """Take one message (the snippet's outcome or the supervisor's status); False at EOF."""
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):
+            self.results.pop(conn, None)
+            conn.close()
+            return False
+        state = self.ranks[rank]
+        if STATUS_KEY in message:  # the snippet died without an outcome; this is how
+            status = message[STATUS_KEY]
+            state.exitcode = os.waitstatus_to_exitcode(status) if status is not None else -9
+        else:  # the snippet's outcome: it has closed its output and is exiting with this code
+            state.outcome = message
+            state.exitcode = message["exit_code"] & 0xFF
+        state.reported = True
+        self.results.pop(conn, None)
+        conn.close()
+        return False
+
+    def _ended(self, rank: int) -> None:
+        """The supervisor exited: read what it left; no status means it was killed itself."""
+        for conn, owner in list(self.results.items()):
+            while owner == rank and conn in self.results and conn.poll(0) and self._receive(conn, rank):
+                pass
+        state = self.ranks[rank]
+        if state.running:
+            self.processes[rank].join(0)
+            state.exitcode = self.processes[rank].exitcode
+            state.supervisor_lost = True
 
     def collect(self, deadline: float, check: Any, stop_early: bool) -> bool:
         """Gather outcomes until every rank exited, a verdict is clear, or the deadline; True if hit."""
@@ -121,26 +162,17 @@ class _Launch:
                 return True
             for ready in wait([*open_results, *alive], timeout=remaining):
                 if ready in self.results:
-                    rank = self.results.pop(ready)
-                    with contextlib.suppress(EOFError, OSError):
-                        self.ranks[rank].outcome = ready.recv()
-                    ready.close()
-                else:
-                    rank = sentinels[ready]
-                    self.processes[rank].join(0)
-                    self.ranks[rank].exitcode = self.processes[rank].exitcode
-            exited = [s for s in self.ranks if not s.running]
-            for state in exited:  # an exit without a result means a crash; stop listening for it
-                for conn, rank in list(self.results.items()):
-                    if rank == state.rank and not conn.poll(0):
-                        self.results.pop(conn)
-                        conn.close()
+                    self._receive(ready, self.results[ready])
+                elif self.ranks[sentinels[ready]].running:
+                    self._ended(sentinels[ready])
             if stop_early and early_verdict(check, self.ranks) is not None:
                 return False
 
     def close(self) -> str:
-        for process in self.processes:
-            self.pool.stop(process)
+        for process, state in zip(self.processes, self.ranks, strict=True):
+            # A supervisor that reported has killed everything of its check and is exiting by
+            # itself; waiting for its address space to be torn down would only add latency.
+            self.pool.stop(process, wait=not state.reported)
         texts = []
         for rank, (out, err) in enumerate(self.outputs):
             out.finish()
@@ -155,13 +187,13 @@ class _Launch:
         return "\n".join(texts)
 
 
-def _run_one(pool: WarmPool, task: CheckTask, options: RunOptions) -> tuple[Verdict, float, str]:
+def _run_one(pool: WarmPool, task: CheckTask, options: RunOptions, waiting: int) -> tuple[Verdict, float, str]:
     expect = task.check.expect
     hang_seconds = getattr(getattr(expect, "hangs", None), "seconds", None)
     limit = task.check.timeout or options.timeout
     wait_for = hang_seconds if hang_seconds is not None else limit
     started = time.monotonic()
-    launch = _Launch(pool, task, limit, options)
+    launch = _Launch(pool, task, limit, options, waiting)
     try:
         hit = launch.collect(started + wait_for, task.check, stop_early=hang_seconds is None)
         elapsed = time.monotonic() - started
@@ -192,10 +224,23 @@ def run_tasks(tasks: list[CheckTask], options: RunOptions, pool: WarmPool, env: 
             if on_result:
                 on_result(results[index])
 
+    not_started = [len(runnable)]
+    counting = threading.Lock()
+    # CUDA checks take turns: an OOM check fills the card, and another check's memory would show up
+    # in its message ("Process N has ... in use") and change the verdict with --jobs
+    gpu = threading.Lock()
+
     def work(item: tuple[int, CheckTask]) -> None:
         index, task = item
+        with counting:
+            not_started[0] -= 1
+            waiting = not_started[0]
         try:
-            verdict, seconds, output = _run_one(pool, task, options)
+            if task.check.requires.cuda:
+                with gpu:
+                    verdict, seconds, output = _run_one(pool, task, options, waiting)
+            else:
+                verdict, seconds, output = _run_one(pool, task, options, waiting)
             keep_output = output if verdict.status != "passed" else ""
             result = _result(task, verdict.status, seconds, verdict.message, keep_output, verdict.evidence)
         except Exception as exc:  # the runner itself failed for this check; say so, keep going
@@ -207,14 +252,8 @@ def run_tasks(tasks: list[CheckTask], options: RunOptions, pool: WarmPool, env: 
     with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as executor:
         try:
             list(executor.map(work, runnable))
-        except BaseException:
-            executor.shutdown(wait=False, cancel_futures=True)
-            pool.registry.kill_all()
+        except BaseException:  # Ctrl-C, or SIGTERM/SIGHUP turned into an exception by `kb check`
+            pool.shutdown()
+            executor.shutdown(wait=True, cancel_futures=True)  # each check removes its folder
             raise
     return [results[i] for i in range(len(tasks))]
-
-
-def scrub_parent_environment() -> None:
-    """Drop secret-looking variables before the forkserver copies our environment."""
-    for name in [n for n in os.environ if SECRET_NAME.search(n)]:
-        del os.environ[name]

@@ -48,16 +48,33 @@ def parse_shard(text: str) -> tuple[int, int]:
     return index, count
 
 
-def changed_entry_ids(cat: Catalogue, ref: str) -> set[str]:
-    """Entries whose record file differs from ``ref`` (committed, staged, unstaged or untracked)."""
-    root = cat.root
+def _changed_files(root: Path, ref: str) -> set[Path]:
     top = subprocess.run(["git", "-C", str(root), "rev-parse", "--show-toplevel"],
                          capture_output=True, text=True, check=True).stdout.strip()
     diff = subprocess.run(["git", "-C", top, "diff", "--name-only", ref, "--", str(root)],
                           capture_output=True, text=True, check=True).stdout.split()
     new = subprocess.run(["git", "-C", top, "ls-files", "--others", "--exclude-standard", "--", str(root)],
                          capture_output=True, text=True, check=True).stdout.split()
-    changed = {(Path(top) / name).resolve() for name in [*diff, *new]}
+    return {(Path(top) / name).resolve() for name in [*diff, *new]}
+
+
+def changed_entry_ids(cat: Catalogue, ref: str) -> set[str]:
+    """Entries whose record file differs from ``ref`` (committed, staged, unstaged or untracked).
+
+    In a layered catalogue each layer is asked in its own repository; a layer that is not in
+    one, or whose repository lacks ``ref`` (an installed base under a team's repository), is
+    left out, and only when every layer fails is that an error.
+    """
+    changed: set[Path] = set()
+    failures: list[subprocess.CalledProcessError] = []
+    roots = [root for _name, root in cat.layers] or [cat.root]
+    for root in roots:
+        try:
+            changed |= _changed_files(root, ref)
+        except subprocess.CalledProcessError as exc:
+            failures.append(exc)
+    if len(failures) == len(roots):
+        raise failures[0]
     return {entry_id for entry_id, path in cat.files.items() if path.resolve() in changed}
 
 

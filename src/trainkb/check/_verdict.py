@@ -22,6 +22,8 @@ class RankState:
     outcome: dict[str, Any] | None = None
     exitcode: int | None = None
     output: str = ""
+    supervisor_lost: bool = False  # its supervisor died before reporting (the snippet killed its parent?)
+    reported: bool = False  # its outcome or its supervisor's final status arrived
 
     @property
     def running(self) -> bool:
@@ -48,14 +50,23 @@ def _first_line(text: str, limit: int = 300) -> str:
     return line if len(line) <= limit else line[:limit] + "…"
 
 
+def _signal_name(exitcode: int | None) -> str:
+    if exitcode is None or exitcode >= 0:
+        return f"exit status {exitcode}"
+    try:
+        return signal.Signals(-exitcode).name
+    except ValueError:
+        return f"signal {-exitcode}"
+
+
 def _died(state: RankState) -> str | None:
     """A description when the rank was killed by a signal it did not ask for."""
+    if state.supervisor_lost:
+        return (f"rank {state.rank}: its supervisor process died ({_signal_name(state.exitcode)}) before the "
+                "snippet finished — a snippet must not kill its parent process (os.getppid())")
     if state.exitcode is None or state.exitcode >= 0 or state.outcome is not None:
         return None
-    try:
-        name = signal.Signals(-state.exitcode).name
-    except ValueError:
-        name = f"signal {-state.exitcode}"
+    name = _signal_name(state.exitcode)
     extra = {"SIGXCPU": " (CPU-time limit exceeded)", "SIGKILL": " (killed; memory limit or OOM killer?)"}
     return f"rank {state.rank} died with {name}{extra.get(name, '')}"
 

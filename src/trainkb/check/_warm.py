@@ -18,4 +18,4 @@ with contextlib.suppress(Exception):  # imported lazily by the first optimizer s
 with contextlib.suppress(ImportError):
     import numpy  # noqa: F401
 
-from . import _child  # noqa: F401
+from . import _child, _supervise  # noqa: F401

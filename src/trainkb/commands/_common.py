@@ -8,7 +8,7 @@ import re
 import sys
 from typing import TYPE_CHECKING
 
-from .._locate import find_catalogue
+from .._locate import find_catalogues
 
 if TYPE_CHECKING:  # loading records needs pydantic; `kb search` and `kb --help` must not pay for it
     from .._catalogue import Catalogue
@@ -19,14 +19,15 @@ EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
 
 def open_catalogue(args: argparse.Namespace) -> Catalogue | None:
-    """Load the catalogue or explain (on stderr) why there is none to load."""
-    from .._catalogue import load_catalogue
+    """Load the catalogue (and the layers over it) or explain (on stderr) why there is none to load."""
+    from .._layers import load_layers
 
-    root = find_catalogue(getattr(args, "catalogue", None))
-    if not root.is_dir():
-        usage_error(f"catalogue folder not found: {root}")
-        return None
-    return load_catalogue(root)
+    roots = find_catalogues(getattr(args, "catalogue", None))
+    for root in roots:
+        if not root.is_dir():
+            usage_error(f"catalogue folder not found: {root}")
+            return None
+    return load_layers(roots)
 
 
 def usage_error(message: str) -> int:

@@ -3,16 +3,29 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import math
 import os
 import re
+import signal
 import sys
+import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ._common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, open_catalogue, usage_error
 
+if TYPE_CHECKING:
+    from ..check import CheckResult, CheckTask
+
 _SIZE = re.compile(r"^(\d+(?:\.\d+)?)([KMG]?)$", re.IGNORECASE)
+
+
+_MIN_MEMORY = 64 * 1024**2  # below this not even `import torch` fits: every check would fail
+_MAX_TIMEOUT = 7 * 24 * 3600.0
 
 
 def _bytes(text: str) -> int | None:
@@ -20,18 +33,59 @@ def _bytes(text: str) -> int | None:
         return None
     match = _SIZE.match(text)
     if match is None:
-        raise argparse.ArgumentTypeError(f"expected a size such as 8G or 512M, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected a size such as 8G or 512M, or 'off'; got {text!r}")
     scale = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3}[match[2].upper()]
-    return int(float(match[1]) * scale)
+    size = int(float(match[1]) * scale)
+    if size < _MIN_MEMORY:
+        raise argparse.ArgumentTypeError(f"{text!r} is too small to import torch; give at least 64M, or 'off'")
+    return size
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not math.isfinite(value) or not 0 < value <= _MAX_TIMEOUT:
+        raise argparse.ArgumentTypeError(f"expected seconds between 0 and {_MAX_TIMEOUT:g} (a week), got {text!r}")
+    return value
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised in the main thread so it unwinds exactly like Ctrl-C."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _raise_terminated(signum: int, _frame: object) -> None:
+    raise _Terminated(signum)
+
+
+@contextlib.contextmanager
+def _terminate_like_interrupt() -> Iterator[None]:
+    """While checks run, SIGTERM and SIGHUP clean up (checks, forkserver, folders) like Ctrl-C."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {signum: signal.signal(signum, _raise_terminated) for signum in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("ids", nargs="*", metavar="ID", help="entries to check (default: all)")
     parser.add_argument("--area", help="only entries of this area")
     parser.add_argument("--changed-since", metavar="GIT_REF", help="only entries whose record changed since GIT_REF")
+    parser.add_argument("--layer", metavar="NAME",
+                        help="only entries of this catalogue layer (its catalogue.yaml name or folder name)")
     parser.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1,
                         help="checks run in parallel (default: CPU count)")
-    parser.add_argument("--timeout", type=float, default=60.0,
+    parser.add_argument("--timeout", type=_seconds, default=60.0,
                         help="seconds per check unless the check sets its own (default 60)")
     parser.add_argument("--memory-limit", type=_bytes, default=16 * 1024**3, metavar="SIZE",
                         help="address-space limit per check process, e.g. 8G; 'off' disables (default 16G)")
@@ -44,6 +98,23 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", "-q", action="store_true", help="no per-check progress")
     parser.add_argument("--no-drift", action="store_true",
                         help="do not fail when search misses the entry for a check's own error output")
+
+
+def _run_checks(tasks: list[CheckTask], args: argparse.Namespace, root: Path) -> tuple[list[CheckResult], dict]:
+    """Start the warm pool, probe the environment, run the tasks; every check is stopped on any exit."""
+    from .. import check as checker
+
+    pool = checker.WarmPool()
+    packages = sorted({p for t in tasks for p in t.check.requires.packages})
+    try:
+        env = checker.environment_block(pool.probe(packages), root)
+        options = checker.RunOptions(timeout=args.timeout, memory_bytes=args.memory_limit, jobs=args.jobs)
+        from ..check._progress import Progress
+
+        quiet = args.quiet or args.json == "-"
+        return checker.run_tasks(tasks, options, pool, env, Progress(len(tasks), quiet=quiet)), env
+    finally:
+        pool.shutdown()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -73,25 +144,28 @@ def run(args: argparse.Namespace) -> int:
             only = checker.changed_entry_ids(cat, args.changed_since)
         except Exception as exc:
             return usage_error(f"--changed-since {args.changed_since}: {exc}")
+    if args.layer:
+        names = [name for name, _root in cat.layers[1:]]
+        if args.layer not in names:
+            return usage_error(f"no layer named {args.layer!r}; layers: {', '.join(names) or 'none'}")
+        mine = {entry_id for entry_id, name in cat.origin.items() if name == args.layer}
+        only = mine if only is None else only & mine
     tasks = checker.select_tasks(cat, args.ids or None, args.area, only, shard)
 
-    checker.scrub_parent_environment()
+    if args.whole_process:  # a program that calls main() in-process keeps its environment
+        checker.scrub_own_environment()
     started = time.monotonic()
-    pool = checker.WarmPool()
-    packages = sorted({p for t in tasks for p in t.check.requires.packages})
     try:
-        env = checker.environment_block(pool.probe(packages), cat.root)
-        options = checker.RunOptions(timeout=args.timeout, memory_bytes=args.memory_limit, jobs=args.jobs)
-        from ..check._progress import Progress
-
-        quiet = args.quiet or args.json == "-"
-        results = checker.run_tasks(tasks, options, pool, env, Progress(len(tasks), quiet=quiet))
-    finally:
-        pool.registry.kill_all()
+        with _terminate_like_interrupt():
+            results, env = _run_checks(tasks, args, cat.root)
+    except KeyboardInterrupt as exc:  # every check, the forkserver and the folders are gone by now
+        signum = exc.signum if isinstance(exc, _Terminated) else signal.SIGINT
+        print(f"kb check: stopped by {signal.Signals(signum).name}; no check is left running", file=sys.stderr)
+        return 128 + signum
     if not args.no_drift:
         from ..check._drift import apply_drift_check
 
-        results = apply_drift_check(results, cat, cat.root)
+        results = apply_drift_check(results, cat, [root for _name, root in cat.layers] or cat.root)
     wall = time.monotonic() - started
 
     report = checker.make_report(env, results)

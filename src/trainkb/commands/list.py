@@ -27,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
             {"id": e.id, "title": e.title, "area": e.area, "section": e.section, "tags": e.tags,
              "checks": len(e.checks),
              "verification": e.verification.status if e.verification else "checked",
-             "path": cat.display_path(e.id)}
+             "path": cat.display_path(e.id), "layer": cat.origin.get(e.id)}
             for e in entries
         ]
         print(json.dumps(rows, indent=2))

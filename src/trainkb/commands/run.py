@@ -32,8 +32,10 @@ def run(args: argparse.Namespace) -> int:
         return usage_error(f"command not found: {cmd[0]}")
     from .._advice import advise
     from .._runwatch import watch
+    from ..triage import triage_block
 
     def diagnose(tail: str, heading: str) -> None:
+        _say(triage_block(tail, args.catalogue, cmd))  # which rank broke first, before the matches
         try:
             advice = advise(tail, top=args.top, catalogue=args.catalogue, heading=heading, explain_abstention=True)
         except Exception as exc:  # a broken catalogue must not change the command's outcome
@@ -45,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
         diagnose(tail, f"kb run: no output for {silent_for:.0f} s — if this is a hang")
 
     outcome = watch(cmd, tail_bytes=args.tail_bytes, idle_timeout=args.idle_timeout, on_idle=on_idle)
-    if outcome.returncode != 0:
+    if outcome.returncode != 0 and not outcome.output_closed:  # a closed pipe ended it, as `yes | head` should
         what = (f"was killed by signal {-outcome.returncode}" if outcome.returncode < 0
                 else f"exited with status {outcome.returncode}")
         diagnose(outcome.tail, f"kb run: {cmd[0]} {what}")

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .._locate import find_catalogue
+from .._locate import find_catalogues
 from .._tail import read_tail
 from .._terminal import printable
 
@@ -54,7 +54,9 @@ def _print_text(response: SearchResponse) -> None:
     if response.abstained:
         print("No confident match" + (" — closest entries, not a match:" if results else "."))
     for result in results:
-        print(printable(f"{result.id:<5} {result.score:5.1f}  {result.confidence:<6}  {result.title}", newlines=False))
+        layer = f"  [{result.layer}]" if result.layer else ""
+        print(printable(f"{result.id:<5} {result.score:5.1f}  {result.confidence:<6}  {result.title}{layer}",
+                        newlines=False))
         if result.confidence != "low":  # a guess's fix would read as advice
             print(printable(f"      fix: {result.fix_summary}", newlines=False))
         for ev in result.evidence[:2]:
@@ -66,6 +68,7 @@ def _print_text(response: SearchResponse) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..search import search  # after argument parsing, so `kb --help` stays light
+    from ..triage import to_json, to_text, triage_text
 
     if args.top < 1:
         print("kb: error: --top must be at least 1", file=sys.stderr)
@@ -75,13 +78,20 @@ def run(args: argparse.Namespace) -> int:
         print("kb: error: give the text to search, or pipe it in (kb search - < log.txt)", file=sys.stderr)
         return EXIT_USAGE
     text, first_line = query
-    root = Path(find_catalogue(args.search_catalogue or getattr(args, "catalogue", None)))
-    if not root.is_dir():
-        print(f"kb: error: catalogue folder not found: {root}", file=sys.stderr)
+    roots = find_catalogues(args.search_catalogue or getattr(args, "catalogue", None))
+    missing = [root for root in roots if not Path(root).is_dir()]
+    if missing:
+        print(f"kb: error: catalogue folder not found: {missing[0]}", file=sys.stderr)
         return EXIT_USAGE
-    response = search(text, top=args.top, catalogue=root, first_line=first_line)
+    response = search(text, top=args.top, catalogue=roots, first_line=first_line)
+    triage = triage_text(text, catalogue=roots)  # None unless two or more ranks speak in the text
     if args.json:
-        print(json.dumps(response.to_json(), indent=2, ensure_ascii=False))
+        data = response.to_json()
+        if triage is not None:
+            data["triage"] = to_json(triage, first_line)
+        print(json.dumps(data, indent=2, ensure_ascii=False))
     else:
+        if triage is not None:
+            print(to_text(triage, first_line=first_line))
         _print_text(response)
     return EXIT_OK if response.results and not response.abstained else EXIT_FINDINGS

@@ -26,6 +26,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         data = entry.model_dump(mode="json")
         data["path"] = cat.display_path(entry.id)
+        data["layer"] = cat.origin.get(entry.id)  # null for an entry of the base catalogue
         data["backlinks"] = [vars(b) for b in cat.backlinks.get(entry.id, [])]
         print(json.dumps(data, indent=2, ensure_ascii=False))
         return EXIT_OK

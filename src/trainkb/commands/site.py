@@ -7,7 +7,6 @@ import json
 import sys
 from pathlib import Path
 
-from .._locate import find_reports
 from .._terminal import printable
 from .._verification import load_verification
 from ._common import EXIT_FINDINGS, EXIT_OK, open_catalogue, usage_error
@@ -47,9 +46,11 @@ def _build(args: argparse.Namespace) -> int:
     cat = open_catalogue(args)
     if cat is None:
         return 2
-    reports = Path(args.reports) if args.reports else find_reports(cat.root)
-    if args.reports and not reports.is_dir():
-        return usage_error(f"reports folder not found: {reports}")
+    from .._layers import layer_reports
+
+    reports = [Path(args.reports)] if args.reports else layer_reports(cat)
+    if args.reports and not reports[0].is_dir():
+        return usage_error(f"reports folder not found: {reports[0]}")
     verification = load_verification(reports)
     for problem in verification.problems:
         print(f"kb: warning: report skipped: {printable(problem, newlines=False)}", file=sys.stderr)

@@ -19,18 +19,19 @@ import re
 import sys
 import tempfile
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._locate import catalogue_digest
+from .._locate import layers_digest
 from ._normalize import NUMBER, normalize, terms
 from ._sigregex import compile_signature, utf8
 
 if TYPE_CHECKING:
     from ._sigregex import SignatureRegex
 
-__all__ = ["FORMAT", "Index", "build_data", "cache_dir", "load_index"]
+__all__ = ["FORMAT", "Index", "build_data", "cache_dir", "load_index", "unreachable_terms"]
 
 FORMAT = 7  # the plain-data layout; the cache key also hashes this module, the normaliser and the background
 BACKGROUND = Path(__file__).with_name("background.json")  # words public failure reports share
@@ -136,6 +137,16 @@ def _required_terms(sig: dict[str, Any]) -> set[str]:
     return set() if "|" in pattern else set(terms(_REGEX_SYNTAX.sub(" ", pattern)))
 
 
+def unreachable_terms(sig: Any) -> list[str]:
+    """Required words of ``sig`` missing from its own example: real text never passes its gate.
+
+    A regex read as words can yield a word the text never has on its own (``\\d+x\\d+`` yields
+    ``x`` while ``64x10`` is one word; words inside a path or URL are masked away), so the
+    signature silently never fires.
+    """
+    return sorted(_required_terms(_signature_data(0, sig)) - set(terms(sig.example)))
+
+
 def _count_shared(sigs: list[dict[str, Any]], examples: list[tuple[int, str]]) -> None:
     """A signature that also matches other entries' examples is generic: it names less.
 
@@ -216,11 +227,13 @@ def _background(sigs: list[dict[str, Any]], phrases: list[list[Any]], vocabulary
             for term, docs in sorted(holders.items()) if term in vocabulary and len(docs) > BACKGROUND_RATE * reports}
 
 
-def build_data(entries: list[Any], digest: str) -> dict[str, Any]:
-    """The plain-data index of ``entries`` (pydantic ``Entry`` objects or look-alikes)."""
+def build_data(entries: list[Any], digest: str, layers: dict[str, str] | None = None) -> dict[str, Any]:
+    """The plain-data index of ``entries`` (pydantic ``Entry`` objects or look-alikes);
+    ``layers`` names the catalogue layer of entries that are not in the base."""
     rows, sigs, aliases, phrases, docs, examples, excludes = [], [], [], [], [], [], []
     for index, entry in enumerate(entries):
-        rows.append({"id": entry.id, "title": entry.title, "area": entry.area, "fix_summary": entry.fix_summary})
+        rows.append({"id": entry.id, "title": entry.title, "area": entry.area, "fix_summary": entry.fix_summary,
+                     "layer": (layers or {}).get(entry.id)})
         for sig in getattr(entry, "excludes", ()):
             excludes.append([index, sig.regex if sig.regex is not None else re.escape(sig.literal)])
         for sig in entry.signatures:
@@ -315,16 +328,18 @@ def _write_cache(path: Path, data: dict[str, Any]) -> None:
                 os.unlink(tmp)
 
 
-def load_index(root: Path, use_cache: bool = True) -> Index:
-    """The index of the catalogue at ``root``, from the disk cache when its hash still matches."""
-    root = root.resolve()
-    digest = catalogue_digest(root)
+def load_index(roots: str | os.PathLike[str] | Sequence[Path], use_cache: bool = True) -> Index:
+    """The index of the catalogue at ``roots`` (a folder, or a base and its layers), from the
+    disk cache when its hash (over every layer) still matches."""
+    roots = [Path(r).resolve() for r in ([roots] if isinstance(roots, str | os.PathLike) else roots)]
+    digest = layers_digest(roots)
     path = _cache_path(digest)
     data = _read_cache(path, digest) if use_cache else None
     if data is None:
-        from .._catalogue import load_catalogue  # pydantic and YAML only on a cache miss
+        from .._layers import load_layers  # pydantic and YAML only on a cache miss
 
-        data = build_data(load_catalogue(root).ordered(), digest)
+        cat = load_layers(roots)
+        data = build_data(cat.ordered(), digest, cat.origin)
         if use_cache:
             _write_cache(path, data)
     return Index(data)

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._locate import find_catalogue
+from .._locate import PathList, find_catalogues
 from ._hint import advice
 from ._index import Index, load_index
 from ._input import parse
@@ -19,7 +18,7 @@ HIGH, MEDIUM = 75.0, 55.0  # score thresholds of the confidence bands; below MED
 SIGNATURE_LEAD = 3.0  # lead over the runner-up that "high" also needs
 MIN_SCORE = 1.0  # below this an entry shares no more than a stray word with the paste
 
-_INDEXES: dict[tuple[str, bool], Index] = {}
+_INDEXES: dict[tuple[tuple[str, ...], bool], Index] = {}
 
 
 @dataclass(frozen=True)
@@ -31,11 +30,12 @@ class SearchResult:
     confidence: str  # high | medium | low
     evidence: list[Evidence] = field(default_factory=list)
     fix_summary: str = ""  # the record's one-line fix, shown with every match
+    layer: str | None = None  # the catalogue layer the entry comes from; None for the base catalogue
 
     def to_json(self) -> dict[str, Any]:
         return {
             "id": self.id, "title": self.title, "area": self.area, "score": self.score,
-            "confidence": self.confidence, "fix_summary": self.fix_summary,
+            "confidence": self.confidence, "fix_summary": self.fix_summary, "layer": self.layer,
             "evidence": [{"line": e.line, "text": e.text, "signature": e.signature,
                           "span": list(e.span) if e.span else None, "via": e.via} for e in self.evidence],
         }
@@ -53,12 +53,12 @@ class SearchResponse:
                 "results": [r.to_json() for r in self.results], "advice": self.advice}
 
 
-def get_index(catalogue: str | os.PathLike[str] | None = None, use_cache: bool = True) -> Index:
-    """The index of a catalogue, built (or read from the disk cache) once per process."""
-    root = str(Path(find_catalogue(catalogue)).resolve())
-    key = (root, use_cache)
+def get_index(catalogue: PathList | None = None, use_cache: bool = True) -> Index:
+    """The index of a catalogue (and its layers), built (or read from the disk cache) once per process."""
+    roots = tuple(str(Path(root).resolve()) for root in find_catalogues(catalogue))
+    key = (roots, use_cache)
     if key not in _INDEXES:
-        _INDEXES[key] = load_index(Path(root), use_cache=use_cache)
+        _INDEXES[key] = load_index([Path(root) for root in roots], use_cache=use_cache)
     return _INDEXES[key]
 
 
@@ -73,7 +73,7 @@ def _confidence(score: float, runner_up: float, specific: bool) -> str:
     return "medium" if score >= MEDIUM else "low"
 
 
-def search(text: str | bytes, top: int = 10, catalogue: str | os.PathLike[str] | Index | None = None,
+def search(text: str | bytes, top: int = 10, catalogue: PathList | Index | None = None,
            first_line: int = 1) -> SearchResponse:
     """Rank the entries that explain ``text`` (a traceback, a log or a description).
 
@@ -90,6 +90,6 @@ def search(text: str | bytes, top: int = 10, catalogue: str | os.PathLike[str] |
         entry = index.entries[s.entry]
         results.append(SearchResult(entry["id"], entry["title"], entry["area"], s.score,
                                     _confidence(s.score, runner_up, s.specific), s.evidence,
-                                    entry["fix_summary"]))
+                                    entry["fix_summary"], entry.get("layer")))
     abstained = not scored or _confidence(scored[0].score, 0.0, True) == "low"
     return SearchResponse(query.kind, abstained, results, advice(query) if abstained else None)

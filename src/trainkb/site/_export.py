@@ -166,7 +166,7 @@ def _patterns() -> dict[str, Any]:
 
 def search_data(cat: Catalogue) -> dict[str, Any]:
     """The engine's index of ``cat`` plus what the browser would otherwise recompute per query."""
-    data = _index.build_data(cat.ordered(), cat.content_hash())
+    data = _index.build_data(cat.ordered(), cat.content_hash(), cat.origin)
     index = _index.Index(data)
     for raw, sig in zip(data["sigs"], index.sigs, strict=True):
         raw["regex"] = signature_regex(raw["pattern"])

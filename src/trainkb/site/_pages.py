@@ -88,7 +88,7 @@ def entry_page(cat: Catalogue, entry: Entry, ver: Verification, envs: list[dict[
         "signatures": entry.signatures, "links": links,
         "external": [{"text": e.text, "url": e.url if e.url and _http(e.url) else None} for e in entry.external],
         "references": [{"title": r.title, "url": r.url if _http(r.url) else None} for r in entry.references],
-        "summary": ver.summary(entry), "envs": envs, "checks": checks,
+        "summary": ver.summary(entry), "envs": envs, "checks": checks, "layer": cat.origin.get(entry.id),
     }
 
 
@@ -100,7 +100,7 @@ def area_page(cat: Catalogue, area_id: str) -> dict[str, Any]:
     area = cat.area(area_id)
     assert area is not None
     members = [e for e in cat.ordered() if e.area == area_id]
-    rows = [{"id": e.id, "title": code_spans(e.title), "section": e.section,
+    rows = [{"id": e.id, "title": code_spans(e.title), "section": e.section, "layer": cat.origin.get(e.id),
              "links": [x.id for x in e.links if x.id in cat.entries]} for e in members]
     sections = [{"id": s.id, "title": s.title, "entries": [r for r in rows if r["section"] == s.id]}
                 for s in area.sections]

@@ -20,6 +20,7 @@ from ._model import ENTRY_SCHEME, KnowledgeBase, fix_code
 from ._palette import EntryCommands
 from ._paste import PasteBox
 from ._results import ResultsList
+from ._triage import TriagePanel
 
 __all__ = ["TrainKBApp"]
 
@@ -77,6 +78,7 @@ class TrainKBApp(App[None]):
             with Vertical(id="left"), ContentSwitcher(initial="search-pane", id="switcher"):
                 with Vertical(id="search-pane"):
                     yield PasteBox(self.initial_text, id="paste")
+                    yield TriagePanel(id="triage")
                     yield ResultsList(id="results")
                 yield BrowsePane(self.kb, id="browse-pane")
             yield EntryView(id="detail")
@@ -121,7 +123,9 @@ class TrainKBApp(App[None]):
     def run_search(self, text: str) -> None:
         """Search off the UI thread; a newer keystroke cancels (supersedes) an older search."""
         response = self.kb.search(text) if text.strip() else None
+        triage = self.kb.triage(text) if text.strip() else None
         if not get_current_worker().is_cancelled:
+            self.call_from_thread(self.query_one("#triage", TriagePanel).show, triage)
             self.call_from_thread(self.show_results, response)
 
     def show_results(self, response: SearchResponse | None) -> None:

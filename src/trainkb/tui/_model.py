@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from pathlib import Path
 
-from .._catalogue import Catalogue, load_catalogue
-from .._locate import find_catalogue, find_reports
+from .._catalogue import Catalogue
+from .._layers import layer_reports, load_layers
+from .._locate import PathList, find_catalogues
 from .._markdown import entry_header, entry_markdown
 from .._schema import Area, Entry
 from .._terminal import printable
 from .._verification import Verification, load_verification
 from ..search import Index, SearchResponse, get_index, search
+from ..triage import Triage, triage_text
 
 __all__ = ["ENTRY_SCHEME", "PASTE_LIMIT", "KnowledgeBase", "fix_code", "tail_for_paste"]
 
@@ -50,6 +51,7 @@ def _displayable(cat: Catalogue) -> Catalogue:
     """The catalogue as the TUI shows it: no record text can carry an escape sequence to the terminal."""
     cat.entries = {entry_id: _shown(entry) for entry_id, entry in cat.entries.items()}  # type: ignore[misc]
     cat.areas = [_shown(area) for area in cat.areas]  # type: ignore[misc]
+    cat.origin = {entry_id: printable(name, newlines=False) for entry_id, name in cat.origin.items()}
     return cat
 
 
@@ -72,13 +74,17 @@ class KnowledgeBase:
     verification: Verification
 
     @classmethod
-    def load(cls, catalogue: str | os.PathLike[str] | None = None) -> KnowledgeBase:
-        root = find_catalogue(catalogue)
-        cat = _displayable(load_catalogue(root))
-        return cls(cat, get_index(root), load_verification(find_reports(Path(root))))
+    def load(cls, catalogue: PathList | None = None) -> KnowledgeBase:
+        roots = find_catalogues(catalogue)
+        cat = _displayable(load_layers(roots))
+        return cls(cat, get_index(roots), load_verification(layer_reports(cat)))
 
     def search(self, text: str, top: int = 10) -> SearchResponse:
         return search(text, top=top, catalogue=self.index)
+
+    def triage(self, text: str) -> Triage | None:
+        """Which rank broke first, when the paste holds two or more ranks' output."""
+        return triage_text(text, catalogue=self.index)
 
     def markdown(self, entry_id: str) -> str:
         entry = self.catalogue.entries[entry_id]

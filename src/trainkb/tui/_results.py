@@ -50,6 +50,8 @@ class ResultsList(OptionList):
                                             inline_code(printable(result.title, newlines=False))))
             if not self.compact_rows:
                 label.append(f"  · {result.area}", "dim")
+            if result.layer:  # an entry of a team's layer says whose it is
+                label.append(f"  · {printable(result.layer, newlines=False)}", "bold dim")
             if result.confidence != "low" and result.fix_summary:  # a guess's fix would read as advice
                 fix = inline_code(printable(result.fix_summary, newlines=False))
                 label.append_text(Text.assemble("\n      ", ("fix: ", "green"), fix))

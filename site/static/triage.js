@@ -1,0 +1,370 @@
+/* Multi-rank triage in the browser, ported from src/trainkb/triage/ (_read.py, _decide.py).
+ *
+ * Reads a pasted combined log line by line (the Python reader's chunked scan is a speed-up that
+ * sees the same lines), names the rank that broke first and the ranks that only suffered it.
+ * Files, error.json and --log-dir folders are for `kb triage`; the paste box has only text.
+ * tests/site/test_parity.py checks that both agree on every captured fixture.
+ */
+(function (root) {
+  "use strict";
+  var CONTEXT_CHARS = 6000, MAX_EVENTS = 64, TAIL_LINES = 60, MAX_SUMMARY_LINES = 5000, TIE_SECONDS = 1.0;
+  var KEYWORDS = /Error|Exception|Traceback|Timed out|Timeout|Watchdog|SeqNum|Signal |Sending process|Root Cause|Failures:|NCCL|Rank |Interrupt|Killed|Segmentation fault|Connection |Fatal Python error|Detected mismatch/;
+  var PREFIX = /^\[(default|rank)(\d+)\]:\s?/;
+  var PREFIX_ANY = /\[(default|rank)(\d+)\]:\s?/;
+  var LINE_RANK = /^\[(?:default|rank)(\d+)\]:/;
+  var NCCL_RANK = /\bRank (\d+)\]/;
+  var EXC = /^((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Failure))(?::\s?(.*))?$/;
+  var SUMMARY_FIELD = /^\s{1,4}(time|rank|exitcode|error_file|traceback)\s*:\s?(.*)$/;
+  var SUMMARY_RANK = /^(\d+)(?: \(local_rank: (\d+)\))?/;
+  var EXITCODE = /^(-?\d+) \(pid: (\d+)\)/;
+  var SENT = /Sending process (\d+) closing signal (SIG[A-Z]+)/;
+  var WATCHDOG = /Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(\d+), OpType=(\w+)(?:, NumelIn=(\d+))?/;
+  var ENQUEUED = /[Ll]ast enqueued (?:NCCL )?work: (-?\d+), last completed (?:NCCL )?work: (-?\d+)/;
+  var FINGERPRINT = /Rank (\d+) is running collective: CollectiveFingerPrint\(SequenceNumber=(\d+), OpType=(\w+)/g;
+  var SIGNAL_TRACE = /Signal (\d+) \((SIG[A-Z]+)\) received by PID (\d+)/;
+  var ISO = /(\d{4})-(\d\d)-(\d\d)[ T_](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,6}))?/;
+  var GLOG = /\b[EWIF](\d\d)(\d\d) (\d\d):(\d\d):(\d\d)\.(\d{1,9})\b/;
+  var TIMEOUT = /Timed out waiting \d+ms|Watchdog caught collective operation timeout|timed out|[Tt]imeout at NCCL work|wait timeout after \d+ms/i;
+  var CONNECTION = /Connection (?:closed|reset) by peer|Broken pipe|remote process exited|NCCL communicator was aborted|ncclRemoteError|[Ss]ocket [Tt]imeout|failed to recv, got 0 bytes|Connection refused/i;
+  var MISMATCH = /Detected mismatch between collectives/;
+  var WRAPPERS = { ChildFailedError: 1, SystemExit: 1, KeyboardInterrupt: 1 };
+  var SPLITLINES = /\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]/;
+  var VICTIM_KINDS = { timeout: 1, connection: 1, mismatch: 1 };
+  var HOW = { timeout: "timed out waiting in a collective", connection: "lost the connection to a peer",
+    mismatch: "reported the collective mismatch", sigterm: "stopped by the launcher (SIGTERM)",
+    abort: "aborted by the NCCL watchdog after its timeout (SIGABRT)", exception: "raised",
+    signal: "killed by a signal", exited: "exited with an error and no traceback",
+    silent: "no error of its own", none: "no error seen" };
+  var BASIS = {
+    "own-error": "its own error came first",
+    mismatch: "its collective differs from the other ranks' (TORCH_DISTRIBUTED_DEBUG fingerprints)",
+    behind: "it is behind the other ranks in the collective sequence (NCCL watchdog counters)",
+    silent: "it reported no error while its peers timed out or lost their connection to it",
+    none: "no rank shows an error of its own" };
+
+  function cpLen(text) { return Array.from(text).length; }
+  function classify(message) {
+    if (MISMATCH.test(message)) return "mismatch";
+    if (CONNECTION.test(message)) return "connection";
+    if (TIMEOUT.test(message)) return "timeout";
+    return "exception";
+  }
+  function utc(y, mo, d, h, mi, s, micro) {
+    var ms = Date.UTC(y, mo - 1, d, h, mi, s);
+    var t = new Date(ms);
+    if (t.getUTCFullYear() !== y || t.getUTCMonth() !== mo - 1 || t.getUTCDate() !== d || h > 23 || mi > 59 || s > 59) return null;
+    return ms / 1000 + micro / 1e6;
+  }
+  function stamp(text, year) {
+    var m = ISO.exec(text);
+    if (m) return utc(+m[1], +m[2], +m[3], +m[4], +m[5], +m[6], +((m[7] || "0") + "000000").slice(0, 6));
+    m = GLOG.exec(text);
+    if (m) return utc(year, +m[1], +m[2], +m[3], +m[4], +m[5], +(m[6].slice(0, 6) + "000000").slice(0, 6));
+    return null;
+  }
+
+  function Reader() {
+    this.ranks = new Map();
+    this.rootCause = null;
+    this.sent = new Map();
+    this.summarySeen = false;
+    this.year = new Date().getUTCFullYear();
+    this.inSummary = false; this.inRootCause = false; this.summaryTraceback = false;
+    this.summaryRank = null; this.summaryTime = null; this.summaryLines = 0;
+  }
+  Reader.prototype.rank = function (r) {
+    var s = this.ranks.get(r);
+    if (!s) {
+      s = { rank: r, tag: "", lastLine: "", events: [], exitcode: null, pid: null, errorFile: null, seq: {},
+            fingerprints: new Map(), tail: [] };
+      this.ranks.set(r, s);
+    }
+    return s;
+  };
+  function addEvent(state, ev) {
+    if (state.events.length >= MAX_EVENTS) return;
+    for (var i = 0; i < state.events.length; i++) {
+      var e = state.events[i];
+      if (e.kind === ev.kind && e.text === ev.text && e.source === ev.source) return;
+    }
+    state.events.push(ev);
+  }
+  function pushTail(state, line) {
+    state.tail.push(line);
+    if (state.tail.length > TAIL_LINES) state.tail.shift();
+  }
+  function strip(raw) {
+    var rank = null, prefixed = false, text = raw;
+    for (var i = 0; i < 2; i++) {
+      var m = PREFIX.exec(text);
+      if (!m) break;
+      if (m[1] === "rank" || rank === null || !prefixed) rank = +m[2];
+      prefixed = true;
+      text = text.slice(m[0].length);
+    }
+    return { text: text.replace(/\r+$/, ""), rank: rank, prefixed: prefixed };
+  }
+  function clip(text, n) { var cps = Array.from(text); return cps.length <= n ? text : cps.slice(0, n).join(""); }
+  function stripPrefixes(line) {
+    var out = line;
+    for (var i = 0; i < 2; i++) { var m = PREFIX_ANY.exec(out); if (!m) break; out = out.slice(0, m.index) + out.slice(m.index + m[0].length); }
+    return out;
+  }
+
+  Reader.prototype.feed = function (text) {
+    var lines = text.split("\n"), starts = [], pos = 0, i;
+    if (lines.length && lines[lines.length - 1] === "") lines.pop();
+    for (i = 0; i < lines.length; i++) { starts.push(pos); pos += cpLen(lines[i]) + 1; }
+    for (i = 0; i < lines.length; i++) { var m = LINE_RANK.exec(lines[i]); if (m) this.rank(+m[1]); }
+    var self = this;
+    this.ranks.forEach(function (state, r) {  // the last line of each rank, [defaultN]: first as in _read.py
+      var tags = ["[default" + r + "]:", "[rank" + r + "]:"];
+      for (var t = 0; t < tags.length; t++) {
+        for (var j = lines.length - 1; j >= 0; j--) {
+          if (lines[j].startsWith(tags[t])) { state.lastLine = clip(stripPrefixes(lines[j]), 300); state.tag = tags[t]; return; }
+        }
+      }
+    });
+    for (i = 0; i < lines.length; i++) {
+      if (self.inSummary) {
+        self.summaryLines++;
+        if (self.summaryLines > MAX_SUMMARY_LINES) { self.inSummary = false; self.inRootCause = false; }
+      } else if (!KEYWORDS.test(lines[i])) {
+        continue;
+      }
+      self.line(lines, starts, i);
+    }
+  };
+  Reader.prototype.line = function (lines, starts, i) {
+    var s = strip(lines[i]), text = s.text, rank = s.rank, number = i + 1, m;
+    var nccl = NCCL_RANK.exec(text);
+    if (rank === null && nccl) rank = +nccl[1];
+    var when = stamp(text, this.year);
+    if (!s.prefixed && this.summary(text, number)) return;
+    if ((m = SENT.exec(text))) { this.sent.set(+m[1], m[2]); return; }
+    if (rank === null) return;
+    var state = this.rank(rank);
+    if ((m = WATCHDOG.exec(text))) {
+      state.seq.seq_num = +m[1]; state.seq.op = m[2]; state.seq.numel_in = m[3] ? +m[3] : null;
+      addEvent(state, { kind: "timeout", text: text.slice(m.index).split(" ran for")[0], line: number, time: when, source: "nccl" });
+    }
+    if ((m = ENQUEUED.exec(text))) { state.seq.last_enqueued = +m[1]; state.seq.last_completed = +m[2]; }
+    FINGERPRINT.lastIndex = 0;
+    while ((m = FINGERPRINT.exec(text)) !== null) state.fingerprints.set(+m[1], m[3]);
+    var exc = /^\s/.test(text) ? null : EXC.exec(text);
+    if (exc && !WRAPPERS[exc[1].split(".").pop()]) {
+      addEvent(state, { kind: classify(text), text: clip(text, 400), line: number, time: when, source: "log" });
+      var lo = Math.max(0, starts[i] - CONTEXT_CHARS);
+      for (var j = 0; j < i; j++) {
+        if (starts[j] <= lo || starts[j] >= starts[i]) continue;
+        lines[j].split(SPLITLINES).forEach(function (piece) {
+          var p = strip(piece);
+          if (p.rank === rank) pushTail(state, p.text);
+        });
+      }
+      pushTail(state, text);
+    } else if ((m = SIGNAL_TRACE.exec(text))) {
+      addEvent(state, { kind: "signal", text: m[0], line: number, time: when, source: "log" });
+    }
+  };
+  Reader.prototype.summary = function (text, number) {
+    if (text.indexOf("Root Cause (first observed failure)") >= 0) {
+      this.inSummary = this.inRootCause = this.summarySeen = true;
+      return true;
+    }
+    if (text.startsWith("Failures:")) { this.inSummary = this.summarySeen = true; this.summaryLines = 0; return true; }
+    if (this.inSummary && text.startsWith("=====")) {
+      this.inSummary = this.inRootCause = this.summaryTraceback = false;
+      this.summaryRank = null;
+      return true;
+    }
+    var m = SUMMARY_FIELD.exec(text), state;
+    if (!m) {
+      if (this.summaryTraceback && this.summaryRank !== null && text.startsWith("  ")) {
+        var t = text.trim();
+        if (EXC.test(t) && text[2] !== " ") {
+          addEvent(this.rank(this.summaryRank), { kind: classify(t), text: clip(t, 400), line: number, time: this.summaryTime, source: "summary" });
+          return true;
+        }
+      }
+      return false;
+    }
+    var key = m[1], value = m[2].trim(), r;
+    this.summarySeen = true;
+    if (key === "time") {
+      this.summaryTime = stamp(value, this.year); this.summaryRank = null; this.summaryTraceback = false;
+    } else if (key === "rank" && (r = SUMMARY_RANK.exec(value))) {
+      this.summaryRank = +r[1];
+      this.rank(this.summaryRank);
+      if (this.inRootCause && this.rootCause === null) this.rootCause = this.summaryRank;
+    } else if (this.summaryRank !== null) {
+      state = this.rank(this.summaryRank);
+      var e, sg;
+      if (key === "exitcode" && (e = EXITCODE.exec(value))) { state.exitcode = +e[1]; state.pid = +e[2]; }
+      else if (key === "error_file" && value !== "<N/A>") state.errorFile = value;
+      else if (key === "traceback") {
+        this.summaryTraceback = value.startsWith("Traceback");
+        if ((sg = SIGNAL_TRACE.exec(value))) addEvent(state, { kind: "signal", text: sg[0], line: number, time: this.summaryTime, source: "summary" });
+      }
+    }
+    return true;
+  };
+
+  /* --- decide (_decide.py) ------------------------------------------------------------------ */
+  function signalKind(state, ev, reader) {
+    var launcher = state.pid !== null ? reader.sent.get(state.pid) : undefined;
+    if (ev.text.indexOf("SIGTERM") >= 0 || launcher === "SIGTERM") return "sigterm";
+    if (launcher) return "sigterm";
+    if (ev.text.indexOf("SIGABRT") >= 0 && state.events.some(function (e) { return VICTIM_KINDS[e.kind]; })) return "abort";
+    return "signal";
+  }
+  function classifyRank(state, reader) {
+    var own = state.events.filter(function (e) { return e.kind === "exception"; });
+    if (own.length) {
+      own.sort(function (a, b) { return (a.line === null) - (b.line === null) || (a.line || 0) - (b.line || 0); });
+      return ["exception", own[0]];
+    }
+    var signals = state.events.filter(function (e) { return e.kind === "signal"; })
+      .map(function (e) { return [e, signalKind(state, e, reader)]; });
+    for (var i = 0; i < signals.length; i++) if (signals[i][1] === "signal") return ["signal", signals[i][0]];
+    var kinds = ["mismatch", "timeout", "connection"];
+    for (var k = 0; k < kinds.length; k++) {
+      var hit = state.events.filter(function (e) { return e.kind === kinds[k]; });
+      if (hit.length) return [kinds[k], hit[0]];
+    }
+    if (signals.length) return [signals[0][1], signals[0][0]];
+    if (state.exitcode !== null && state.exitcode > 0) return ["exited", null];
+    if (state.exitcode === -15 || (state.pid !== null && reader.sent.has(state.pid))) return ["sigterm", null];
+    return ["none", null];
+  }
+  function eventTime(state, ev) {
+    if (ev && ev.time !== null) return ev.time;
+    var times = state.events.filter(function (e) { return e.time !== null && (!ev || e.kind === ev.kind); })
+      .map(function (e) { return e.time; });
+    return times.length ? Math.min.apply(null, times) : null;
+  }
+  function first(ranks, when) {
+    var known = ranks.filter(function (r) { return when.get(r) !== null; });
+    if (ranks.length <= 1 || known.length < ranks.length) return ranks;
+    var earliest = Math.min.apply(null, known.map(function (r) { return when.get(r); }));
+    return ranks.filter(function (r) { return (when.get(r) || 0) - earliest < TIE_SECONDS; });
+  }
+  function oddOnesOut(ops) {  /* ops: array of [rank, key] in insertion order */
+    var counts = new Map();
+    ops.forEach(function (o) { counts.set(o[1], (counts.get(o[1]) || 0) + 1); });
+    var ranked = Array.from(counts.entries()).map(function (c, i) { return [c[0], c[1], i]; })
+      .sort(function (a, b) { return b[1] - a[1] || a[2] - b[2]; });
+    if (ranked.length < 2) return [];
+    var all = ops.map(function (o) { return o[0]; }).sort(function (a, b) { return a - b; });
+    if (ranked[0][1] === ranked[1][1]) return all;
+    return ops.filter(function (o) { return o[1] !== ranked[0][0]; }).map(function (o) { return o[0]; })
+      .sort(function (a, b) { return a - b; });
+  }
+
+  function decide(reader) {
+    if (reader.summarySeen && reader.ranks.size) {  /* a quiet rank below the highest one seen (_decide.py) */
+      var top = Math.max.apply(null, Array.from(reader.ranks.keys()));
+      for (var q = 0; q < top; q++) reader.rank(q);
+    }
+    var ranks = Array.from(reader.ranks.keys()).sort(function (a, b) { return a - b; });
+    var how = new Map(), shown = new Map(), when = new Map();
+    ranks.forEach(function (r) { var c = classifyRank(reader.ranks.get(r), reader); how.set(r, c[0]); shown.set(r, c[1]); });
+    ranks.forEach(function (r) { when.set(r, eventTime(reader.ranks.get(r), shown.get(r))); });
+    function having(list) { return ranks.filter(function (r) { return list.indexOf(how.get(r)) >= 0; }); }
+    var own = having(["exception", "signal"]), victims = having(["timeout", "connection", "abort", "mismatch"]);
+    var silent = having(["none", "sigterm"]);
+    var fpMap = new Map(), enqueued = [], watchdog = [];
+    ranks.forEach(function (r) {
+      var s = reader.ranks.get(r);
+      s.fingerprints.forEach(function (op, fr) { fpMap.set(fr, op); });  /* dict.update keeps a key's place */
+      if ("last_enqueued" in s.seq) enqueued.push([r, s.seq.last_enqueued]);
+      if ("seq_num" in s.seq) watchdog.push([r, s.seq.seq_num + "|" + s.seq.op]);
+    });
+    var fingerprints = Array.from(fpMap.entries());
+    var basis = "none", culprits = [], odd;
+    var distinct = new Set(enqueued.map(function (e) { return e[1]; }));
+    if (own.length) { basis = "own-error"; culprits = first(own, when); }
+    else if (fingerprints.length && (odd = oddOnesOut(fingerprints)).length) { basis = "mismatch"; culprits = odd; }
+    else if (enqueued.length >= 2 && distinct.size > 1) {
+      var low = Math.min.apply(null, enqueued.map(function (e) { return e[1]; }));
+      basis = "behind"; culprits = enqueued.filter(function (e) { return e[1] === low; }).map(function (e) { return e[0]; });
+    } else if (watchdog.length >= 2 && (odd = oddOnesOut(watchdog)).length) { basis = "behind"; culprits = odd; }
+    else if (victims.length && silent.length && victims.some(function (r) { return ["timeout", "connection", "abort"].indexOf(how.get(r)) >= 0; })) {
+      basis = "silent"; culprits = silent;
+    } else if (ranks.length >= 2 && !victims.length && having(["exited"]).length) {
+      basis = "own-error"; culprits = first(having(["exited"]), when);
+    }
+    culprits = culprits.slice().sort(function (a, b) { return a - b; });
+    var verdicts = ranks.map(function (r) {
+      var s = reader.ranks.get(r), ev = shown.get(r), role;
+      if (culprits.indexOf(r) >= 0) role = culprits.length === 1 || basis === "own-error" ? "culprit" : "suspect";
+      else role = how.get(r) === "none" ? "unharmed" : "victim";
+      var h = culprits.indexOf(r) >= 0 && (how.get(r) === "none" || how.get(r) === "sigterm") ? "silent" : how.get(r);
+      return { rank: r, role: role, how: h, description: HOW[h], error: ev ? ev.text : null, line: ev ? ev.line : null,
+               time: when.get(r), exitcode: s.exitcode, collective: Object.keys(s.seq).length ? s.seq : null,
+               last_line: s.lastLine };
+    });
+    var ct = culprits.filter(function (r) { return when.get(r) !== null && ["exception", "signal", "exited"].indexOf(how.get(r)) >= 0; })
+      .map(function (r) { return when.get(r); });
+    var vt = victims.filter(function (r) { return when.get(r) !== null && culprits.indexOf(r) < 0; })
+      .map(function (r) { return when.get(r); });
+    var gap = ct.length && vt.length ? Math.round((Math.min.apply(null, vt) - Math.min.apply(null, ct)) * 1000) / 1000 : null;
+    var sole = culprits.length === 1 ? culprits[0] : null;
+    var rcVictim = reader.rootCause !== null && culprits.indexOf(reader.rootCause) < 0 &&
+      verdicts.some(function (v) { return v.rank === reader.rootCause && v.role === "victim"; });
+    return { culprits: culprits, sole_culprit: sole, basis: basis, reason: BASIS[basis], root_cause_rank: reader.rootCause,
+             root_cause_is_victim: rcVictim, gap_seconds: gap, collect: collect(reader, basis, victims, how), ranks: verdicts };
+  }
+  function collect(reader, basis, victims, how) {
+    var tips = [];
+    if (basis === "none" && victims.length && victims.length === how.size) {
+      tips.push("every rank in this output is a victim: the one that broke is not in it (another node, or a rank whose lines were cut off); read that rank's own log");
+    }
+    if (basis === "none" || basis === "silent") {
+      if (victims.some(function (r) { return how.get(r) === "timeout"; }) || basis === "none") {
+        tips.push("TORCH_FR_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1: Flight Recorder dumps each rank's last collectives on a timeout (`torchfrtrace` lines them up)");
+        tips.push("TORCH_DISTRIBUTED_DEBUG=DETAIL: a mismatched collective raises naming both ranks");
+      }
+    }
+    if (basis === "silent" && Array.from(how.values()).filter(function (h) { return h === "none" || h === "sigterm"; }).length > 1 && !reader.summarySeen) {
+      tips.push("keep torchrun's own output too (kb run, or 2>&1 | tee): its failure summary gives each rank's exit code and signal, which per-rank logs lack");
+    }
+    var tagged = false;
+    reader.ranks.forEach(function (s) { if (s.tag.startsWith("[default") || s.tag.startsWith("file")) tagged = true; });
+    if (reader.ranks.size < 2 || !tagged) tips.push("torchrun --tee 3 (or --log-dir DIR): every line tagged with its rank, one log per rank");
+    var exited = false;
+    how.forEach(function (h) { if (h === "exited") exited = true; });
+    if (exited) tips.push("decorate the entry point with torch.distributed.elastic.multiprocessing.errors.record: torchrun's summary then carries each rank's traceback");
+    return tips;
+  }
+
+  /* triage(text, engine?): null unless two or more ranks speak; with an engine, the culprit's entry too */
+  function triage(text, engine) {
+    var reader = new Reader();
+    reader.feed(String(text || ""));
+    var multi = reader.ranks.size >= 2 || (reader.summarySeen && reader.ranks.size > 0 &&
+      Math.max.apply(null, Array.from(reader.ranks.keys())) >= 1);
+    if (!multi) return null;
+    var result = decide(reader);
+    result.entry = null;
+    var explained = result.sole_culprit !== null ? result.sole_culprit
+      : result.culprits.length && result.basis === "own-error" ? result.culprits[0] : null;
+    result.explained_rank = explained;
+    var v = result.ranks.filter(function (x) { return x.rank === explained; })[0];
+    if (engine && v && ["exception", "signal", "exited"].indexOf(v.how) >= 0 && v.error) {
+      var state = reader.ranks.get(v.rank);
+      var body = state.tail.length ? state.tail.join("\n") : v.error;
+      if (body.indexOf(v.error) < 0) body += "\n" + v.error;
+      var response = engine.search(body, 1);
+      if (response.results.length && !response.abstained) {
+        var best = response.results[0];
+        result.entry = { id: best.id, title: best.title, confidence: best.confidence, score: best.score };
+      }
+    }
+    return result;
+  }
+
+  var api = { triage: triage };
+  root.TrainkbTriage = api;
+  if (typeof module !== "undefined" && module.exports) module.exports = api;
+})(typeof window !== "undefined" ? window : globalThis);

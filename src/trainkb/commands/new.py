@@ -1,0 +1,104 @@
+"""`kb new --from crash.log`: start a record from a failure's output (or `kb new ID` for a blank one)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from importlib import resources
+from pathlib import Path
+
+from .._locate import find_catalogues
+from .._tail import KEEP_BYTES as READ_LIMIT
+from ._common import EXIT_OK, EXIT_USAGE, open_catalogue, usage_error
+from .search import _read_stdin
+
+
+def add_parser(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("id", nargs="?", default=None, metavar="ID",
+                        help="start a blank record with this id (or give the id of the record --from writes)")
+    parser.add_argument("--from", dest="source", metavar="FILE",
+                        help="the failure's output: a log or traceback ('-' reads stdin; piped stdin is read too)")
+    parser.add_argument("--area", help="area of the record (default: the area of the entry search ranks first)")
+    parser.add_argument("--section", help="section of the area (default: that of the nearest entry, else the first)")
+    parser.add_argument("--id", dest="entry_id", metavar="ID", help="the record's id (default: the next free one)")
+    parser.add_argument("--dry-run", action="store_true", help="print the record instead of writing it")
+    parser.add_argument("--json", action="store_true", help="print {path, id, area, section, ...} as JSON")
+
+
+def _read(source: str | None, blank: bool) -> str | None:
+    """The failure's output: --from FILE, '-' or piped stdin (not read for a blank record, `kb new ID`).
+
+    Only the tail is kept, as `kb search` keeps it; a device or a FIFO is read up to the limit.
+    """
+    try:
+        if source == "-" or (source is None and not blank and not sys.stdin.isatty()):
+            return _read_stdin()[0]
+        if source is None:
+            return None
+        path = Path(source)
+        if path.is_dir():
+            raise ValueError(f"{source} is a folder; give the log file")
+        with path.open("rb") as handle:
+            size = path.stat().st_size
+            if size > READ_LIMIT:
+                handle.seek(size - READ_LIMIT)
+            data = handle.read(READ_LIMIT)
+    except OSError as exc:
+        raise ValueError(f"cannot read {source}: {exc.strerror or exc}") from None
+    return data.decode("utf-8", "replace")
+
+
+def run(args: argparse.Namespace) -> int:
+    from .._newrecord import DraftError, draft_record, render_record
+
+    if args.id and args.entry_id and args.id.upper() != args.entry_id.upper():
+        return usage_error(f"two different ids given: {args.id} and --id {args.entry_id}")
+    try:
+        text = _read(args.source, blank=args.id is not None)
+    except ValueError as exc:
+        return usage_error(str(exc))
+    wanted = args.entry_id or args.id
+    if text is not None and not text.strip():
+        return usage_error("the failure's output is empty")
+    if text is None and wanted is None:
+        return usage_error("give the failure's output (--from FILE, or pipe it in), or an id for a blank record")
+    cat = open_catalogue(args)
+    if cat is None:
+        return EXIT_USAGE
+    response = None
+    if text is not None:
+        from ..search import search
+
+        response = search(text, top=5, catalogue=find_catalogues(args.catalogue))
+    try:
+        draft = draft_record(cat, text, response, area=args.area, section=args.section, entry_id=wanted)
+    except DraftError as exc:
+        return usage_error(str(exc))
+    record = render_record(draft)
+    layer = find_catalogues(args.catalogue)[-1]
+    if layer.resolve() == Path(str(resources.files("trainkb") / "_bundled_catalogue")).resolve() and not args.dry_run:
+        return usage_error("the catalogue bundled with trainkb is read-only; give --catalogue DIR "
+                           "(a folder with catalogue.yaml holds your own records)")
+    path = layer / draft.area / f"{draft.id}-{draft.slug}.yaml"
+    if args.dry_run:
+        sys.stdout.write(record)
+        return EXIT_OK
+    taken = sorted((layer / draft.area).glob(f"{draft.id}-*.y*ml")) if (layer / draft.area).is_dir() else []
+    if taken:
+        return usage_error(f"{taken[0]} already exists; not overwriting it")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("x", encoding="utf-8") as handle:
+            handle.write(record)
+    except OSError as exc:
+        return usage_error(f"cannot write {path}: {exc.strerror or exc}")
+    if args.json:
+        print(json.dumps({"path": str(path), "id": draft.id, "area": draft.area, "section": draft.section,
+                          "title": draft.title, "signatures": len(draft.signatures),
+                          "also_matches": draft.also_matches}, indent=2))
+    else:
+        print(f"wrote {path}")
+        print(f"next: write the TODOs (`kb lint` lists them), then `kb check {draft.id}`, and confirm "
+              f"`kb search` ranks {draft.id} first for the failure")
+    return EXIT_OK

@@ -1,0 +1,63 @@
+"""`kb triage [FILE|DIR|-]`: which rank of a distributed job broke first, and which are only victims.
+
+Reads a combined log (pasted, piped or a file), an elastic error.json, or a `torchrun --log-dir`
+folder. Exit status: 0 when a single culprit is named, 1 when the output does not single one out
+(several suspects, or no rank with an error of its own), 2 on usage errors (nothing to read,
+not multi-rank output, a path that does not exist). Imports only the standard library and the
+search package, like `kb search`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from .._locate import find_catalogue
+from ._common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, usage_error
+
+
+def add_parser(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("source", nargs="?", default=None, metavar="FILE|DIR|-",
+                        help="a combined log, an error.json, a torchrun --log-dir folder, or '-' for stdin")
+    parser.add_argument("--json", action="store_true", help="print the triage as JSON (see docs/search.md)")
+    parser.add_argument("--no-match", action="store_true",
+                        help="do not look up the catalogue entry for the culprit's error")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..triage import to_json, to_text, triage_path, triage_text
+    from ..triage._input import read_chunks
+
+    root = Path(find_catalogue(getattr(args, "catalogue", None)))
+    catalogue = root if root.is_dir() and not args.no_match else None
+    match = catalogue is not None
+    source = args.source
+    if source is None and sys.stdin.isatty():
+        return usage_error("give a log file, a torchrun --log-dir folder, or pipe the output in (kb triage - < log)")
+    try:
+        if source in (None, "-"):
+            stream = getattr(sys.stdin, "buffer", None)
+            chunks = (b.decode("utf-8", "replace") for b in iter(lambda: stream.read(1 << 22), b"")) if stream \
+                else iter([sys.stdin.read()])
+            triage = triage_text(chunks, catalogue=catalogue, match=match)
+        else:
+            path = Path(source)
+            if not path.exists():
+                return usage_error(f"no such file or folder: {source}")
+            triage = triage_path(path, catalogue=catalogue, match=match) if path.is_dir() or path.suffix == ".json" \
+                else triage_text(read_chunks(path), catalogue=catalogue, match=match)
+    except OSError as exc:
+        return usage_error(f"cannot read {source}: {exc.strerror or exc}")
+    if triage is None:
+        if args.json:
+            print(json.dumps({"triage": None}))
+        print("kb triage: this is not the output of two or more ranks (no [rankN]: / [defaultN]: prefixes, "
+              "torchrun summary or per-rank logs)", file=sys.stderr)
+        return EXIT_USAGE
+    if args.json:
+        print(json.dumps({"triage": to_json(triage)}, indent=2, ensure_ascii=False))
+    else:
+        sys.stdout.write(to_text(triage))
+    return EXIT_OK if triage.sole_culprit is not None else EXIT_FINDINGS

@@ -1,0 +1,217 @@
+"""Decide which rank broke first and which ranks only suffered it, from what the reader kept.
+
+In order of strength: a rank with its own exception or signal (earliest first); the odd one
+out of `TORCH_DISTRIBUTED_DEBUG=DETAIL`'s collective fingerprints; the rank whose NCCL
+watchdog counters are behind the others (D19's desync); a rank that stayed silent while its
+peers timed out or lost their connection. Anything weaker is reported as not enough evidence,
+with what to collect next time.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ._read import Event, RankState, Reader
+
+__all__ = ["RankVerdict", "Triage", "decide"]
+
+VICTIM_KINDS = frozenset({"timeout", "connection", "mismatch"})
+TIE_SECONDS = 1.0  # torchrun's summary and error files stamp whole seconds
+_HOW = {"timeout": "timed out waiting in a collective", "connection": "lost the connection to a peer",
+        "mismatch": "reported the collective mismatch", "sigterm": "stopped by the launcher (SIGTERM)",
+        "abort": "aborted by the NCCL watchdog after its timeout (SIGABRT)", "exception": "raised",
+        "signal": "killed by a signal", "exited": "exited with an error and no traceback",
+        "silent": "no error of its own", "none": "no error seen"}
+
+
+@dataclass
+class RankVerdict:
+    rank: int
+    role: str  # culprit | suspect | victim | unharmed
+    how: str  # a key of _HOW
+    error: str | None = None  # the first line of the error that ended it
+    line: int | None = None
+    origin: str | None = None
+    time: float | None = None
+    exitcode: int | None = None
+    seq: dict[str, object] = field(default_factory=dict)
+    last_line: str = ""
+
+    @property
+    def description(self) -> str:
+        return _HOW[self.how]
+
+
+@dataclass
+class Triage:
+    ranks: list[RankVerdict]
+    culprits: list[int]
+    basis: str  # own-error | mismatch | behind | silent | none
+    root_cause: int | None  # the rank torchrun's summary named as its first observed failure
+    gap_seconds: float | None  # from the culprit's failure to the first victim's failure
+    collect: list[str]
+    entry: dict[str, object] | None = None  # the catalogue entry for the culprit's own error
+
+    @property
+    def sole_culprit(self) -> int | None:
+        return self.culprits[0] if len(self.culprits) == 1 else None
+
+    @property
+    def root_cause_is_victim(self) -> bool:
+        return self.root_cause is not None and self.root_cause not in self.culprits and any(
+            v.rank == self.root_cause and v.role == "victim" for v in self.ranks)
+
+    @property
+    def explained_rank(self) -> int | None:
+        """The rank whose own error the catalogue is asked about: the culprit, or the first of several."""
+        if self.sole_culprit is not None:
+            return self.sole_culprit
+        return self.culprits[0] if self.culprits and self.basis == "own-error" else None
+
+    def verdict(self) -> RankVerdict | None:
+        return next((v for v in self.ranks if v.rank == self.explained_rank), None)
+
+
+def _signal_kind(state: RankState, event: Event, reader: Reader) -> str:
+    """A signal the rank brought on itself ("signal") or one it received as a consequence."""
+    launcher = reader.sent.get(state.pid) if state.pid is not None else None
+    if "SIGTERM" in event.text or launcher == "SIGTERM":
+        return "sigterm"
+    if launcher:  # torchrun escalates to SIGKILL when SIGTERM is ignored
+        return "sigterm"
+    if "SIGABRT" in event.text and any(e.kind in VICTIM_KINDS for e in state.events):
+        return "abort"
+    return "signal"
+
+
+def _classify(state: RankState, reader: Reader) -> tuple[str, Event | None]:
+    """How this rank ended, and the event that shows it, its own failure taking precedence."""
+    own = [e for e in state.events if e.kind == "exception"]
+    if own:  # the line where the log shows it first; its time may come from another source
+        return "exception", min(own, key=lambda e: (e.line is None, e.origin or "", e.line or 0))
+    signals = [(e, _signal_kind(state, e, reader)) for e in state.events if e.kind == "signal"]
+    for event, kind in signals:
+        if kind == "signal":
+            return "signal", event
+    for kind in ("mismatch", "timeout", "connection"):
+        hits = [e for e in state.events if e.kind == kind]
+        if hits:
+            return kind, hits[0]
+    for event, kind in signals:
+        return kind, event
+    if state.exitcode is not None and state.exitcode > 0:
+        return "exited", None
+    if state.exitcode == -15 or (state.pid is not None and state.pid in reader.sent):
+        return "sigterm", None
+    return "none", None
+
+
+def _time(state: RankState, event: Event | None) -> float | None:
+    """When the shown event happened: its own stamp, else the earliest stamp of an event of its kind."""
+    if event is not None and event.time is not None:
+        return event.time
+    times = [e.time for e in state.events if e.time is not None and (event is None or e.kind == event.kind)]
+    return min(times) if times else None
+
+
+def _first(ranks: list[int], when: dict[int, float | None]) -> list[int]:
+    """The earliest of ``ranks``; all of them when their times tie or are unknown.
+
+    torchrun's "Root Cause" is no tie-breaker: it is the first exit the agent noticed, not the
+    first failure, and ranks failing on their own within a second are all worth reading.
+    """
+    known = [when[r] for r in ranks if when[r] is not None]
+    if len(ranks) <= 1 or len(known) < len(ranks):
+        return ranks
+    earliest = min(known)
+    return [r for r in ranks if (when[r] or 0.0) - earliest < TIE_SECONDS]
+
+
+def _odd_ones_out(ops: dict[int, object]) -> list[int]:
+    """The ranks whose value differs from every other rank's shared value; all of them on a tie."""
+    counts = Counter(ops.values()).most_common()
+    if len(counts) < 2:
+        return []
+    if counts[0][1] == counts[1][1]:
+        return sorted(ops)
+    return sorted(r for r, op in ops.items() if op != counts[0][0])
+
+
+def decide(reader: Reader) -> Triage:
+    if reader.summary_seen and reader.ranks:
+        # ranks number from 0, and torchrun's summary lists every rank that failed: a rank below the
+        # highest one seen that left no trace exited without an error (or is still running)
+        for rank in range(max(reader.ranks)):
+            reader.rank(rank)
+    states = dict(sorted(reader.ranks.items()))
+    how: dict[int, str] = {}
+    shown: dict[int, Event | None] = {}
+    for rank, state in states.items():
+        how[rank], shown[rank] = _classify(state, reader)
+    when = {r: _time(states[r], shown[r]) for r in states}
+    own = [r for r in states if how[r] in ("exception", "signal")]
+    victims = [r for r in states if how[r] in ("timeout", "connection", "abort", "mismatch")]
+    fingerprints: dict[int, object] = {}
+    for state in states.values():
+        fingerprints.update(state.fingerprints)
+    enqueued = {r: s.seq["last_enqueued"] for r, s in states.items() if "last_enqueued" in s.seq}
+    watchdog = {r: (s.seq.get("seq_num"), s.seq.get("op")) for r, s in states.items() if "seq_num" in s.seq}
+    silent = [r for r in states if how[r] in ("none", "sigterm")]
+
+    basis, culprits = "none", []
+    if own:
+        basis, culprits = "own-error", _first(own, when)
+    elif fingerprints and (odd := _odd_ones_out(fingerprints)):
+        basis, culprits = "mismatch", odd
+    elif len(enqueued) >= 2 and len(set(enqueued.values())) > 1:
+        low = min(enqueued.values())
+        basis, culprits = "behind", sorted(r for r, v in enqueued.items() if v == low)
+    elif len(watchdog) >= 2 and (odd := _odd_ones_out(watchdog)):
+        basis, culprits = "behind", odd
+    elif victims and silent and any(how[r] in ("timeout", "connection", "abort") for r in victims):
+        basis, culprits = "silent", silent
+    elif len(states) >= 2 and not victims and any(how[r] == "exited" for r in states):
+        basis, culprits = "own-error", _first([r for r in states if how[r] == "exited"], when)
+
+    verdicts = []
+    for rank, state in states.items():
+        event = shown[rank]
+        if rank in culprits:
+            role = "culprit" if len(culprits) == 1 or basis == "own-error" else "suspect"
+        elif how[rank] == "none":
+            role = "unharmed"
+        else:
+            role = "victim"
+        verdicts.append(RankVerdict(rank, role, "silent" if rank in culprits and how[rank] in ("none", "sigterm")
+                                    else how[rank], event.text if event else None, event.line if event else None,
+                                    event.origin if event else None, when[rank], state.exitcode, dict(state.seq),
+                                    state.last_line))
+    gap = None
+    culprit_times = [when[r] for r in culprits if when[r] is not None and how[r] in ("exception", "signal", "exited")]
+    victim_times = [when[r] for r in victims if when[r] is not None and r not in culprits]
+    if culprit_times and victim_times:
+        gap = round(min(victim_times) - min(culprit_times), 3)
+    return Triage(verdicts, culprits, basis, reader.root_cause, gap, _collect(reader, basis, victims, how))
+
+
+def _collect(reader: Reader, basis: str, victims: list[int], how: dict[int, str]) -> list[str]:
+    """What to turn on next time, when this output could not settle the question."""
+    tips = []
+    if basis == "none" and victims and len(victims) == len(how):
+        tips.append("every rank in this output is a victim: the one that broke is not in it (another node, or a "
+                    "rank whose lines were cut off); read that rank's own log")
+    if basis == "none" or (basis == "silent" and any(how[r] == "timeout" for r in victims)):
+        tips.append("TORCH_FR_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1: Flight Recorder dumps each rank's "
+                    "last collectives on a timeout (`torchfrtrace` lines them up)")
+        tips.append("TORCH_DISTRIBUTED_DEBUG=DETAIL: a mismatched collective raises naming both ranks")
+    if basis == "silent" and len([r for r in how if how[r] in ("none", "sigterm")]) > 1 and not reader.summary_seen:
+        tips.append("keep torchrun's own output too (kb run, or 2>&1 | tee): its failure summary gives each rank's "
+                    "exit code and signal, which per-rank logs lack")
+    # only tracebacks carry torch's [rankN]: prefix; --tee tags every line, so a quiet rank is seen too
+    if len(reader.ranks) < 2 or not any(s.tag.startswith(("[default", "file")) for s in reader.ranks.values()):
+        tips.append("torchrun --tee 3 (or --log-dir DIR): every line tagged with its rank, one log per rank")
+    if any(how[r] == "exited" for r in how):  # a rank failed with an exit code and no traceback anywhere
+        tips.append("decorate the entry point with torch.distributed.elastic.multiprocessing.errors.record: "
+                    "torchrun's summary then carries each rank's traceback")
+    return tips

@@ -1,0 +1,150 @@
+"""Feed the reader: a pasted or piped log, one file, or a `torchrun --log-dir` folder.
+
+The folder layout is DIR/<run_id>/attempt_<n>/<local_rank>/{stdout.log,stderr.log,error.json};
+the latest attempt of the newest run is read. Other text files in the folder (a combined log
+saved next to it) are read as interleaved output.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from ._decide import Triage, decide
+from ._read import CHUNK, Reader
+
+__all__ = ["explain", "is_multirank", "read_chunks", "triage_block", "triage_path", "triage_reader", "triage_text"]
+
+TEXT_SUFFIXES = (".log", ".txt", ".out", ".err")
+MAX_FILES = 4096  # a folder with more is not a torchrun log folder; read this many
+
+
+def read_chunks(path: Path) -> Iterator[str]:
+    with path.open("r", encoding="utf-8", errors="replace", newline="") as f:
+        while chunk := f.read(CHUNK):
+            yield chunk
+
+
+def is_multirank(reader: Reader) -> bool:
+    """Output of two or more ranks (torchrun's summary naming rank 1 or above counts): what triage is for."""
+    return len(reader.ranks) >= 2 or (reader.summary_seen and bool(reader.ranks) and max(reader.ranks) >= 1)
+
+
+def explain(triage: Triage, reader: Reader, catalogue: Any) -> None:
+    """Attach the catalogue entry that explains the sole culprit's own error (its lines only)."""
+    verdict = triage.verdict()
+    if verdict is None or verdict.how not in ("exception", "signal", "exited") or not verdict.error:
+        return
+    from ..search import search  # light: no pydantic, YAML or torch
+
+    state = reader.ranks[verdict.rank]
+    text = "\n".join(state.tail) if state.tail else verdict.error
+    if verdict.error not in text:
+        text += "\n" + verdict.error
+    try:
+        response = search(text, top=1, catalogue=catalogue)
+    except (OSError, ValueError):  # no catalogue here: the triage stands without an entry
+        return
+    if response.results and not response.abstained:
+        best = response.results[0]
+        triage.entry = {"id": best.id, "title": best.title, "confidence": best.confidence, "score": best.score}
+
+
+def triage_reader(reader: Reader, catalogue: Any = None, match: bool = True) -> Triage | None:
+    if not is_multirank(reader):
+        return None
+    triage = decide(reader)
+    if match:
+        explain(triage, reader, catalogue)
+    return triage
+
+
+def triage_text(text: str | Iterable[str], catalogue: Any = None, match: bool = True) -> Triage | None:
+    """Triage interleaved output (a string, or chunks of one); None when it is not multi-rank."""
+    reader = Reader()
+    if isinstance(text, str):
+        reader.feed(text)
+    else:
+        reader.feed_chunks(text)
+    return triage_reader(reader, catalogue, match)
+
+
+def _rank_dirs(root: Path) -> dict[int, Path]:
+    """local_rank -> folder of the latest attempt of the newest run under ``root``."""
+    found: dict[Path, dict[int, Path]] = {}
+    for count, (folder, dirs, _files) in enumerate(os.walk(root)):
+        if count >= MAX_FILES:
+            break
+        here = Path(folder)
+        if here.name.isdigit() and here.parent.name.startswith("attempt_"):
+            found.setdefault(here.parent, {})[int(here.name)] = here
+            dirs.clear()
+    if not found:
+        return {}
+
+    def key(attempt: Path) -> tuple[float, int]:
+        number = attempt.name.removeprefix("attempt_")
+        return (attempt.parent.stat().st_mtime, int(number) if number.isdigit() else -1)
+
+    return found[max(found, key=key)]
+
+
+def _feed_dir(reader: Reader, path: Path) -> None:
+    ranks = _rank_dirs(path)
+    layout = {p for d in ranks.values() for p in d.iterdir()}
+    for rank, folder in sorted(ranks.items()):
+        for name in ("stdout.log", "stderr.log"):
+            if (folder / name).is_file():
+                reader.feed_chunks(read_chunks(folder / name), rank, str(folder / name))
+        if (folder / "error.json").is_file():
+            reader.feed_error_file((folder / "error.json").read_text(encoding="utf-8", errors="replace"),
+                                   rank, str(folder / "error.json"))
+    others = sorted(p for p in path.iterdir() if p.is_file() and p.suffix in TEXT_SUFFIXES and p not in layout)
+    for other in others[:MAX_FILES]:
+        reader.feed_chunks(read_chunks(other), None, str(other))
+
+
+def triage_path(path: Path, catalogue: Any = None, match: bool = True) -> Triage | None:
+    """Triage a log file, an error.json, or a folder of per-rank logs."""
+    reader = Reader()
+    if path.is_dir():
+        _feed_dir(reader, path)
+    elif path.suffix == ".json":
+        rank = path.parent.name
+        reader.feed_error_file(path.read_text(encoding="utf-8", errors="replace"),
+                               int(rank) if rank.isdigit() else 0, str(path))
+    else:
+        reader.feed_chunks(read_chunks(path))
+    return triage_reader(reader, catalogue, match)
+
+
+def log_dir_of(cmd: Sequence[str]) -> Path | None:
+    """The folder a torchrun command line writes per-rank logs to (`--log-dir DIR`, `--log_dir=DIR`)."""
+    for i, arg in enumerate(cmd):
+        for flag in ("--log-dir", "--log_dir"):
+            if arg == flag and i + 1 < len(cmd):
+                return Path(cmd[i + 1])
+            if arg.startswith(flag + "="):
+                return Path(arg.split("=", 1)[1])
+    return None
+
+
+def triage_block(tail: str, catalogue: Any = None, cmd: Sequence[str] = (), heading: str = "kb run: triage") -> str:
+    """The text block for `kb run`: from the captured tail and, when the command had one, its --log-dir.
+
+    Returns '' when the output is not multi-rank; never raises, so a diagnosis cannot fail the run.
+    """
+    from ._report import to_text
+
+    log_dir = log_dir_of(cmd)
+    try:
+        reader = Reader()
+        if log_dir is not None and log_dir.is_dir():
+            _feed_dir(reader, log_dir)
+        reader.feed(tail)
+        triage = triage_reader(reader, catalogue)
+        return to_text(triage, heading) if triage is not None else ""
+    except Exception as exc:  # a diagnosis must never change the outcome of the command it watches
+        return f"── {heading}: could not read the ranks' output ({type(exc).__name__}) ──\n"

@@ -1,0 +1,363 @@
+"""Read multi-rank output as a stream and keep, per rank, only what triage needs.
+
+Most of a long log is training progress; a line is looked at closely only when it holds one
+of a few literal keywords (found with ``str.find`` over large chunks), so a 100 MB log costs
+little more than reading it. Which ranks exist, and the last line of each, come from the
+rank prefixes (`[rank3]:` from torch, `[default3]:` from `torchrun --tee`) searched per chunk.
+Memory stays bounded: per rank, a short tail of its lines around failures and its events.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+__all__ = ["Event", "RankState", "Reader"]
+
+CHUNK = 4 * 1024 * 1024
+CONTEXT_CHARS = 6_000  # characters before an exception line searched for that rank's traceback
+MAX_EVENTS = 64  # per rank: a rank that repeats an error thousands of times keeps the first ones
+TAIL_LINES = 60  # per rank: the lines kept to search the catalogue with
+MAX_LINE = 1024 * 1024  # characters kept of one line; the rest of a longer one is dropped
+MAX_SUMMARY_LINES = 5_000  # torchrun's summary is far shorter; past this, "Failures:" was not its start
+RANK_SCAN = 256 * 1024  # after the first chunk, new ranks are looked for at each chunk's two ends only
+
+# lines worth a closer look all contain one of these; everything else is progress. Each starts with
+# an upper-case letter: `re` then skips ahead to the next character that can start one, and typical
+# progress lines ("[default3]:step 7 loss 0.43") hold few. torchrun's summary fields are lower
+# case, so the summary block ("Failures:" ... "=====") is read line by line instead.
+_KEYWORDS = ("Error", "Exception", "Traceback", "Timed out", "Timeout", "Watchdog", "SeqNum", "Signal ",
+             "Sending process", "Root Cause", "Failures:", "NCCL", "Rank ", "Interrupt", "Killed",
+             "Segmentation fault", "Connection ", "Fatal Python error", "Detected mismatch")
+_KEYWORD_RE = re.compile("|".join(re.escape(k) for k in _KEYWORDS))
+
+_PREFIX = re.compile(r"\[(default|rank)(\d+)\]:\s?")
+_NCCL_RANK = re.compile(r"\bRank (\d+)\]")
+_EXC = re.compile(r"^(?P<type>(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Failure))"
+                  r"(?::\s?(?P<msg>.*))?$")
+_SUMMARY_FIELD = re.compile(r"^\s{1,4}(time|rank|exitcode|error_file|traceback)\s*:\s?(.*)$")
+_SUMMARY_RANK = re.compile(r"^(\d+)(?: \(local_rank: (\d+)\))?")
+_EXITCODE = re.compile(r"^(-?\d+) \(pid: (\d+)\)")
+_SENT = re.compile(r"Sending process (\d+) closing signal (SIG[A-Z]+)")
+_WATCHDOG = re.compile(r"Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(\d+), OpType=(\w+)"
+                       r"(?:, NumelIn=(\d+))?")
+_ENQUEUED = re.compile(r"[Ll]ast enqueued (?:NCCL )?work: (-?\d+), last completed (?:NCCL )?work: (-?\d+)")
+_FINGERPRINT = re.compile(r"Rank (\d+) is running collective: CollectiveFingerPrint\(SequenceNumber=(\d+), "
+                          r"OpType=(\w+)")
+_SIGNAL_TRACE = re.compile(r"Signal (\d+) \((SIG[A-Z]+)\) received by PID (\d+)")
+# time stamps: logging's "[2024-05-01 12:00:00,123]" or ISO, torchrun's "2024-05-01_12:00:00", glog's "E0501 12:00:00.1"
+_ISO = re.compile(r"(\d{4})-(\d\d)-(\d\d)[ T_](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,6}))?")
+_GLOG = re.compile(r"\b[EWIF](\d\d)(\d\d) (\d\d):(\d\d):(\d\d)\.(\d{1,9})\b")
+
+# how a rank's error reads when it only suffered another rank's failure
+_TIMEOUT = re.compile(r"Timed out waiting \d+ms|Watchdog caught collective operation timeout|timed out|"
+                      r"[Tt]imeout at NCCL work|wait timeout after \d+ms", re.I)
+_CONNECTION = re.compile(r"Connection (?:closed|reset) by peer|Broken pipe|remote process exited|"
+                         r"NCCL communicator was aborted|ncclRemoteError|[Ss]ocket [Tt]imeout|"
+                         r"failed to recv, got 0 bytes|Connection refused", re.I)
+_MISMATCH = re.compile(r"Detected mismatch between collectives")
+_WRAPPERS = frozenset({"ChildFailedError", "SystemExit", "KeyboardInterrupt"})
+
+
+@dataclass
+class Event:
+    """One thing that happened to one rank, with where it was seen."""
+
+    kind: str  # exception | timeout | connection | mismatch | signal | exit
+    text: str  # the first line of the error, or a description of the signal/exit
+    line: int | None = None  # 1-based line in the combined input (None: from a file of its own)
+    time: float | None = None  # seconds since the epoch, UTC, when the output said
+    source: str = "log"  # log | summary | error_file | nccl
+    origin: str | None = None  # the file it came from, when the input was several files
+
+
+@dataclass
+class RankState:
+    rank: int
+    tag: str = ""  # the prefix style its lines carry, tried first in the next chunk
+    last_line: str = ""
+    events: list[Event] = field(default_factory=list)
+    exitcode: int | None = None
+    pid: int | None = None
+    error_file: str | None = None
+    seq: dict[str, object] = field(default_factory=dict)  # SeqNum/OpType/NumelIn, last enqueued/completed
+    fingerprints: dict[int, str] = field(default_factory=dict)  # rank -> op type seen in mismatch errors
+    tail: deque[str] = field(default_factory=lambda: deque(maxlen=TAIL_LINES))
+    first_time: float | None = None
+    last_time: float | None = None
+
+    def add(self, event: Event) -> None:
+        if len(self.events) < MAX_EVENTS and not any(
+                e.kind == event.kind and e.text == event.text and e.source == event.source for e in self.events):
+            self.events.append(event)
+
+
+def classify(message: str) -> str:
+    """exception (the rank's own), or timeout/connection/mismatch (what a victim of a peer reports)."""
+    if _MISMATCH.search(message):
+        return "mismatch"
+    if _CONNECTION.search(message):
+        return "connection"
+    if _TIMEOUT.search(message):
+        return "timeout"
+    return "exception"
+
+
+def _stamp(text: str, year: int) -> float | None:
+    m = _ISO.search(text)
+    if m:
+        frac = (m[7] or "0").ljust(6, "0")
+        try:
+            return datetime(int(m[1]), int(m[2]), int(m[3]), int(m[4]), int(m[5]), int(m[6]), int(frac),
+                            tzinfo=UTC).timestamp()
+        except ValueError:
+            return None
+    m = _GLOG.search(text)
+    if m:
+        try:
+            return datetime(year, int(m[1]), int(m[2]), int(m[3]), int(m[4]), int(m[5]),
+                            int(m[6][:6].ljust(6, "0")), tzinfo=UTC).timestamp()
+        except ValueError:
+            return None
+    return None
+
+
+class Reader:
+    """Feed it interleaved text (``feed``), one rank's files (``rank=``) and error files; read ``ranks``."""
+
+    def __init__(self) -> None:
+        self.ranks: dict[int, RankState] = {}
+        self.root_cause: int | None = None  # the rank torchrun's summary names as the first failure
+        self.sent: dict[int, str] = {}  # pid -> signal the launcher sent it
+        self.lines = 0
+        self.origin: str | None = None
+        self.summary_seen = False
+        self.year = datetime.now(UTC).year
+        self._pending = ""
+        self._summary_rank: int | None = None
+        self._summary_time: float | None = None
+        self._in_summary = False
+        self._in_root_cause = False
+        self._summary_traceback = False
+        self._summary_lines = 0
+        self._chunks = 0
+        self._seen_pattern: re.Pattern[str] | None = None
+
+    # --- public feeding -----------------------------------------------------------------------
+    def feed_chunks(self, chunks: Iterable[str], rank: int | None = None, origin: str | None = None) -> None:
+        """Stream text in pieces of any size; a line split across pieces is joined first."""
+        self.lines, self.origin = 0, origin
+        for chunk in chunks:
+            self._feed_text(self._pending + chunk, rank, final=False)
+        self._feed_text(self._pending, rank, final=True)
+        self._pending = ""
+        self._summary_rank = None
+        self._in_summary = self._in_root_cause = False
+
+    def feed(self, text: str, rank: int | None = None, origin: str | None = None) -> None:
+        self.feed_chunks((text[i:i + CHUNK] for i in range(0, len(text), CHUNK)), rank, origin)
+
+    def feed_error_file(self, raw: str, rank: int, origin: str | None = None) -> None:
+        """An error.json written by ``@record``: its message, call stack and time stamp."""
+        try:
+            data = json.loads(raw)
+        except ValueError:
+            return
+        message = data.get("message") if isinstance(data, dict) else None
+        extra: dict[str, object] = {}
+        if isinstance(message, dict):
+            extra = message.get("extraInfo") or {}
+            message = message.get("message")
+        if not isinstance(message, str) or not message.strip():
+            return
+        first = message.strip().splitlines()[0]
+        stamp = extra.get("timestamp") if isinstance(extra, dict) else None
+        when = float(stamp) if isinstance(stamp, (str, int, float)) and str(stamp).isdigit() else None
+        state = self._rank(rank)
+        state.add(Event(classify(first), first, None, when, "error_file", origin))
+        stack = extra.get("py_callstack") if isinstance(extra, dict) else None
+        if isinstance(stack, str) and not state.tail:
+            state.tail.extend(stack.splitlines()[-TAIL_LINES:])
+
+    # --- internals ----------------------------------------------------------------------------
+    def rank(self, rank: int) -> RankState:
+        """The state of ``rank``, created empty when nothing was seen of it yet."""
+        return self._rank(rank)
+
+    def _rank(self, rank: int) -> RankState:
+        state = self.ranks.get(rank)
+        if state is None:
+            state = self.ranks[rank] = RankState(rank)
+            self._seen_pattern = None
+        return state
+
+    def _feed_text(self, text: str, default_rank: int | None, final: bool) -> None:
+        if not final:
+            cut = text.rfind("\n") + 1
+            if cut == 0:  # no line end yet; a line past MAX_LINE is cut there, so memory stays bounded
+                self._pending = text[:MAX_LINE]
+                return
+            text, self._pending = text[:cut], text[cut:]
+        elif not text:
+            return
+        base = self.lines
+        self._scan_ranks(text, default_rank)
+        counted, counted_at = 0, 0
+        pos = 0
+        while pos < len(text):
+            if self._in_summary:  # torchrun's summary block: every line, until its closing rule
+                start = pos
+                self._summary_lines += 1
+                if self._summary_lines > MAX_SUMMARY_LINES:  # a stray "Failures:" opened no summary
+                    self._in_summary = self._in_root_cause = False
+            else:
+                m = _KEYWORD_RE.search(text, pos)
+                if m is None:
+                    break
+                start = text.rfind("\n", 0, m.start()) + 1
+            end = text.find("\n", start)
+            end = len(text) if end < 0 else end
+            counted += text.count("\n", counted_at, start)
+            counted_at = start
+            self._line(text[start:end], base + counted + 1, default_rank, text, start)
+            pos = end + 1
+        self.lines = base + text.count("\n") + (0 if text.endswith("\n") else 1)
+
+    def _scan_ranks(self, text: str, default_rank: int | None) -> None:
+        """Which ranks speak in this chunk, how much, and the last line of each: C-speed searches only."""
+        if default_rank is not None:
+            state = self._rank(default_rank)
+            state.tag = state.tag or "file"  # a per-rank log file: every line is this rank's
+            last = text.rstrip("\n").rsplit("\n", 1)[-1]
+            if last.strip():
+                state.last_line = _PREFIX.sub("", last, count=2)[:300]
+            return
+        self._chunks += 1
+        whole = self._chunks == 1 or len(text) <= 2 * RANK_SCAN
+        for lo, hi in [(0, len(text))] if whole else [(0, RANK_SCAN), (len(text) - RANK_SCAN, len(text))]:
+            self._find_ranks(text, lo, hi)
+        for rank, state in self.ranks.items():
+            tags = (f"[default{rank}]:", f"[rank{rank}]:")
+            for tag in sorted(tags, key=lambda t: t != state.tag):  # the style that worked last time first
+                at = text.rfind("\n" + tag)
+                at = at + 1 if at >= 0 else (0 if text.startswith(tag) else -1)
+                if at >= 0:
+                    end = text.find("\n", at)
+                    state.last_line = _PREFIX.sub("", text[at:end if end >= 0 else len(text)], count=2)[:300]
+                    state.tag = tag
+                    break
+
+    def _find_ranks(self, text: str, pos: int, end: int) -> None:
+        """Register every rank whose prefix starts a line in text[pos:end], skipping known ones in C."""
+        while True:
+            if self._seen_pattern is None:
+                known = "|".join(str(r) for r in sorted(self.ranks))
+                self._seen_pattern = re.compile(
+                    r"^\[(?:default|rank)" + (rf"(?!(?:{known})\])" if known else "") + r"(\d+)\]:", re.M)
+            m = self._seen_pattern.search(text, pos, end)
+            if m is None:
+                return
+            self._rank(int(m[1]))
+            pos = m.end()
+
+    def _strip(self, raw: str, default_rank: int | None) -> tuple[str, int | None, bool]:
+        """The line without rank prefixes, the rank it belongs to, and whether a prefix said so."""
+        rank, prefixed, text = default_rank, False, raw
+        for _ in range(2):
+            m = _PREFIX.match(text)
+            if not m:
+                break
+            if m[1] == "rank" or rank is None or not prefixed:
+                rank = int(m[2])
+            prefixed = True
+            text = text[m.end():]
+        return text.rstrip("\r"), rank, prefixed
+
+    def _line(self, raw: str, number: int, default_rank: int | None, chunk: str, start: int) -> None:
+        text, rank, prefixed = self._strip(raw, default_rank)
+        nccl = _NCCL_RANK.search(text)
+        if rank is None and nccl:
+            rank = int(nccl[1])
+        when = _stamp(text, self.year)
+        if not prefixed and default_rank is None and self._summary(text, number):
+            return
+        if m := _SENT.search(text):
+            self.sent[int(m[1])] = m[2]
+            return
+        if rank is None:
+            return
+        state = self._rank(rank)
+        if when is not None:
+            state.first_time = when if state.first_time is None else state.first_time
+            state.last_time = when
+        if m := _WATCHDOG.search(text):
+            state.seq.update(seq_num=int(m[1]), op=m[2], numel_in=int(m[3]) if m[3] else None)
+            state.add(Event("timeout", text[m.start():].split(" ran for")[0], number, when, "nccl", self.origin))
+        if m := _ENQUEUED.search(text):
+            state.seq.update(last_enqueued=int(m[1]), last_completed=int(m[2]))
+        for fp in _FINGERPRINT.finditer(text):
+            state.fingerprints[int(fp[1])] = fp[3]
+        stripped = text.lstrip()
+        exc = _EXC.match(text) if stripped == text else None
+        if exc and exc["type"].rsplit(".", 1)[-1] not in _WRAPPERS:
+            first = text[:400]
+            state.add(Event(classify(text), first, number, when, "log", self.origin))
+            lo = max(0, start - CONTEXT_CHARS)
+            own = [self._strip(x, default_rank) for x in chunk[lo:start].splitlines()[1:]]
+            state.tail.extend(t for t, r, _ in own if r == rank)
+            state.tail.append(text)
+        elif m := _SIGNAL_TRACE.search(text):
+            state.add(Event("signal", m[0], number, when, "log", self.origin))
+
+    def _summary(self, text: str, number: int) -> bool:
+        """torchrun's ChildFailedError summary: per failed rank its time, exit code, error file, error."""
+        if "Root Cause (first observed failure)" in text:
+            self._in_summary = self._in_root_cause = True
+            self.summary_seen = True
+            return True
+        if text.startswith("Failures:"):
+            self._in_summary = self.summary_seen = True
+            self._summary_lines = 0
+            return True
+        if self._in_summary and text.startswith("====="):
+            self._in_summary = self._in_root_cause = self._summary_traceback = False
+            self._summary_rank = None
+            return True
+        m = _SUMMARY_FIELD.match(text)
+        if m is None:
+            if self._summary_traceback and self._summary_rank is not None and text.startswith("  "):
+                exc = _EXC.match(text.strip())
+                if exc and text[2:3] != " ":
+                    state = self._rank(self._summary_rank)
+                    state.add(Event(classify(text.strip()), text.strip()[:400], number, self._summary_time,
+                                    "summary", self.origin))
+                    return True
+            return False
+        key, value = m[1], m[2].strip()
+        self.summary_seen = True
+        if key == "time":
+            self._summary_time = _stamp(value, self.year)
+            self._summary_rank = None
+            self._summary_traceback = False
+        elif key == "rank" and (r := _SUMMARY_RANK.match(value)):
+            self._summary_rank = int(r[1])
+            state = self._rank(self._summary_rank)
+            if self._in_root_cause and self.root_cause is None:
+                self.root_cause = self._summary_rank
+            if self._summary_time is not None and state.last_time is None:
+                state.last_time = self._summary_time
+        elif self._summary_rank is not None:
+            state = self._rank(self._summary_rank)
+            if key == "exitcode" and (e := _EXITCODE.match(value)):
+                state.exitcode, state.pid = int(e[1]), int(e[2])
+            elif key == "error_file" and value != "<N/A>":
+                state.error_file = value
+            elif key == "traceback":
+                self._summary_traceback = value.startswith("Traceback")
+                if s := _SIGNAL_TRACE.search(value):
+                    state.add(Event("signal", s[0], number, self._summary_time, "summary", self.origin))
+        return True

@@ -1,0 +1,131 @@
+"""`kb run` behaves like the bare command: pipes that close, pre-emption signals, Ctrl-Z, terminals."""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from helpers import record
+from leftovers import wait_for_file
+
+KB_RUN = [sys.executable, "-m", "trainkb", "run", "--"]
+
+
+def _state(pid: int) -> str:
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+
+
+def _wait_state(pid: int, wanted: str, seconds: float = 10.0) -> str:
+    deadline = time.monotonic() + seconds
+    while (state := _state(pid)) != wanted and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return state
+
+
+def test_yes_into_head_ends_promptly_with_the_childs_sigpipe():
+    kb = subprocess.Popen([*KB_RUN, "yes"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    head = subprocess.run(["head", "-1"], stdin=kb.stdout, capture_output=True, timeout=30)
+    kb.stdout.close()
+    assert head.stdout == b"y\n"
+    assert kb.wait(timeout=15) == 128 + signal.SIGPIPE  # what `yes` itself reports in that pipeline
+    assert kb.stderr.read() == b""  # a closed reader is not a failure to diagnose
+
+
+def test_a_python_child_sees_epipe_as_without_kb_run(tmp_path):
+    marker = tmp_path / "epipe"
+    script = ("import sys\ntry:\n    while True:\n        sys.stdout.write('x' * 1000 + '\\n')\n"
+              f"except BrokenPipeError:\n    open({str(marker)!r}, 'w').write('1')\n    sys.stderr.close()\n"
+              "    sys.exit(7)\n")
+    kb = subprocess.Popen([*KB_RUN, sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    kb.stdout.read(5000)
+    kb.stdout.close()
+    assert kb.wait(timeout=30) == 7
+    assert marker.read_text() == "1"
+
+
+@pytest.mark.parametrize("signum", [signal.SIGUSR1, signal.SIGUSR2])
+def test_preemption_signals_reach_the_job_and_kb_run_survives(tmp_path, signum):
+    got, ready = tmp_path / "got", tmp_path / "ready"
+    script = (f"import signal, sys, time\nfrom pathlib import Path\n"
+              f"def note(n, _):\n    Path({str(got)!r}).write_text(str(n))\n    sys.exit(0)\n"
+              f"signal.signal({int(signum)}, note)\nPath({str(ready)!r}).write_text('1')\ntime.sleep(60)\n")
+    kb = subprocess.Popen([*KB_RUN, sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    wait_for_file(ready, kb)
+    kb.send_signal(signum)
+    assert kb.wait(timeout=30) == 0
+    assert got.read_text() == str(int(signum))
+
+
+def test_ctrl_z_stops_the_job_and_fg_resumes_it(tmp_path):
+    ticks, ready = tmp_path / "ticks", tmp_path / "ready"
+    script = (f"import os, time\nfrom pathlib import Path\nPath({str(ready)!r}).write_text(str(os.getpid()))\n"
+              f"for i in range(400):\n    Path({str(ticks)!r}).write_text(str(i))\n    time.sleep(0.02)\n")
+    # Its own process group, as a job-control shell gives each job (the stop is then not ignored).
+    kb = subprocess.Popen([*KB_RUN, sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          process_group=0)
+    try:
+        wait_for_file(ready, kb)
+        child = int(ready.read_text())
+        kb.send_signal(signal.SIGTSTP)  # what the terminal sends on Ctrl-Z
+        assert _wait_state(kb.pid, "T") == "T"
+        assert _wait_state(child, "T") == "T"
+        frozen = ticks.read_text()
+        time.sleep(0.3)
+        assert ticks.read_text() == frozen
+        kb.send_signal(signal.SIGCONT)  # `fg`
+        assert _wait_state(child, "S") in {"S", "R"}
+        assert kb.wait(timeout=60) == 0
+    finally:
+        if kb.poll() is None:
+            kb.send_signal(signal.SIGCONT)
+            kb.kill()
+
+
+def _in_terminal(args: list[str], timeout: float = 120) -> tuple[int, bytes]:
+    """Run ``args`` with stdout and stderr on a pseudo-terminal; (status, everything it showed)."""
+    ours, theirs = pty.openpty()
+    proc = subprocess.Popen(args, stdout=theirs, stderr=theirs, stdin=subprocess.DEVNULL)
+    os.close(theirs)
+    shown = b""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if select.select([ours], [], [], 0.5)[0]:
+            try:
+                chunk = os.read(ours, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            shown += chunk
+        elif proc.poll() is not None:
+            break
+    os.close(ours)
+    return proc.wait(timeout=30), shown
+
+
+def test_on_a_terminal_the_job_sees_a_terminal_and_is_still_diagnosed(make_catalogue, tmp_path):
+    signature = ('signatures:\n  - {literal: "is invalid for input of size", type: RuntimeError,\n'
+                 '     example: "RuntimeError: shape \'[4]\' is invalid for input of size 6"}\n')
+    root = make_catalogue({"alpha/D1-sample.yaml": record(extra=signature)})
+    script = ("import sys\nprint('tty', sys.stdout.isatty(), sys.stderr.isatty())\n"
+              "raise RuntimeError(\"shape '[4]' is invalid for input of size 6\")\n")
+    env_cache = str(tmp_path / "cache")
+    status, shown = _in_terminal(["env", f"XDG_CACHE_HOME={env_cache}", sys.executable, "-m", "trainkb",
+                                  "--catalogue", str(root), "run", "--", sys.executable, "-c", script])
+    assert status == 1
+    text = shown.decode(errors="replace")
+    assert "tty True True" in text
+    assert "more: kb show D1" in text
+
+
+def test_into_a_pipe_the_job_sees_a_pipe():
+    script = "import sys; print(sys.stdout.isatty(), sys.stderr.isatty())"
+    proc = subprocess.run([*KB_RUN, sys.executable, "-c", script], capture_output=True, timeout=60)
+    assert proc.stdout == b"False False\n"

@@ -1,0 +1,26 @@
+"""`kb run -- torchrun …` on a failing job: the triage block comes before the matches."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from faultgrid import JOB
+
+
+@pytest.mark.timeout(240)
+def test_kb_run_torchrun_prints_triage_before_matches(tmp_path: Path) -> None:
+    env = dict(os.environ, TRIAGE_FAULT="nan", TRIAGE_RANK="1", TRIAGE_TIMEOUT="3", OMP_NUM_THREADS="1",
+               XDG_CACHE_HOME=str(tmp_path / "cache"))
+    cmd = [sys.executable, "-m", "trainkb", "run", "--", sys.executable, "-m", "torch.distributed.run",
+           "--standalone", "--nproc-per-node=2", "--log-dir", str(tmp_path / "logs"), "--tee", "3", str(JOB)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=200, env=env)
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    err = proc.stderr
+    block = err.index("── kb run: triage: 2 ranks; rank 1 broke first")
+    assert "non-finite" in err[block:].splitlines()[1]
+    assert block < err.index("this failure matches ──")  # then the matches, led by the culprit's entry
+    assert "P14" in err[err.index("this failure matches ──"):]
