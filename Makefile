@@ -37,9 +37,10 @@ check: setup
 schema: setup
 	$(BIN)/kb schema -o catalogue/schema.json
 
+# --mutants: every declared counterfactual must fail, in the same run and warm pool.
 test: setup ruff lint pytest
 	mkdir -p build
-	$(BIN)/kb check --json build/kb-check.json --junit build/kb-check.xml
+	$(BIN)/kb check --mutants --json build/kb-check.json --junit build/kb-check.xml
 
 bench: setup
 	$(BIN)/python benchmarks/check_overhead.py

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ._catalogue import Catalogue
 from ._jsonschema import MODELINE, SCHEMA_FILE, render_schema
+from ._mutation import mutation_problems
 from ._regexsafety import nested_quantifier
 from ._schema import Entry
 from ._yamlio import YamlProblem, dotted
@@ -124,6 +125,12 @@ def _check_signatures(out: _Collector, entry: Entry) -> None:
                     "the literal does not occur in its own example")
 
 
+def _check_mutations(out: _Collector, entry: Entry) -> None:
+    for i, check in enumerate(entry.checks):
+        for problem in mutation_problems(check):
+            out.add(entry.id, ("checks", i, "mutation"), "mutation", problem)
+
+
 def _check_urls(out: _Collector, entry: Entry) -> None:
     for i, ref in enumerate(entry.references):
         if not ref.url.startswith("https://"):
@@ -164,6 +171,7 @@ def lint_catalogue(cat: Catalogue) -> list[Finding]:
         _check_prose(out, entry)
         _check_links(out, entry)
         _check_signatures(out, entry)
+        _check_mutations(out, entry)
         _check_urls(out, entry)
         _check_modeline(out, entry, path)
     _check_schema_file(out)

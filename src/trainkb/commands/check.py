@@ -9,8 +9,13 @@ import re
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ._common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, open_catalogue, usage_error
+
+if TYPE_CHECKING:
+    from ..check import CheckTask, RunOptions, WarmPool
+    from ..check._mutants import MutantRun
 
 _SIZE = re.compile(r"^(\d+(?:\.\d+)?)([KMG]?)$", re.IGNORECASE)
 
@@ -44,6 +49,10 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", "-q", action="store_true", help="no per-check progress")
     parser.add_argument("--no-drift", action="store_true",
                         help="do not fail when search misses the entry for a check's own error output")
+    parser.add_argument("--mutants", action="store_true",
+                        help="also run each check's declared mutation and fail when a mutant still passes")
+    parser.add_argument("--mutants-only", action="store_true",
+                        help="run only the mutants (while writing mutations)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -74,6 +83,14 @@ def run(args: argparse.Namespace) -> int:
         except Exception as exc:
             return usage_error(f"--changed-since {args.changed_since}: {exc}")
     tasks = checker.select_tasks(cat, args.ids or None, args.area, only, shard)
+    mutants = args.mutants or args.mutants_only
+    if mutants:
+        from .._mutation import mutation_problems
+
+        broken = [f"{t.path}:{t.line}: {t.key}: {p}" for t in tasks for p in mutation_problems(t.check)]
+        if broken:
+            print("\n".join(broken), file=sys.stderr)
+            return usage_error("some mutations break the rules; fix them first (`kb lint`)")
 
     checker.scrub_parent_environment()
     started = time.monotonic()
@@ -85,7 +102,9 @@ def run(args: argparse.Namespace) -> int:
         from ..check._progress import Progress
 
         quiet = args.quiet or args.json == "-"
-        results = checker.run_tasks(tasks, options, pool, env, Progress(len(tasks), quiet=quiet))
+        results = [] if args.mutants_only else checker.run_tasks(tasks, options, pool, env,
+                                                                 Progress(len(tasks), quiet=quiet))
+        mutant_run = _run_mutants(tasks, options, pool, env, quiet) if mutants else None
     finally:
         pool.registry.kill_all()
     if not args.no_drift:
@@ -95,6 +114,10 @@ def run(args: argparse.Namespace) -> int:
     wall = time.monotonic() - started
 
     report = checker.make_report(env, results)
+    if mutant_run is not None:
+        from ..check._mutants import mutant_report
+
+        report["mutants"] = mutant_report(mutant_run)
     if args.json == "-":
         print(json.dumps(report, indent=2))
     elif args.json:
@@ -104,6 +127,24 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "github":
         for line in checker.github_annotations(results):
             print(line)
-    print(checker.summary_text(results, env["name"], wall), file=sys.stderr if args.json == "-" else sys.stdout)
+    stream = sys.stderr if args.json == "-" else sys.stdout
+    if results or not args.mutants_only:
+        print(checker.summary_text(results, env["name"], wall), file=stream)
+    if mutant_run is not None:
+        from ..check._mutants import mutant_summary
+
+        print(mutant_summary(mutant_run), file=stream)
+        if args.mutants_only:
+            print(f"({wall:.1f} s)", file=stream)
     bad = {"failed", "error"} | ({"skipped"} if args.strict else set())
-    return EXIT_FINDINGS if any(r.status in bad for r in results) else EXIT_OK
+    failed = any(r.status in bad for r in results) or (mutant_run is not None and not mutant_run.ok)
+    return EXIT_FINDINGS if failed else EXIT_OK
+
+
+def _run_mutants(tasks: list[CheckTask], options: RunOptions, pool: WarmPool, env: dict[str, Any],
+                 quiet: bool) -> MutantRun:
+    """The mutant phase: same warm pool and sandbox as the checks that just ran."""
+    from ..check._mutants import mutant_tasks, run_mutants
+    from ..check._progress import Progress
+
+    return run_mutants(tasks, options, pool, env, Progress(len(mutant_tasks(tasks)), quiet=quiet))
