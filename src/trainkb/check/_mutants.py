@@ -19,15 +19,26 @@ from ._tasks import CheckTask
 __all__ = ["KILLED", "SURVIVED", "MutantRun", "mutant_report", "mutant_summary", "mutant_tasks", "run_mutants"]
 
 KILLED, SURVIVED = "killed", "survived"
-def mutant_tasks(tasks: list[CheckTask]) -> list[CheckTask]:
-    """One task per declared mutation, running the mutated code under the check's own requirements."""
+BUDGET_FACTOR, BUDGET_FLOOR = 4.0, 15.0
+def mutant_tasks(tasks: list[CheckTask], seconds: dict[str, float] | None = None,
+                 default_timeout: float = 60.0) -> list[CheckTask]:
+    """One task per declared mutation, running the mutated code under the check's own requirements.
+
+    When ``seconds`` holds how long each check just took, its mutant gets a shorter deadline
+    (``BUDGET_FACTOR`` times that, at least ``BUDGET_FLOOR`` s): a mutant that removes the fix of a
+    deadlock would otherwise wait out the whole timeout, and running past the deadline kills it anyway.
+    """
     out = []
     for task in tasks:
         mutation = task.check.mutation
-        if mutation is not None:
-            mutated = task.check.model_copy(update={"code": apply_mutation(task.check.code, mutation)})
-            out.append(replace(task, check=mutated))
-        # a check without a mutation has no counterfactual to run
+        if mutation is None:
+            continue
+        update: dict[str, object] = {"code": apply_mutation(task.check.code, mutation)}
+        took = (seconds or {}).get(task.key)
+        if took is not None:
+            limit = task.check.timeout or default_timeout
+            update["timeout"] = min(limit, max(BUDGET_FLOOR, BUDGET_FACTOR * took))
+        out.append(replace(task, check=task.check.model_copy(update=update)))
     return out
 
 
@@ -59,14 +70,18 @@ class MutantRun:
 
 
 def run_mutants(tasks: list[CheckTask], options: RunOptions, pool: Any, env: dict[str, Any],
-                on_result: Callable[[CheckResult], None] | None = None) -> MutantRun:
-    """Run the mutants of ``tasks`` in ``pool`` (the warm pool the checks used)."""
+                on_result: Callable[[CheckResult], None] | None = None,
+                seconds: dict[str, float] | None = None) -> MutantRun:
+    """Run the mutants of ``tasks`` in ``pool`` (the warm pool the checks used).
+
+    ``seconds``: how long each check (by key) took in this run, to bound its mutant's deadline.
+    """
 
     def report(result: CheckResult) -> None:
         if on_result is not None:
             on_result(_as_mutant(result))
 
-    raw = run_tasks(mutant_tasks(tasks), options, pool, env, report)
+    raw = run_tasks(mutant_tasks(tasks, seconds, options.timeout), options, pool, env, report)
     whys = {(t.entry_id, t.check.name): t.check.mutation.why for t in tasks if t.check.mutation is not None}
     return MutantRun([_as_mutant(r) for r in raw], len(tasks), whys)
 

@@ -104,7 +104,8 @@ def run(args: argparse.Namespace) -> int:
         quiet = args.quiet or args.json == "-"
         results = [] if args.mutants_only else checker.run_tasks(tasks, options, pool, env,
                                                                  Progress(len(tasks), quiet=quiet))
-        mutant_run = _run_mutants(tasks, options, pool, env, quiet) if mutants else None
+        took = {f"{r.entry}:{r.check}": r.seconds for r in results if r.status == "passed"}
+        mutant_run = _run_mutants(tasks, options, pool, env, quiet, took) if mutants else None
     finally:
         pool.registry.kill_all()
     if not args.no_drift:
@@ -142,9 +143,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_mutants(tasks: list[CheckTask], options: RunOptions, pool: WarmPool, env: dict[str, Any],
-                 quiet: bool) -> MutantRun:
+                 quiet: bool, took: dict[str, float]) -> MutantRun:
     """The mutant phase: same warm pool and sandbox as the checks that just ran."""
-    from ..check._mutants import mutant_tasks, run_mutants
+    from ..check._mutants import run_mutants
     from ..check._progress import Progress
 
-    return run_mutants(tasks, options, pool, env, Progress(len(mutant_tasks(tasks)), quiet=quiet))
+    count = sum(t.check.mutation is not None for t in tasks)
+    return run_mutants(tasks, options, pool, env, Progress(count, quiet=quiet), took)
