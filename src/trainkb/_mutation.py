@@ -62,7 +62,7 @@ def mutation_problems(check: Check) -> list[str]:
         return problems
     start = check.code.index(mutation.find)
     first = check.code.count("\n", 0, start) + 1
-    last = check.code.count("\n", 0, start + len(mutation.find)) + 1
+    last = check.code.count("\n", 0, start + len(mutation.find) - 1) + 1   # a trailing newline ends its own line
     for node in ast.walk(tree):
         if not isinstance(node, ast.stmt) or node.end_lineno is None:
             continue
