@@ -98,3 +98,24 @@ def test_lint_accepts_an_edit_of_the_code_under_test(make_catalogue):
                                                         "why": "w"}}
     root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml(check))})
     assert [f for f in lint_catalogue(load_catalogue(root)) if f.rule == "mutation"] == []
+
+
+def test_find_ending_in_newline_does_not_touch_the_next_line(make_catalogue):
+    check = {"code": CODE, "expect": "ok", "mutation": {"find": "y = x * 2  # twice\n", "replace": "y = x\n",
+                                                        "why": "w"}}
+    check["code"] = CODE.replace("assert x.sum() == 2\ny = x * 2  # twice\n",
+                                 "y = x * 2  # twice\nassert x.sum() == 2\n")   # the assert right after the edit
+    root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml(check))})
+    assert [f for f in lint_catalogue(load_catalogue(root)) if f.rule == "mutation"] == []
+
+
+def test_mutant_deadline_follows_the_check_time(make_catalogue):
+    from trainkb.check._mutants import mutant_tasks
+
+    slow = HANGS | {"timeout": 100}
+    root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml(KILLED, slow, RAISES))})
+    tasks = select_tasks(load_catalogue(root))
+    mutants = mutant_tasks(tasks, {"D1:c0": 0.1, "D1:c1": 30.0}, default_timeout=60)
+    assert [m.check.timeout for m in mutants] == [15.0, 100]       # floor; then capped by the check's own
+    assert "torch.ones(2)" in mutants[0].check.code and mutants[0].check.mutation is not None
+    assert [m.check.timeout for m in mutant_tasks(tasks)] == [None, 100]   # no timings: the check's own
