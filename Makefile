@@ -46,9 +46,10 @@ schema: setup
 snapshots: setup
 	$(BIN)/pytest -q tests/tui/test_snapshots.py --snapshot-update
 
+# --mutants: every declared counterfactual must fail, in the same run and warm pool.
 test: setup ruff lint pytest
 	mkdir -p build
-	$(BIN)/kb check --json build/kb-check.json --junit build/kb-check.xml
+	$(BIN)/kb check --mutants --json build/kb-check.json --junit build/kb-check.xml
 
 bench: setup
 	$(BIN)/python benchmarks/check_overhead.py

@@ -9,6 +9,7 @@ from pathlib import Path
 from ._catalogue import Catalogue
 from ._github import workflow_command
 from ._jsonschema import MODELINE, SCHEMA_FILE, render_schema
+from ._mutation import mutation_problems
 from ._regexsafety import backtracking_risk
 from ._schema import Entry
 from ._terminal import CONTROL
@@ -225,6 +226,12 @@ def _check_control(out: _Collector, entry: Entry) -> None:
                     "(terminals obey escape sequences)")
 
 
+def _check_mutations(out: _Collector, entry: Entry) -> None:
+    for i, check in enumerate(entry.checks):
+        for problem in mutation_problems(check):
+            out.add(entry.id, ("checks", i, "mutation"), "mutation", problem)
+
+
 def _check_urls(out: _Collector, entry: Entry) -> None:
     for i, ref in enumerate(entry.references):
         if not ref.url.startswith("https://"):
@@ -282,6 +289,7 @@ def lint_catalogue(cat: Catalogue) -> list[Finding]:
         _check_fix_summary(out, entry)
         _check_links(out, entry)
         _check_signatures(out, entry)
+        _check_mutations(out, entry)
         _check_urls(out, entry)
         _check_control(out, entry)
         _check_modeline(out, entry, path)

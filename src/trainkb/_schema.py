@@ -35,6 +35,7 @@ __all__ = [
     "ExpectWarns",
     "ExternalPointer",
     "Link",
+    "Mutation",
     "Reference",
     "Requires",
     "Section",
@@ -183,6 +184,19 @@ Expectation = Annotated[
 ]
 
 
+class Mutation(_Strict):
+    """A counterfactual: an edit of the check's code that removes the behaviour its claim is about.
+
+    `kb check --mutants` runs the edited code and requires the expectation to fail; a mutant that
+    still passes shows the check does not depend on its claim.
+    """
+
+    find: NonEmpty = Field(description="Substring of `code`, occurring exactly once, that the edit replaces.")
+    replace: str = Field(description="What replaces it: the torch call swapped, the configuration flipped, "
+                         "the fix dropped. Never an edit of an assert or of a line that only prints.")
+    why: NonEmpty = Field(description="A few words: what the edit removes, e.g. 'no scaler.unscale_'.")
+
+
 class Check(_Strict):
     """A runnable snippet that proves one claim against the installed torch."""
 
@@ -196,6 +210,10 @@ class Check(_Strict):
     also_matches: list[EntryId] = Field(
         default_factory=list,
         description="Other entries that search may rank first for this check's output.",
+    )
+    mutation: Mutation | None = Field(
+        default=None,
+        description="The counterfactual edit `kb check --mutants` runs; its expectation must then fail.",
     )
 
 

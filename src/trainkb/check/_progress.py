@@ -11,7 +11,8 @@ from ._runner import CheckResult
 
 __all__ = ["Progress"]
 
-_LABEL = {"passed": "PASS", "failed": "FAIL", "error": "ERROR", "skipped": "SKIP"}
+_LABEL = {"passed": "PASS", "failed": "FAIL", "error": "ERROR", "skipped": "SKIP",
+          "killed": "KILL", "survived": "SURV"}
 
 
 class Progress:
@@ -30,7 +31,7 @@ class Progress:
             if self.quiet:
                 return
             if self.tty:
-                if result.status in {"failed", "error"}:
+                if result.status in {"failed", "error", "survived"}:
                     self.stream.write(f"\r\x1b[2K{_LABEL[result.status]} {result.entry}:{result.check}: "
                                       f"{result.message[:200]}\n")
                 tally = " ".join(f"{self.counts[s]} {s}" for s in _LABEL if self.counts[s])

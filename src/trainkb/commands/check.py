@@ -14,12 +14,13 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ._common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, open_catalogue, usage_error
 
 if TYPE_CHECKING:
-    from ..check import CheckResult, CheckTask
+    from ..check import CheckResult, CheckTask, RunOptions, WarmPool
+    from ..check._mutants import MutantRun
 
 _SIZE = re.compile(r"^(\d+(?:\.\d+)?)([KMG]?)$", re.IGNORECASE)
 
@@ -98,10 +99,16 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", "-q", action="store_true", help="no per-check progress")
     parser.add_argument("--no-drift", action="store_true",
                         help="do not fail when search misses the entry for a check's own error output")
+    parser.add_argument("--mutants", action="store_true",
+                        help="also run each check's declared mutation and fail when a mutant still passes")
+    parser.add_argument("--mutants-only", action="store_true",
+                        help="run only the mutants (while writing mutations)")
 
 
-def _run_checks(tasks: list[CheckTask], args: argparse.Namespace, root: Path) -> tuple[list[CheckResult], dict]:
-    """Start the warm pool, probe the environment, run the tasks; every check is stopped on any exit."""
+def _run_checks(tasks: list[CheckTask], args: argparse.Namespace, root: Path,
+                mutants: bool) -> tuple[list[CheckResult], dict, MutantRun | None]:
+    """Start the warm pool, probe the environment, run the tasks (then their mutants, in the same
+    pool); every check is stopped on any exit."""
     from .. import check as checker
 
     pool = checker.WarmPool()
@@ -112,7 +119,11 @@ def _run_checks(tasks: list[CheckTask], args: argparse.Namespace, root: Path) ->
         from ..check._progress import Progress
 
         quiet = args.quiet or args.json == "-"
-        return checker.run_tasks(tasks, options, pool, env, Progress(len(tasks), quiet=quiet)), env
+        results = [] if args.mutants_only else checker.run_tasks(tasks, options, pool, env,
+                                                                 Progress(len(tasks), quiet=quiet))
+        took = {f"{r.entry}:{r.check}": r.seconds for r in results if r.status == "passed"}
+        mutant_run = _run_mutants(tasks, options, pool, env, quiet, took) if mutants else None
+        return results, env, mutant_run
     finally:
         pool.shutdown()
 
@@ -151,13 +162,21 @@ def run(args: argparse.Namespace) -> int:
         mine = {entry_id for entry_id, name in cat.origin.items() if name == args.layer}
         only = mine if only is None else only & mine
     tasks = checker.select_tasks(cat, args.ids or None, args.area, only, shard)
+    mutants = args.mutants or args.mutants_only
+    if mutants:
+        from .._mutation import mutation_problems
+
+        broken = [f"{t.path}:{t.line}: {t.key}: {p}" for t in tasks for p in mutation_problems(t.check)]
+        if broken:
+            print("\n".join(broken), file=sys.stderr)
+            return usage_error("some mutations break the rules; fix them first (`kb lint`)")
 
     if args.whole_process:  # a program that calls main() in-process keeps its environment
         checker.scrub_own_environment()
     started = time.monotonic()
     try:
         with _terminate_like_interrupt():
-            results, env = _run_checks(tasks, args, cat.root)
+            results, env, mutant_run = _run_checks(tasks, args, cat.root, mutants)
     except KeyboardInterrupt as exc:  # every check, the forkserver and the folders are gone by now
         signum = exc.signum if isinstance(exc, _Terminated) else signal.SIGINT
         print(f"kb check: stopped by {signal.Signals(signum).name}; no check is left running", file=sys.stderr)
@@ -169,6 +188,10 @@ def run(args: argparse.Namespace) -> int:
     wall = time.monotonic() - started
 
     report = checker.make_report(env, results)
+    if mutant_run is not None:
+        from ..check._mutants import mutant_report
+
+        report["mutants"] = mutant_report(mutant_run)
     if args.json == "-":
         print(json.dumps(report, indent=2))
     elif args.json:
@@ -178,6 +201,25 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "github":
         for line in checker.github_annotations(results):
             print(line)
-    print(checker.summary_text(results, env["name"], wall), file=sys.stderr if args.json == "-" else sys.stdout)
+    stream = sys.stderr if args.json == "-" else sys.stdout
+    if results or not args.mutants_only:
+        print(checker.summary_text(results, env["name"], wall), file=stream)
+    if mutant_run is not None:
+        from ..check._mutants import mutant_summary
+
+        print(mutant_summary(mutant_run), file=stream)
+        if args.mutants_only:
+            print(f"({wall:.1f} s)", file=stream)
     bad = {"failed", "error"} | ({"skipped"} if args.strict else set())
-    return EXIT_FINDINGS if any(r.status in bad for r in results) else EXIT_OK
+    failed = any(r.status in bad for r in results) or (mutant_run is not None and not mutant_run.ok)
+    return EXIT_FINDINGS if failed else EXIT_OK
+
+
+def _run_mutants(tasks: list[CheckTask], options: RunOptions, pool: WarmPool, env: dict[str, Any],
+                 quiet: bool, took: dict[str, float]) -> MutantRun:
+    """The mutant phase: same warm pool and sandbox as the checks that just ran."""
+    from ..check._mutants import run_mutants
+    from ..check._progress import Progress
+
+    count = sum(t.check.mutation is not None for t in tasks)
+    return run_mutants(tasks, options, pool, env, Progress(count, quiet=quiet), took)

@@ -1,0 +1,117 @@
+"""Counterfactual mutants: a check's code with the behaviour its claim names edited out.
+
+A check that still meets its expectation once the torch call is replaced, the configuration
+flipped or the fix dropped does not depend on its claim. `kb check --mutants` runs each declared
+mutant through the same warm pool and sandbox as the checks and requires its expectation to fail.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from .._mutation import apply_mutation
+from ._runner import CheckResult, RunOptions, run_tasks
+from ._tasks import CheckTask
+
+__all__ = ["KILLED", "SURVIVED", "MutantRun", "mutant_report", "mutant_summary", "mutant_tasks", "run_mutants"]
+
+KILLED, SURVIVED = "killed", "survived"
+BUDGET_FACTOR, BUDGET_FLOOR = 4.0, 5.0
+def mutant_tasks(tasks: list[CheckTask], seconds: dict[str, float] | None = None,
+                 default_timeout: float = 60.0) -> list[CheckTask]:
+    """One task per declared mutation, running the mutated code under the check's own requirements.
+
+    When ``seconds`` holds how long each check just took, its mutant gets a shorter deadline
+    (``BUDGET_FACTOR`` times that, at least ``BUDGET_FLOOR`` s): a mutant that removes the fix of a
+    deadlock would otherwise wait out the whole timeout, and running past the deadline kills it anyway.
+    """
+    out = []
+    for task in tasks:
+        mutation = task.check.mutation
+        if mutation is None:
+            continue
+        update: dict[str, object] = {"code": apply_mutation(task.check.code, mutation)}
+        took = (seconds or {}).get(task.key)
+        if took is not None:
+            limit = task.check.timeout or default_timeout
+            update["timeout"] = min(limit, max(BUDGET_FLOOR, BUDGET_FACTOR * took))
+        out.append(replace(task, check=task.check.model_copy(update=update)))
+    return out
+
+
+def _as_mutant(result: CheckResult) -> CheckResult:
+    """A check verdict on mutated code, restated: a failed expectation kills the mutant."""
+    if result.status == "passed":
+        return replace(result, status=SURVIVED,
+                       message=f"the check does not depend on its claim: the mutant still passed ({result.message})")
+    if result.status == "failed" or (result.status == "error" and result.message.startswith("rank ")):
+        return replace(result, status=KILLED, output="", evidence=[])
+    return result  # skipped, or the checker could not run it
+
+
+@dataclass
+class MutantRun:
+    """Mutant verdicts, how many checks were selected, and each mutation's ``why``."""
+
+    results: list[CheckResult]
+    checks: int
+    whys: dict[tuple[str, str], str]
+
+    @property
+    def counts(self) -> Counter[str]:
+        return Counter(r.status for r in self.results)
+
+    @property
+    def ok(self) -> bool:
+        return not any(r.status in {SURVIVED, "error"} for r in self.results)
+
+
+def run_mutants(tasks: list[CheckTask], options: RunOptions, pool: Any, env: dict[str, Any],
+                on_result: Callable[[CheckResult], None] | None = None,
+                seconds: dict[str, float] | None = None) -> MutantRun:
+    """Run the mutants of ``tasks`` in ``pool`` (the warm pool the checks used).
+
+    ``seconds``: how long each check (by key) took in this run, to bound its mutant's deadline.
+    """
+
+    def report(result: CheckResult) -> None:
+        if on_result is not None:
+            on_result(_as_mutant(result))
+
+    raw = run_tasks(mutant_tasks(tasks, seconds, options.timeout), options, pool, env, report)
+    whys = {(t.entry_id, t.check.name): t.check.mutation.why for t in tasks if t.check.mutation is not None}
+    return MutantRun([_as_mutant(r) for r in raw], len(tasks), whys)
+
+
+def mutant_report(run: MutantRun) -> dict[str, Any]:
+    """The `mutants` block of the JSON report."""
+    counts = run.counts
+    declared = len(run.results)
+    return {
+        "declared": declared,
+        "killed": counts[KILLED],
+        "survived": counts[SURVIVED],
+        "skipped": counts["skipped"],
+        "error": counts["error"],
+        "coverage": {"checks": run.checks, "with_mutation": declared,
+                     "percent": round(100 * declared / run.checks, 1) if run.checks else 0.0},
+        "results": [{"entry": r.entry, "check": r.check, "status": r.status, "seconds": r.seconds,
+                     "why": run.whys.get((r.entry, r.check), ""), "message": r.message} for r in run.results],
+    }
+
+
+def mutant_summary(run: MutantRun) -> str:
+    counts = run.counts
+    declared = len(run.results)
+    percent = 100 * declared / run.checks if run.checks else 0.0
+    tally = ", ".join(f"{counts[s]} {s}" for s in (KILLED, SURVIVED, "error", "skipped") if counts[s])
+    parts = [f"mutants: {declared} declared ({percent:.1f}% of {run.checks} checks)" + (f" — {tally}" if tally else "")]
+    for r in run.results:
+        if r.status in {SURVIVED, "error"}:
+            parts.append(f"  {r.status.upper()} {r.entry}:{r.check}  ({r.path}:{r.line})")
+            parts.append(f"    mutation: {run.whys.get((r.entry, r.check), '')}")
+            parts.append(f"    {r.message}")
+    return "\n".join(parts)
