@@ -116,6 +116,6 @@ def test_mutant_deadline_follows_the_check_time(make_catalogue):
     root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml(KILLED, slow, RAISES))})
     tasks = select_tasks(load_catalogue(root))
     mutants = mutant_tasks(tasks, {"D1:c0": 0.1, "D1:c1": 30.0}, default_timeout=60)
-    assert [m.check.timeout for m in mutants] == [5.0, 100]       # floor; then capped by the check's own
+    assert [m.check.timeout for m in mutants] == [3.0, 100]       # floor; then capped by the check's own
     assert "torch.ones(2)" in mutants[0].check.code and mutants[0].check.mutation is not None
     assert [m.check.timeout for m in mutant_tasks(tasks)] == [None, 100]   # no timings: the check's own

@@ -19,7 +19,7 @@ from ._tasks import CheckTask
 __all__ = ["KILLED", "SURVIVED", "MutantRun", "mutant_report", "mutant_summary", "mutant_tasks", "run_mutants"]
 
 KILLED, SURVIVED = "killed", "survived"
-BUDGET_FACTOR, BUDGET_FLOOR = 4.0, 5.0
+BUDGET_FACTOR, BUDGET_FLOOR = 4.0, 3.0
 def mutant_tasks(tasks: list[CheckTask], seconds: dict[str, float] | None = None,
                  default_timeout: float = 60.0) -> list[CheckTask]:
     """One task per declared mutation, running the mutated code under the check's own requirements.
