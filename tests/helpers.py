@@ -48,10 +48,12 @@ def checks_yaml(*checks: dict) -> str:
     """A `checks:` block from dicts with at least code and expect (name/claim filled in)."""
     import yaml
 
+    import copy
+
     full = []
     for i, check in enumerate(checks):
         item = {"name": f"c{i}", "claim": "It behaves as claimed.", "demonstrates": "failure"}
-        item.update(check)
+        item.update(copy.deepcopy(check))  # no shared objects: PyYAML would write anchors, which records refuse
         full.append(item)
     return yaml.safe_dump({"checks": full}, sort_keys=False)
 

@@ -43,6 +43,7 @@ _INNER_GROUP = re.compile(r"(?<!\\)\((?:[^()\\]|\\.)*(?<!\\)\)")
 # a regex's character classes, counted repeats and escapes (\\d, \\1): no number they hold is spelled out
 _QUANTIFIED = re.compile(r"\[(?:\\.|[^\]\\])*\]|\{[\d,]*\}|\\.")
 _REGEX_SYNTAX = re.compile(r"\\[a-zA-Z]|\(\?[:!=<]*|[()\[\]{}|*+?^$\\]")  # a regex read as words
+_CHAR_CLASS = re.compile(r"(?<!\\)\[(?:\\.|[^\]\\])*\]")  # [A-Za-z], [0-9.e+-]: one character, never a word
 # Term weight of each record field in the prose model (a BM25F-style field boost).
 FIELD_WEIGHTS = {"title": 3.0, "aliases": 2.0, "tags": 2.0, "symptom": 1.0, "signatures": 1.0,
                  "root_cause": 0.5, "fix": 0.3}
@@ -134,7 +135,9 @@ def _required_terms(sig: dict[str, Any]) -> set[str]:
         optional = "|" in group or (after != "" and after in "?*{")
         kept = " " if optional else group[1:-1].removeprefix("?:")
         pattern = pattern[: match.start()] + kept + pattern[match.end():]
-    return set() if "|" in pattern else set(terms(_REGEX_SYNTAX.sub(" ", pattern)))
+    if "|" in pattern:
+        return set()
+    return set(terms(_REGEX_SYNTAX.sub(" ", _CHAR_CLASS.sub(" ", pattern))))
 
 
 def unreachable_terms(sig: Any) -> list[str]:
