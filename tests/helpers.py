@@ -46,9 +46,9 @@ def record(entry_id: str = "D1", area: str = "alpha", section: str = "one", extr
 
 def checks_yaml(*checks: dict) -> str:
     """A `checks:` block from dicts with at least code and expect (name/claim filled in)."""
-    import yaml
-
     import copy
+
+    import yaml
 
     full = []
     for i, check in enumerate(checks):
