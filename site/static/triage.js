@@ -273,6 +273,9 @@
     function having(list) { return ranks.filter(function (r) { return list.indexOf(how.get(r)) >= 0; }); }
     var own = having(["exception", "signal"]), victims = having(["timeout", "connection", "abort", "mismatch"]);
     var silent = having(["none", "sigterm"]);
+    var endedAlone = silent.filter(function (r) { return how.get(r) === "none"; });
+    // a rank that ended on its own while its peers waited comes before one the launcher killed
+    if (endedAlone.length && endedAlone.length < silent.length) silent = endedAlone;
     var fpMap = new Map(), enqueued = [], watchdog = [];
     ranks.forEach(function (r) {
       var s = reader.ranks.get(r);

@@ -158,6 +158,11 @@ def decide(reader: Reader) -> Triage:
     enqueued = {r: s.seq["last_enqueued"] for r, s in states.items() if "last_enqueued" in s.seq}
     watchdog = {r: (s.seq.get("seq_num"), s.seq.get("op")) for r, s in states.items() if "seq_num" in s.seq}
     silent = [r for r in states if how[r] in ("none", "sigterm")]
+    ended_alone = [r for r in silent if how[r] == "none"]
+    if ended_alone and len(ended_alone) < len(silent):
+        # a rank that ended on its own while its peers waited comes before one the launcher killed
+        # while tearing the job down (that one lost a race to print its own timeout)
+        silent = ended_alone
 
     basis, culprits = "none", []
     if own:
