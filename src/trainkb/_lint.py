@@ -180,19 +180,20 @@ def _check_signatures(out: _Collector, entry: Entry) -> None:
                     "wherever it applies")
 
 
-def _todo_locations(data: object, here: tuple[str | int, ...] = ()) -> list[tuple[str | int, ...]]:
-    if isinstance(data, str):
-        return [here] if TODO in data else []
-    if isinstance(data, dict):
-        return [loc for key, value in data.items() for loc in _todo_locations(value, (*here, key))]
-    if isinstance(data, list):
-        return [loc for i, value in enumerate(data) for loc in _todo_locations(value, (*here, i))]
+def _strings(value: object, here: tuple[str | int, ...]) -> list[tuple[tuple[str | int, ...], str]]:
+    if isinstance(value, str):
+        return [(here, value)]
+    if isinstance(value, dict):
+        return [found for key, item in value.items() for found in _strings(item, (*here, key))]
+    if isinstance(value, list):
+        return [found for index, item in enumerate(value) for found in _strings(item, (*here, index))]
     return []
 
 
 def _check_todos(out: _Collector, entry: Entry) -> None:
-    for loc in _todo_locations(out.cat.positions[entry.id].data):
-        out.add(entry.id, loc, "todo", "still says TODO: write this part")
+    for loc, text in _strings(out.cat.positions[entry.id].data, ()):
+        if TODO in text:
+            out.add(entry.id, loc, "todo", "still says TODO: write this part")
 
 
 def _check_override(out: _Collector, entry: Entry) -> None:
@@ -204,16 +205,6 @@ def _check_override(out: _Collector, entry: Entry) -> None:
     elif entry.id not in out.cat.overridden:
         out.add(entry.id, ("overrides",), "override",
                 f"no catalogue below this one has {entry.id!r}; remove `overrides`")
-
-
-def _strings(value: object, here: tuple[str | int, ...]) -> list[tuple[tuple[str | int, ...], str]]:
-    if isinstance(value, str):
-        return [(here, value)]
-    if isinstance(value, dict):
-        return [found for key, item in value.items() for found in _strings(item, (*here, key))]
-    if isinstance(value, list):
-        return [found for index, item in enumerate(value) for found in _strings(item, (*here, index))]
-    return []
 
 
 def _check_control(out: _Collector, entry: Entry) -> None:
