@@ -551,7 +551,7 @@
       return { entry: s.entry, source: s.source, regex: re(s.regex, "g"), literal: s.literal, type: s.type,
                texts: s.texts.map(codePoints), nterms: s.terms.length, terms: s.terms, spec: s.spec,
                required: s.required,
-               numbers: s.numbers,
+               numbers: s.numbers, namesCause: s.names_cause,
                ambiguous: s.background >= C.AMBIGUOUS_REPORTS || s.shared >= C.AMBIGUOUS_SHARED ||
                  s.family >= C.AMBIGUOUS_FAMILY };
     });
@@ -628,7 +628,7 @@
         var at = f[0], line = lines[at];
         addHit(hits, sig.entry, { line: line.number, text: f[1] === null ? pyStrip(line.text) : line.text,
                                   signature: sig.source, span: f[1], at: at, via: "signature",
-                                  ambiguous: sig.ambiguous, words: sig.terms,
+                                  ambiguous: sig.ambiguous, words: sig.terms, namesCause: sig.namesCause,
                                   strength: C.EXACT_STRENGTH * weights[at] * sig.spec + self.typeBonus(sig, own[at]) });
       });
     });
@@ -705,6 +705,7 @@
           var line = query.lines[seg[0]];
           addHit(hits, sig.entry, { line: line.number, text: pyStrip(line.text), signature: sig.source, span: null,
                                     at: seg[0], via: "signature", ambiguous: sig.ambiguous, words: sig.terms,
+                                    namesCause: sig.namesCause,
                                     strength: C.FUZZY_STRENGTH * best * seg[2] * sig.spec + self.typeBonus(sig, seg[3]) });
         }
       });
@@ -864,7 +865,8 @@
       var signature = 0, specific = false;
       evidence.forEach(function (e) {
         signature = Math.max(signature, e.ambiguous ? e.strength * C.AMBIGUOUS_SHARE : e.strength);
-        if (!e.ambiguous && e.strength >= C.KNOWN_FAILURE) specific = true;
+        // a symptom many causes share, or an alias, ranks the entry but cannot vouch for it
+        if (e.namesCause && !e.ambiguous && e.strength >= C.KNOWN_FAILURE) specific = true;
       });
       // an alias adds no second witness
       var distinct = new Set(evidence.filter(function (e) { return e.via === "signature"; })
@@ -924,7 +926,7 @@
     /* high needs a high score, a clear lead and a signature that names the entry's cause */
     function confidence(score, runnerUp, specific) {
       if (score >= C.HIGH && specific && score - runnerUp >= C.SIGNATURE_LEAD) return "high";
-      return score >= C.MEDIUM ? "medium" : "low";
+      return score >= C.MEDIUM && specific ? "medium" : "low";
     }
     var results = scored.slice(0, Math.max(top === undefined ? 10 : top, 0)).map(function (s, rank) {
       var e = self.entries[s.entry];
@@ -935,7 +937,7 @@
                  return { line: ev.line, text: ev.text, signature: ev.signature, span: ev.span, via: ev.via };
                }) };
     });
-    var abstained = !scored.length || confidence(scored[0].score, 0, true) === "low";
+    var abstained = !results.length || results[0].confidence === "low";
     return { query_kind: query.kind, abstained: abstained, results: results,
              advice: abstained ? this.advice(query) : null };
   };

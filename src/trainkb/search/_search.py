@@ -65,12 +65,13 @@ def get_index(catalogue: PathList | None = None, use_cache: bool = True) -> Inde
 def _confidence(score: float, runner_up: float, specific: bool) -> str:
     """High needs a high score, a clear lead and a signature that names the entry's cause.
 
-    A near tie names a family of entries, not one; words alone, or a message that many root
-    causes print, never make an answer more than medium.
+    A near tie names a family of entries, not one. Words alone, an alias, or a message that
+    several root causes print rank an entry but never make it an answer: on public failure
+    reports such matches were wrong far more often than right (docs/search.md).
     """
     if score >= HIGH and specific and score - runner_up >= SIGNATURE_LEAD:
         return "high"
-    return "medium" if score >= MEDIUM else "low"
+    return "medium" if score >= MEDIUM and specific else "low"
 
 
 def search(text: str | bytes, top: int = 10, catalogue: PathList | Index | None = None,
@@ -91,5 +92,5 @@ def search(text: str | bytes, top: int = 10, catalogue: PathList | Index | None 
         results.append(SearchResult(entry["id"], entry["title"], entry["area"], s.score,
                                     _confidence(s.score, runner_up, s.specific), s.evidence,
                                     entry["fix_summary"], entry.get("layer")))
-    abstained = not scored or _confidence(scored[0].score, 0.0, True) == "low"
+    abstained = not results or results[0].confidence == "low"
     return SearchResponse(query.kind, abstained, results, advice(query) if abstained else None)
