@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ._catalogue import Catalogue
-from ._schema import Entry
+from .catalogue import Catalogue, Entry
 
 __all__ = ["entry_header", "entry_markdown"]
 

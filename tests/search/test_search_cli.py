@@ -65,13 +65,14 @@ def test_kb_search_imports_nothing_heavy(catalogue: Path) -> None:
         "import sys, trainkb.cli as cli\n"
         f"cli.main(['--catalogue', {str(catalogue)!r}, 'search', {ERROR!r}])\n"
         "roots = {m.split('.')[0] for m in sys.modules} | set(sys.modules)\n"
-        "print('LOADED', sorted(roots & {'torch', 'textual', 'jinja2', 'yaml', 'pydantic', 'trainkb._catalogue'}))\n"
+        "heavy = {'torch', 'textual', 'jinja2', 'yaml', 'pydantic', 'trainkb.catalogue._loader'}\n"
+        "print('LOADED', sorted(roots & heavy))\n"
     )
     first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     second = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert first.returncode == 0, first.stderr
     assert "torch" not in first.stdout and "textual" not in first.stdout and "jinja2" not in first.stdout
-    assert "trainkb._catalogue" in first.stdout  # the cold run built the index from the records
+    assert "trainkb.catalogue._loader" in first.stdout  # the cold run built the index from the records
     assert "LOADED []" in second.stdout, second.stdout + second.stderr
 
 

@@ -8,10 +8,10 @@ import re
 import sys
 from typing import TYPE_CHECKING
 
-from .._locate import find_catalogues
+from ..catalogue import find_catalogues
 
 if TYPE_CHECKING:  # loading records needs pydantic; `kb search` and `kb --help` must not pay for it
-    from .._catalogue import Catalogue
+    from ..catalogue import Catalogue
 
 __all__ = ["EXIT_FINDINGS", "EXIT_OK", "EXIT_USAGE", "closest_ids", "open_catalogue", "usage_error"]
 
@@ -20,7 +20,7 @@ EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
 def open_catalogue(args: argparse.Namespace) -> Catalogue | None:
     """Load the catalogue (and the layers over it) or explain (on stderr) why there is none to load."""
-    from .._layers import load_layers
+    from ..catalogue import load_layers
 
     roots = find_catalogues(getattr(args, "catalogue", None))
     for root in roots:

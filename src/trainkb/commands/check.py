@@ -164,7 +164,7 @@ def run(args: argparse.Namespace) -> int:
     tasks = checker.select_tasks(cat, args.ids or None, args.area, only, shard)
     mutants = args.mutants or args.mutants_only
     if mutants:
-        from .._mutation import mutation_problems
+        from ..catalogue import mutation_problems
 
         broken = [f"{t.path}:{t.line}: {t.key}: {p}" for t in tasks for p in mutation_problems(t.check)]
         if broken:

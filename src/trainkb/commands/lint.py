@@ -19,7 +19,7 @@ def run(args: argparse.Namespace) -> int:
     cat = open_catalogue(args)
     if cat is None:
         return 2
-    from .._lint import lint_catalogue
+    from ..catalogue import lint_catalogue
 
     findings = lint_catalogue(cat)
     if args.json:

@@ -8,8 +8,8 @@ import sys
 from importlib import resources
 from pathlib import Path
 
-from .._locate import find_catalogues
 from .._tail import KEEP_BYTES as READ_LIMIT
+from ..catalogue import find_catalogues
 from ._common import EXIT_OK, EXIT_USAGE, open_catalogue, usage_error
 from .search import _read_stdin
 

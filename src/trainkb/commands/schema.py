@@ -14,7 +14,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .._jsonschema import render_schema
+    from ..catalogue import render_schema
 
     text = render_schema()
     if args.output:

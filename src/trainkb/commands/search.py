@@ -12,9 +12,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .._locate import find_catalogues
 from .._tail import read_tail
 from .._terminal import printable
+from ..catalogue import find_catalogues
 
 if TYPE_CHECKING:
     from ..search import SearchResponse

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from .._terminal import printable
-from .._verification import load_verification
+from ..catalogue import load_verification
 from ._common import EXIT_FINDINGS, EXIT_OK, open_catalogue, usage_error
 
 
@@ -46,7 +46,7 @@ def _build(args: argparse.Namespace) -> int:
     cat = open_catalogue(args)
     if cat is None:
         return 2
-    from .._layers import layer_reports
+    from ..catalogue import layer_reports
 
     reports = [Path(args.reports)] if args.reports else layer_reports(cat)
     if args.reports and not reports[0].is_dir():

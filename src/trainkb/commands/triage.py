@@ -14,7 +14,7 @@ import json
 import sys
 from pathlib import Path
 
-from .._locate import find_catalogue
+from ..catalogue import find_catalogue
 from ._common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, usage_error
 
 

@@ -11,9 +11,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from .._catalogue import Catalogue
-from .._schema import Entry
-from .._verification import CheckStatus, Verification
+from ..catalogue import Catalogue, CheckStatus, Entry, Verification
 from ._graph import area_graph
 from ._render import code_spans, highlight_code, plain, render_inline, render_markdown
 
