@@ -89,3 +89,18 @@ def test_first_line_offsets_evidence(catalogue: Path) -> None:
 
     response = search(f"noise\n{ERROR}", catalogue=catalogue, first_line=41)
     assert response.results[0].evidence[0].line == 42
+
+
+def test_an_edited_yml_record_is_not_served_from_a_stale_cache(catalogue: Path, private_cache: Path) -> None:
+    """The cache key once hashed only ``*.yaml`` although ``.yml`` records load: an edit kept the old title."""
+    yaml_path = next(catalogue.glob("*/D1-*.yaml"))
+    yml_path = yaml_path.with_suffix(".yml")
+    yaml_path.rename(yml_path)
+    before = _run(["--catalogue", str(catalogue), "search", "--json", ERROR])  # builds and caches the index
+    assert json.loads(before.stdout)["results"][0]["id"] == "D1", before.stderr
+    assert list(private_cache.glob("index-*.marshal"))  # the second run may read the cache
+    old_title = json.loads(before.stdout)["results"][0]["title"]
+    yml_path.write_text(yml_path.read_text(encoding="utf-8").replace(old_title, "Renamed title for the .yml test"),
+                        encoding="utf-8")
+    after = _run(["--catalogue", str(catalogue), "search", "--json", ERROR])
+    assert json.loads(after.stdout)["results"][0]["title"] == "Renamed title for the .yml test"
