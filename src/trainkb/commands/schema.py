@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ._common import EXIT_OK
+from ._exit import Exit
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
@@ -21,4 +21,4 @@ def run(args: argparse.Namespace) -> int:
         Path(args.output).write_text(text, encoding="utf-8")
     else:
         sys.stdout.write(text)
-    return EXIT_OK
+    return Exit.SUCCESS
