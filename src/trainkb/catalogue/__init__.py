@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from ._reports import REPORT_FORMAT, CheckStatus, Verification, load_verification, read_report, torch_release
     from ._schema import (
         ENTRY_ID_PATTERN,
+        RELATION_LABELS,
         Area,
         AreasFile,
         Check,
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
         Link,
         Mutation,
         Reference,
+        Relation,
         Requires,
         Section,
         Signature,
@@ -65,21 +67,21 @@ _LAZY = {
     **dict.fromkeys(["backtracking_risk"], "_regexsafety"),
     **dict.fromkeys(["REPORT_FORMAT", "CheckStatus", "Verification", "load_verification", "read_report",
                      "torch_release"], "_reports"),
-    **dict.fromkeys(["ENTRY_ID_PATTERN", "Area", "AreasFile", "Check", "Entry", "ExpectHangs", "ExpectRaises",
-                     "ExpectWarns", "ExternalPointer", "Link", "Mutation", "Reference", "Requires", "Section",
-                     "Signature", "VersionNote"], "_schema"),
+    **dict.fromkeys(["ENTRY_ID_PATTERN", "RELATION_LABELS", "Area", "AreasFile", "Check", "Entry", "ExpectHangs",
+                     "ExpectRaises", "ExpectWarns", "ExternalPointer", "Link", "Mutation", "Reference", "Relation",
+                     "Requires", "Section", "Signature", "VersionNote"], "_schema"),
     **dict.fromkeys(["Located", "YamlProblem", "dotted", "load_yaml"], "_yamlio"),
 }
 
 __all__ = [
     "AREA_FILE", "ENTRY_ID_PATTERN", "ENV_VAR", "LAYER_FILE", "MAX_FILE_BYTES", "MODELINE", "RECORD_SUFFIXES",
-    "REPORT_FORMAT", "SCHEMA_FILE", "TODO", "Area", "AreasFile", "Backlink", "Catalogue", "Check",
-    "CheckStatus", "Entry", "ExpectHangs", "ExpectRaises", "ExpectWarns", "ExternalPointer", "Finding",
-    "LayerFile", "Link", "Located", "Mutation", "PathList", "Reference", "Requires", "Section", "Signature",
-    "Verification", "VersionNote", "YamlProblem", "apply_mutation", "backtracking_risk", "catalogue_digest",
-    "dotted", "find_catalogue", "find_catalogues", "find_reports", "is_layer", "layer_name", "layer_reports",
-    "layers_digest", "lint_catalogue", "load_catalogue", "load_layers", "load_verification", "load_yaml",
-    "mutation_problems", "read_report", "record_files", "render_schema", "torch_release",
+    "RELATION_LABELS", "REPORT_FORMAT", "SCHEMA_FILE", "TODO", "Area", "AreasFile", "Backlink", "Catalogue",
+    "Check", "CheckStatus", "Entry", "ExpectHangs", "ExpectRaises", "ExpectWarns", "ExternalPointer", "Finding",
+    "LayerFile", "Link", "Located", "Mutation", "PathList", "Reference", "Relation", "Requires", "Section",
+    "Signature", "Verification", "VersionNote", "YamlProblem", "apply_mutation", "backtracking_risk",
+    "catalogue_digest", "dotted", "find_catalogue", "find_catalogues", "find_reports", "is_layer", "layer_name",
+    "layer_reports", "layers_digest", "lint_catalogue", "load_catalogue", "load_layers", "load_verification",
+    "load_yaml", "mutation_problems", "read_report", "record_files", "render_schema", "torch_release",
     "validation_problems",
 ]
 
