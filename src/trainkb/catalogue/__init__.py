@@ -34,7 +34,17 @@ if TYPE_CHECKING:
     from ._loader import Backlink, Catalogue, load_catalogue, validation_problems
     from ._mutation import apply_mutation, mutation_problems
     from ._regexsafety import backtracking_risk
-    from ._reports import REPORT_FORMAT, CheckStatus, Verification, load_verification, read_report, torch_release
+    from ._reports import (
+        REPORT_FORMAT,
+        CheckReport,
+        CheckStatus,
+        ReportedResult,
+        ReportRow,
+        VerificationMatrix,
+        load_verification,
+        read_report,
+        torch_release,
+    )
     from ._schema import (
         ENTRY_ID_PATTERN,
         RELATION_LABELS,
@@ -65,8 +75,8 @@ _LAZY = {
     **dict.fromkeys(["Backlink", "Catalogue", "load_catalogue", "validation_problems"], "_loader"),
     **dict.fromkeys(["apply_mutation", "mutation_problems"], "_mutation"),
     **dict.fromkeys(["backtracking_risk"], "_regexsafety"),
-    **dict.fromkeys(["REPORT_FORMAT", "CheckStatus", "Verification", "load_verification", "read_report",
-                     "torch_release"], "_reports"),
+    **dict.fromkeys(["REPORT_FORMAT", "CheckReport", "CheckStatus", "ReportRow", "ReportedResult",
+                     "VerificationMatrix", "load_verification", "read_report", "torch_release"], "_reports"),
     **dict.fromkeys(["ENTRY_ID_PATTERN", "RELATION_LABELS", "Area", "AreasFile", "Check", "Entry", "ExpectHangs",
                      "ExpectRaises", "ExpectWarns", "ExternalPointer", "Link", "Mutation", "Reference", "Relation",
                      "Requires", "Section", "Signature", "VersionNote"], "_schema"),
@@ -76,13 +86,13 @@ _LAZY = {
 __all__ = [
     "AREA_FILE", "ENTRY_ID_PATTERN", "ENV_VAR", "LAYER_FILE", "MAX_FILE_BYTES", "MODELINE", "RECORD_SUFFIXES",
     "RELATION_LABELS", "REPORT_FORMAT", "SCHEMA_FILE", "TODO", "Area", "AreasFile", "Backlink", "Catalogue",
-    "Check", "CheckStatus", "Entry", "ExpectHangs", "ExpectRaises", "ExpectWarns", "ExternalPointer", "Finding",
-    "LayerFile", "Link", "Located", "Mutation", "PathList", "Reference", "Relation", "Requires", "Section",
-    "Signature", "Verification", "VersionNote", "YamlProblem", "apply_mutation", "backtracking_risk",
-    "catalogue_digest", "dotted", "find_catalogue", "find_catalogues", "find_reports", "is_layer", "layer_name",
-    "layer_reports", "layers_digest", "lint_catalogue", "load_catalogue", "load_layers", "load_verification",
-    "load_yaml", "mutation_problems", "read_report", "record_files", "render_schema", "torch_release",
-    "validation_problems",
+    "Check", "CheckReport", "CheckStatus", "Entry", "ExpectHangs", "ExpectRaises", "ExpectWarns",
+    "ExternalPointer", "Finding", "LayerFile", "Link", "Located", "Mutation", "PathList", "Reference", "Relation",
+    "ReportRow", "ReportedResult", "Requires", "Section", "Signature", "VerificationMatrix", "VersionNote",
+    "YamlProblem", "apply_mutation", "backtracking_risk", "catalogue_digest", "dotted", "find_catalogue",
+    "find_catalogues", "find_reports", "is_layer", "layer_name", "layer_reports", "layers_digest",
+    "lint_catalogue", "load_catalogue", "load_layers", "load_verification", "load_yaml", "mutation_problems",
+    "read_report", "record_files", "render_schema", "torch_release", "validation_problems",
 ]
 
 

@@ -12,7 +12,7 @@ from ..catalogue import (
     Catalogue,
     Entry,
     PathList,
-    Verification,
+    VerificationMatrix,
     find_catalogues,
     layer_reports,
     load_layers,
@@ -77,7 +77,7 @@ def fix_code(entry: Entry) -> str:
 class KnowledgeBase:
     catalogue: Catalogue
     index: Index
-    verification: Verification
+    verification: VerificationMatrix
 
     @classmethod
     def load(cls, catalogue: PathList | None = None) -> KnowledgeBase:
