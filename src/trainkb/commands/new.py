@@ -5,11 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from importlib import resources
 from pathlib import Path
 
 from .._tail import KEEP_BYTES as READ_LIMIT
-from ..catalogue import find_catalogues
+from ..catalogue import bundled_folder, find_catalogues
 from ._common import open_catalogue
 from ._exit import Exit, UsageError
 from .search import _read_stdin
@@ -76,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     record = render_record(draft)
     layer = find_catalogues(args.catalogue)[-1]
-    if layer.resolve() == Path(str(resources.files("trainkb") / "_bundled_catalogue")).resolve() and not args.dry_run:
+    if layer.resolve() == bundled_folder("catalogue").resolve() and not args.dry_run:
         raise UsageError("the catalogue bundled with trainkb is read-only; give --catalogue DIR "
                          "(a folder with catalogue.yaml holds your own records)")
     path = layer / draft.area / f"{draft.id}-{draft.slug}.yaml"
