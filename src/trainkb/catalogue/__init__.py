@@ -15,7 +15,7 @@ from ._locate import (
     AREA_FILE,
     ENV_VAR,
     LAYER_FILE,
-    MAX_FILE_BYTES,
+    MAX_RECORD_BYTES,
     RECORD_SUFFIXES,
     PathList,
     bundled_folder,
@@ -86,7 +86,7 @@ _LAZY = {
 }
 
 __all__ = [
-    "AREA_FILE", "ENTRY_ID_PATTERN", "ENV_VAR", "LAYER_FILE", "MAX_FILE_BYTES", "MODELINE", "RECORD_SUFFIXES",
+    "AREA_FILE", "ENTRY_ID_PATTERN", "ENV_VAR", "LAYER_FILE", "MAX_RECORD_BYTES", "MODELINE", "RECORD_SUFFIXES",
     "RELATION_LABELS", "REPORT_FORMAT", "SCHEMA_FILE", "TODO", "Area", "AreasFile", "Backlink", "Catalogue",
     "Check", "CheckReport", "CheckStatus", "Entry", "ExpectHangs", "ExpectRaises", "ExpectWarns",
     "ExternalPointer", "LayerFile", "Link", "LintFinding", "Located", "Mutation", "PathList", "Reference",

@@ -15,12 +15,14 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-__all__ = ["AREA_FILE", "ENV_VAR", "LAYER_FILE", "MAX_FILE_BYTES", "RECORD_SUFFIXES", "PathList", "bundled_folder",
+__all__ = ["AREA_FILE", "ENV_VAR", "LAYER_FILE", "MAX_RECORD_BYTES", "RECORD_SUFFIXES", "PathList", "bundled_folder",
            "catalogue_digest", "find_catalogue", "find_catalogues", "find_reports", "is_layer", "layers_digest",
            "record_files", "shipped_folder"]
 
 ENV_VAR = "TRAINKB_CATALOGUE"
-MAX_FILE_BYTES = 256 * 1024  # a record (or areas.yaml) larger than this is refused, never read in full
+# A file-size cap, not a paste limit: a record (or areas.yaml) larger than this is refused, never read in
+# full; the largest real record is about 16 KB, and the search cache hashes no more than this of a file.
+MAX_RECORD_BYTES = 256 * 1024
 RECORD_SUFFIXES = (".yaml", ".yml")
 AREA_FILE = "areas.yaml"
 LAYER_FILE = "catalogue.yaml"  # marks a folder as a layer over a base catalogue; names the layer
@@ -116,12 +118,12 @@ def _digest_file(digest: Any, path: Path) -> None:
     except OSError as exc:
         digest.update(f"unreadable {exc.errno}".encode())
         return
-    if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FILE_BYTES:
+    if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_RECORD_BYTES:
         digest.update(f"refused {info.st_mode} {info.st_size} {info.st_mtime_ns}".encode())
         return
     try:
         with path.open("rb") as handle:
-            digest.update(handle.read(MAX_FILE_BYTES + 1))
+            digest.update(handle.read(MAX_RECORD_BYTES + 1))
     except OSError as exc:
         digest.update(f"unreadable {exc.errno}".encode())
 

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from .._tail import KEEP_BYTES as READ_LIMIT
+from .._tail import PIPE_TAIL_BYTES
 from ..catalogue import bundled_folder, find_catalogues
 from ._common import open_catalogue
 from ._exit import Exit, UsageError
@@ -41,9 +41,9 @@ def _read(source: str | None, blank: bool) -> str | None:
             raise ValueError(f"{source} is a folder; give the log file")
         with path.open("rb") as handle:
             size = path.stat().st_size
-            if size > READ_LIMIT:
-                handle.seek(size - READ_LIMIT)
-            data = handle.read(READ_LIMIT)
+            if size > PIPE_TAIL_BYTES:
+                handle.seek(size - PIPE_TAIL_BYTES)
+            data = handle.read(PIPE_TAIL_BYTES)
     except OSError as exc:
         raise ValueError(f"cannot read {source}: {exc.strerror or exc}") from None
     return data.decode("utf-8", "replace")

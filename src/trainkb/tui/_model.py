@@ -21,18 +21,9 @@ from ..catalogue import (
 from ..search import Index, SearchResponse, get_index, search
 from ..triage import Triage, triage_text
 
-__all__ = ["ENTRY_SCHEME", "PASTE_LIMIT", "KnowledgeBase", "fix_code", "tail_for_paste"]
+__all__ = ["ENTRY_SCHEME", "KnowledgeBase", "fix_code"]
 
 ENTRY_SCHEME = "entry:"
-PASTE_LIMIT = 256 * 1024  # the paste box keeps the tail; search reads only the tail anyway
-
-
-def tail_for_paste(text: str, limit: int = PASTE_LIMIT) -> str:
-    """The last ``limit`` characters, starting at a line start where possible."""
-    if len(text) <= limit:
-        return text
-    cut = text.find("\n", len(text) - limit)
-    return text[len(text) - limit:] if cut < 0 else text[cut + 1:]
 
 
 def _shown(model: Entry | Area) -> Entry | Area:
