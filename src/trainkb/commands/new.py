@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from .._tail import PIPE_TAIL_BYTES
-from ..catalogue import bundled_folder, find_catalogues
+from ..catalogue import bundled_folder, find_catalogues, record_files
 from ._common import open_catalogue
 from ._exit import Exit, UsageError
 from .search import _read_stdin
@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     if args.dry_run:
         sys.stdout.write(record)
         return Exit.SUCCESS
-    taken = sorted((layer / draft.area).glob(f"{draft.id}-*.y*ml")) if (layer / draft.area).is_dir() else []
+    taken = [p for p in record_files(layer) if p.parent.name == draft.area and p.name.startswith(f"{draft.id}-")]
     if taken:
         raise UsageError(f"{taken[0]} already exists; not overwriting it")
     try:
