@@ -13,8 +13,8 @@ from ._runner import CheckResult
 
 __all__ = ["Progress"]
 
-_LABEL = {CheckStatus.PASSED: "PASS", CheckStatus.FAILED: "FAIL", CheckStatus.ERROR: "ERROR",
-          CheckStatus.SKIPPED: "SKIP", MutantStatus.KILLED: "KILL", MutantStatus.SURVIVED: "SURV"}
+_LABEL: dict[str, str] = {CheckStatus.PASSED: "PASS", CheckStatus.FAILED: "FAIL", CheckStatus.ERROR: "ERROR",
+                          CheckStatus.SKIPPED: "SKIP", MutantStatus.KILLED: "KILL", MutantStatus.SURVIVED: "SURV"}
 
 
 class Progress:

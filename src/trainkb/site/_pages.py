@@ -17,8 +17,8 @@ from ._render import code_spans, highlight_code, plain, render_inline, render_ma
 
 __all__ = ["area_page", "check_rows", "entry_page", "environments", "home_page", "verification_page"]
 
-STATUS_LABEL = {CheckStatus.PASSED: "passed", CheckStatus.FAILED: "FAILED", CheckStatus.ERROR: "error",
-                CheckStatus.SKIPPED: "skipped"}
+STATUS_LABEL: dict[str, str] = {CheckStatus.PASSED: "passed", CheckStatus.FAILED: "FAILED",
+                                 CheckStatus.ERROR: "error", CheckStatus.SKIPPED: "skipped"}
 NOT_RUN = "not-run"  # no report covers the check in that environment (a cell, never a status a report holds)
 FILTER_ORDER = (CheckStatus.FAILED, CheckStatus.ERROR, CheckStatus.PASSED, CheckStatus.SKIPPED, NOT_RUN)
 
@@ -136,7 +136,8 @@ def home_page(cat: Catalogue, ver: VerificationMatrix, envs: list[dict[str, str]
 def verification_page(cat: Catalogue, ver: VerificationMatrix, envs: list[dict[str, str]],
                       checks: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
     """Checks grouped by area and entry; each row carries its statuses for the filter buttons."""
-    groups, statuses = [], Counter()
+    groups: list[dict[str, Any]] = []
+    statuses: Counter[str] = Counter()
     for area in cat.areas:
         entries = []
         for entry in (e for e in cat.ordered() if e.area == area.id and e.checks):
