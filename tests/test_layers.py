@@ -45,6 +45,7 @@ signatures:
     type: RuntimeError
     example: "RuntimeError: Trying to create tensor with negative dimension -1: [-1]"
     note: printed by torch 2.13
+    names_cause: true
 checks:
   - name: negative-length-raises
     claim: torch refuses to allocate a tensor whose length is negative.
