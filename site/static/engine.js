@@ -32,9 +32,10 @@
                "EXC_LINE", "WARN_LINE", "WHAT", "EXC_INLINE", "WRAPPER", "ROOT_CAUSE", "LAUNCHER_FAILED", "FIELD",
                "LOGGY", "SENTENCE", "PROGRESS", "COMMAND", "OPTION", "DUMP_ITEM", "DUMP_START", "SETTING",
                "ENVIRONMENT", "SPACES", "WORD", "TOKEN", "NUMBER", "MASKS"],
-    advice: ["launcher", "exception", "cut", "log", "prose"],
+    advice: ["launcher", "symptom", "exception", "cut", "log", "prose"],
     entries: ["id", "title", "area", "fix_summary"],
-    sigs: ["entry", "source", "regex", "literal", "type", "texts", "terms", "required", "numbers", "spec", "ambiguous"],
+    sigs: ["entry", "source", "regex", "literal", "type", "texts", "terms", "required", "numbers", "spec", "ambiguous",
+           "names_cause"],
     phrases: ["entry", "text", "alias", "spec", "ambiguous"],
     excludes: ["entry", "regex"]
   };
@@ -614,7 +615,7 @@
     this.sigs = data.sigs.map(function (s) {
       return { entry: s.entry, source: s.source, regex: re(s.regex, "g"), literal: s.literal, type: s.type,
                texts: s.texts.map(codePoints), nterms: s.terms.length, terms: s.terms, spec: s.spec,
-               required: s.required, numbers: s.numbers, ambiguous: s.ambiguous };
+               required: s.required, numbers: s.numbers, ambiguous: s.ambiguous, namesCause: s.names_cause };
     });
     this.aliases = data.aliases;  // entry -> [[words, idf total], ...]
     // aliases written as error fragments, with their words
@@ -689,7 +690,7 @@
         var at = f[0], line = lines[at];
         addHit(hits, sig.entry, { line: line.number, text: f[1] === null ? pyStrip(line.text) : line.text,
                                   signature: sig.source, span: f[1], at: at, via: "signature",
-                                  ambiguous: sig.ambiguous, words: sig.terms,
+                                  ambiguous: sig.ambiguous, words: sig.terms, namesCause: sig.namesCause,
                                   strength: C.EXACT_STRENGTH * weights[at] * sig.spec + self.typeBonus(sig, own[at]) });
       });
     });
@@ -766,6 +767,7 @@
           var line = query.lines[seg[0]];
           addHit(hits, sig.entry, { line: line.number, text: pyStrip(line.text), signature: sig.source, span: null,
                                     at: seg[0], via: "signature", ambiguous: sig.ambiguous, words: sig.terms,
+                                    namesCause: sig.namesCause,
                                     strength: C.FUZZY_STRENGTH * best * seg[2] * sig.spec + self.typeBonus(sig, seg[3]) });
         }
       });
@@ -922,10 +924,11 @@
       var evidence = (exact.get(entry) || []).concat(fuzzy.get(entry) || []);
       evidence.sort(function (a, b) { return b.strength - a.strength; });
       // a message many root causes print is worth little alone; the entry's own words must add the rest
-      var signature = 0, specific = false;
+      var signature = 0, cause = 0;
       evidence.forEach(function (e) {
         signature = Math.max(signature, e.ambiguous ? e.strength * C.AMBIGUOUS_SHARE : e.strength);
-        if (!e.ambiguous && e.strength >= C.KNOWN_FAILURE) specific = true;
+        // a symptom many causes share, or an alias, ranks the entry but cannot vouch for it
+        if (e.namesCause) cause = Math.max(cause, e.ambiguous ? e.strength * C.AMBIGUOUS_SHARE : e.strength);
       });
       // an alias adds no second witness
       var distinct = new Set(evidence.filter(function (e) { return e.via === "signature"; })
@@ -939,9 +942,9 @@
       if (capped && signature < C.SOME_EVIDENCE) total = Math.min(total, C.UNKNOWN_ERROR_CAP);
       if (excluded.has(entry)) {  // the paste holds output only a different failure prints
         total = Math.min(total, C.EXCLUDED_CAP);
-        specific = false;
+        cause = 0;
       }
-      scored.push({ entry: entry, score: round1(total), prose: text, evidence: self.dedupe(evidence), specific: specific });
+      scored.push({ entry: entry, score: round1(total), prose: text, evidence: self.dedupe(evidence), cause: cause });
     });
     scored.sort(function (a, b) {
       if (a.score !== b.score) return b.score - a.score;
@@ -963,15 +966,18 @@
   };
 
   /* _hint.advice: what would help when search abstains, for what the paste holds */
-  Engine.prototype.advice = function (query) {
+  Engine.prototype.advice = function (query, symptom) {
     var A = this.adviceTexts, C = this.C;
+    function quoted(message) {
+      return pyLen(message) > C.ADVICE_MESSAGE_CHARS ? pyRstrip(pySlice(message, C.ADVICE_MESSAGE_CHARS)) + "\u2026"
+        : message;
+    }
     if (query.launcherOnly) return A.launcher;
+    if (symptom !== null) return A.symptom.split("{message}").join(quoted(symptom));
     var failures = query.messages.filter(function (m) { return m.weight >= C.FAILURE_WEIGHT && m.type; });
     if (failures.length) {
       var last = failures[failures.length - 1];
-      var message = last.text ? last.type + ": " + last.text : last.type;
-      if (pyLen(message) > C.ADVICE_MESSAGE_CHARS) message = pyRstrip(pySlice(message, C.ADVICE_MESSAGE_CHARS)) + "\u2026";
-      return A.exception.split("{message}").join(message);
+      return A.exception.split("{message}").join(quoted(last.text ? last.type + ": " + last.text : last.type));
     }
     if (query.kind === "traceback") return A.cut;
     return query.kind === "log" ? A.log : A.prose;
@@ -983,22 +989,28 @@
     var C = this.C, self = this, query = this.parser.parse(text, firstLine);
     var scored = this.score(query).filter(function (s) { return s.score >= C.MIN_SCORE; });
     /* high needs a high score, a clear lead and a signature that names the entry's cause */
-    function confidence(score, runnerUp, specific) {
-      if (score >= C.HIGH && specific && score - runnerUp >= C.SIGNATURE_LEAD) return "high";
-      return score >= C.MEDIUM ? "medium" : "low";
+    function confidence(score, runnerUp, cause) {
+      if (score >= C.HIGH && cause >= C.KNOWN_FAILURE && score - runnerUp >= C.SIGNATURE_LEAD) return "high";
+      return score >= C.MEDIUM && cause >= C.SOME_EVIDENCE ? "medium" : "low";
     }
     var results = scored.slice(0, Math.max(top === undefined ? 10 : top, 0)).map(function (s, rank) {
       var e = self.entries[s.entry];
       var runnerUp = rank === 0 ? (scored.length > 1 ? scored[1].score : 0) : scored[0].score;
       return { id: e.id, title: e.title, area: e.area, score: s.score,
-               confidence: confidence(s.score, runnerUp, s.specific), fix_summary: e.fix_summary,
+               confidence: confidence(s.score, runnerUp, s.cause), fix_summary: e.fix_summary,
                evidence: s.evidence.map(function (ev) {
                  return { line: ev.line, text: ev.text, signature: ev.signature, span: ev.span, via: ev.via };
                }) };
     });
-    var abstained = !scored.length || confidence(scored[0].score, 0, true) === "low";
+    var abstained = !results.length || results[0].confidence === "low";
+    // the closest entry matched the message itself: a symptom several causes print, not an unknown error
+    var symptom = null;
+    if (results.length) {
+      var hit = results[0].evidence.filter(function (e) { return e.via === "signature"; })[0];
+      if (hit) symptom = pyStrip(hit.text);
+    }
     return { query_kind: query.kind, abstained: abstained, results: results,
-             advice: abstained ? this.advice(query) : null };
+             advice: abstained ? this.advice(query, symptom) : null };
   };
 
   var api = { Engine: Engine, CONTRACT: CONTRACT, checkContract: checkContract, partialRatio: partialRatio,

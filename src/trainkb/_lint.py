@@ -171,6 +171,11 @@ def _check_signatures(out: _Collector, entry: Entry) -> None:
                         f"search tries this signature only on text holding the word(s) {', '.join(missing)}, which "
                         "its own example lacks, so it never fires; make every word it requires a whole word of the "
                         "text")
+    for i, sig in enumerate(entry.signatures):
+        if sig.names_cause is None:
+            out.add(entry.id, ("signatures", i), "names-cause",
+                    "say whether the message alone establishes this entry's root cause: `names_cause: true` when "
+                    "whoever prints it has this cause, `false` when other root causes print it too")
     for i, sig in enumerate(entry.excludes):
         exclude = compile_signature(sig.regex if sig.regex is not None else re.escape(sig.literal or ""))
         own = [s.example for s in entry.signatures if exclude is not None and exclude.search(utf8(s.example))]

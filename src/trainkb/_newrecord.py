@@ -262,9 +262,11 @@ def render_record(draft: Draft) -> str:
             lines.append(f"  - {matcher}")
             if sig.type:
                 lines.append(f"    type: {sig.type}")
-            lines += [f"    kind: {sig.kind}", f"    example: {_q(sig.example)}"]
+            lines += [f"    kind: {sig.kind}", f"    example: {_q(sig.example)}",
+                      "    names_cause: false  # true only when whoever prints this message has this entry's cause"]
     else:
-        lines += ["signatures:", f"  - literal: {TODO}", f"    example: '{TODO}: a line copied from the real output'"]
+        lines += ["signatures:", f"  - literal: {TODO}", f"    example: '{TODO}: a line copied from the real output'",
+                  "    names_cause: false  # true only when whoever prints this message has this entry's cause"]
     if draft.candidates:
         lines.append("# search ranks these for the paste now; link the ones a reader should also see:")
         lines += [f"#   {i} ({confidence}): {title}" for i, confidence, title in draft.candidates]

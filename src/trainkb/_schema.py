@@ -75,6 +75,12 @@ class Signature(_Strict):
     )
     example: NonEmpty = Field(description="A line copied from real output; lint checks the signature matches it.")
     note: str | None = Field(default=None, description="Where this wording comes from, e.g. 'torch < 2.0'.")
+    names_cause: bool | None = Field(
+        default=None,
+        description="true: whoever prints this message has this entry's root cause, so its fix applies; false: "
+        "several root causes print it and this entry explains only some of them. Search ranks by both, but only a "
+        "cause-naming signature makes an answer medium or high. Required on signatures (lint), unused on excludes.",
+    )
 
     @model_validator(mode="after")
     def _one_matcher(self) -> Signature:

@@ -50,6 +50,7 @@ class SignatureContract(TypedDict):
     numbers: list[str]  # numbers it spells out: a line with other numbers is a sibling message
     spec: float  # specificity: short and shared signatures name the failure less surely
     ambiguous: bool  # many root causes print this message: it never names the cause alone
+    names_cause: bool  # the record says whoever prints this message has the entry's root cause
 
 
 class PhraseContract(TypedDict):
@@ -154,7 +155,8 @@ def engine_contract(index: Index) -> EngineContract:
     sigs: list[SignatureContract] = [
         {"entry": sig.entry, "source": sig.source, "regex": signature_regex(sig.pattern), "literal": sig.literal,
          "type": sig.type, "texts": list(sig.texts), "terms": sorted(sig.terms), "required": sorted(sig.required),
-         "numbers": sorted(sig.numbers), "spec": _score._specificity(sig), "ambiguous": _score._ambiguous(sig)}
+         "numbers": sorted(sig.numbers), "spec": _score._specificity(sig), "ambiguous": _score._ambiguous(sig),
+         "names_cause": sig.names_cause}
         for sig in index.sigs
     ]
     phrases: list[PhraseContract] = [

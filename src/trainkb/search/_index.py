@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 __all__ = ["FORMAT", "Index", "build_data", "cache_dir", "load_index", "unreachable_terms"]
 
-FORMAT = 8  # the plain-data layout; the cache key also hashes this module, the normaliser and the background
+FORMAT = 9  # the plain-data layout; the cache key also hashes this module, the normaliser and the background
 BACKGROUND = Path(__file__).with_name("background.json")  # words public failure reports share
 BACKGROUND_RATE = 0.01  # a word more failure reports than this share hold weighs that share over its own
 _KEEP = 8  # cached indexes kept (one per catalogue state; old ones are deleted)
@@ -66,6 +66,7 @@ class Sig:
     background: int  # how many public failure reports hold every word the signature requires
     numbers: frozenset[str]  # numbers the signature spells out: a line with other numbers is a sibling message
     family: int  # how many entries carry this very pattern
+    names_cause: bool  # whoever prints this message has the entry's root cause (the record says so)
 
     @property
     def matcher(self) -> SignatureRegex | None:
@@ -81,7 +82,7 @@ class Index:
         self.sigs = [
             Sig(s["entry"], s["source"], s["pattern"], s["literal"], s["type"], s["kind"],
                 tuple(s["texts"]), frozenset(s["terms"]), frozenset(s["required"]), s["shared"], s["background"],
-                frozenset(s["numbers"]), s["family"])
+                frozenset(s["numbers"]), s["family"], s["names_cause"])
             for s in data["sigs"]
         ]
         self.idf: dict[str, float] = data["idf"]
@@ -117,7 +118,7 @@ def _signature_data(entry_index: int, sig: Any) -> dict[str, Any]:
         "entry": entry_index, "source": sig.regex or sig.literal, "pattern": pattern,
         "literal": normalize(sig.literal) if sig.literal else None, "type": sig.type, "kind": sig.kind,
         "texts": texts, "terms": sorted(set(terms(sig.literal or _REGEX_SYNTAX.sub(" ", sig.regex)))), "shared": 0,
-        "numbers": _fixed_numbers(sig), "family": 1,
+        "numbers": _fixed_numbers(sig), "family": 1, "names_cause": bool(sig.names_cause),
     }
 
 

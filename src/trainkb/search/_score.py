@@ -83,6 +83,7 @@ class Evidence:
     via: str = "signature"  # or "alias": an error fragment from the entry's aliases, found verbatim
     ambiguous: bool = field(default=False, compare=False)  # many root causes print this message
     words: frozenset[str] = field(default=frozenset(), compare=False, repr=False)  # the signature's words
+    names_cause: bool = field(default=False, compare=False)  # the record says this message establishes its cause
 
 
 @dataclass
@@ -91,7 +92,7 @@ class Scored:
     score: float
     prose: float = 0.0  # breaks ties between entries that share a signature
     evidence: list[Evidence] = field(default_factory=list)
-    specific: bool = False  # a signature or alias that names this entry's cause, not only its symptom, matched
+    cause: float = 0.0  # strength of the best match of a signature that names this entry's cause (not a symptom)
 
 
 def _owners(query: Query) -> list[Message | None]:
@@ -184,7 +185,7 @@ def _exact(index: Index, query: Query) -> dict[int, list[Evidence]]:
             hits.setdefault(sig.entry, []).append(Evidence(lines[at].number, lines[at].text.strip() if span is None
                                                            else lines[at].text, sig.source, span, strength, at,
                                                            ambiguous=_ambiguous(sig),
-                                                           words=sig.terms))
+                                                           words=sig.terms, names_cause=sig.names_cause))
     return hits
 
 
@@ -262,7 +263,7 @@ def _fuzzy(index: Index, query: Query, segments: list[tuple[int, str, float, Mes
                 hits.setdefault(sig.entry, []).append(Evidence(line.number, line.text.strip(), sig.source, None,
                                                                strength, at,
                                                                ambiguous=_ambiguous(sig),
-                                                               words=sig.terms))
+                                                               words=sig.terms, names_cause=sig.names_cause))
     return hits
 
 
@@ -388,7 +389,10 @@ def score_entries(index: Index, query: Query) -> list[Scored]:
         # a message many root causes print is worth little alone; the entry's own words must add the rest
         signature = max((e.strength * AMBIGUOUS_SHARE if e.ambiguous else e.strength for e in evidence),
                         default=0.0)
-        specific = any(not e.ambiguous and e.strength >= KNOWN_FAILURE for e in evidence)
+        # an answer is only as sure as its evidence: a message that names this entry's cause, printed by
+        # few unrelated reports; a symptom many causes share, or an alias, ranks it but cannot vouch for it
+        cause = max((e.strength * AMBIGUOUS_SHARE if e.ambiguous else e.strength for e in evidence if e.names_cause),
+                    default=0.0)
         distinct = {e.signature for e in evidence if e.via == "signature"}  # an alias adds no second witness
         signature = min(100.0, signature + EXTRA_SIGNATURE * max(len(distinct) - 1, 0))
         known = failure_known or (ambiguously_known and bool(evidence))
@@ -401,8 +405,8 @@ def score_entries(index: Index, query: Query) -> list[Scored]:
         if capped and signature < SOME_EVIDENCE:  # topic words and sibling messages only
             total = min(total, UNKNOWN_ERROR_CAP)
         if entry in excluded:  # the paste holds output only a different failure prints
-            total, specific = min(total, EXCLUDED_CAP), False
-        scored.append(Scored(entry, round(total, 1), text_score, _dedupe(evidence), specific))
+            total, cause = min(total, EXCLUDED_CAP), 0.0
+        scored.append(Scored(entry, round(total, 1), text_score, _dedupe(evidence), cause))
     scored.sort(key=lambda s: (-s.score, -s.prose, index.entries[s.entry]["id"]))
     return scored
 
