@@ -3,7 +3,7 @@
  * Everything that depends on the catalogue or that the Python engine may retune (regexes,
  * thresholds, weights, signature specificity, BM25 postings) comes from the exported index
  * (window.TRAINKB_INDEX.search), whose layout is the engine contract declared in
- * src/trainkb/search/_contract.py (docs/search.md); this file only mirrors the algorithm. Keep it
+ * src/trainkb/search/contract.py (docs/search.md); this file only mirrors the algorithm. Keep it
  * in step with _input.py, _normalize.py, _score.py and _search.py: tests/site/test_parity.py
  * compares every benchmark case's ranked entries, scores and confidences with `kb search`.
  */
@@ -12,7 +12,7 @@
 
   /* The engine contract this file reads: its version and every field it relies on. An index of
    * another version, or one lacking a field, is refused with an Error rather than searched wrongly.
-   * Bump with ENGINE_CONTRACT_VERSION in _contract.py (docs/search.md says when). */
+   * Bump with ENGINE_CONTRACT_VERSION in src/trainkb/search/contract.py (docs/search.md says when). */
   var CONTRACT_VERSION = 1;
   var CONTRACT = {
     version: CONTRACT_VERSION,

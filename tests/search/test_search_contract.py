@@ -16,15 +16,17 @@ import pytest
 
 from trainkb._catalogue import load_catalogue
 from trainkb._locate import find_catalogue
-from trainkb.search import ENGINE_CONTRACT_VERSION, Index, engine_contract
-from trainkb.search._contract import (
+from trainkb.search import Index
+from trainkb.search._index import build_data
+from trainkb.search.contract import (
+    ENGINE_CONTRACT_VERSION,
     EngineContract,
     EntryContract,
     ExcludeContract,
     PhraseContract,
     SignatureContract,
+    engine_contract,
 )
-from trainkb.search._index import build_data
 
 ENGINE_JS = Path(__file__).resolve().parents[2] / "site" / "static" / "engine.js"
 ITEMS = {"entries": EntryContract, "sigs": SignatureContract, "phrases": PhraseContract, "excludes": ExcludeContract}

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from browsers import require_browser
 
-from trainkb.search import ENGINE_CONTRACT_VERSION
-from trainkb.search._contract import (
+from trainkb.search.contract import (
+    ENGINE_CONTRACT_VERSION,
     EngineContract,
     EntryContract,
     ExcludeContract,

@@ -18,10 +18,10 @@ from rapidfuzz import fuzz
 
 from trainkb._catalogue import Catalogue
 from trainkb.search import Index, _normalize, search
-from trainkb.search._contract import engine_patterns
 from trainkb.search._index import build_data
 from trainkb.search._jsregex import js_regex, signature_regex
 from trainkb.search._sigregex import compile_signature
+from trainkb.search.contract import engine_patterns
 
 SHARED_CASES = Path("/work/shared/bench/dev-cases.jsonl")
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"

@@ -3,7 +3,7 @@
 The browser port (site/static/engine.js) runs the parser's and normaliser's regexes and every
 signature as JavaScript "u" regexes. Python's classes are Unicode-aware and RE2's are ASCII,
 and neither reads "." or "$" as JavaScript does, so each pattern is spelled out here; the
-engine contract (_contract.py) ships the translations.
+engine contract (contract.py) ships the translations.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """search-index.js: the search engine's contract for the browser, and what the full-text box shows.
 
-The site does no search work of its own: ``trainkb.search.engine_contract`` declares and builds
+The site does no search work of its own: ``trainkb.search.contract.engine_contract`` declares and builds
 everything site/static/engine.js reads (docs/search.md, "The browser engine's contract"); this
 module only serialises it, with each entry's summary for the header box.
 """
@@ -11,8 +11,9 @@ import json
 from typing import Any
 
 from .._catalogue import Catalogue
-from ..search import EngineContract, Index, engine_contract
+from ..search import Index
 from ..search._index import build_data
+from ..search.contract import EngineContract, engine_contract
 
 __all__ = ["export_index", "search_data"]
 
