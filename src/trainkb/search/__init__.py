@@ -2,6 +2,8 @@
 
 ``search(text)`` is a pure function of the text and the catalogue; the catalogue's index
 is built once per process and cached on disk keyed by the catalogue's content hash.
+``trainkb.search.contract.engine_contract(index)`` is what the browser's port of this engine reads
+(the site's index); it is a module of its own so that `kb search` does not import it.
 """
 
 from __future__ import annotations
@@ -11,5 +13,5 @@ from ._normalize import MASKS, normalize
 from ._score import Evidence
 from ._search import HIGH, MEDIUM, SearchResponse, SearchResult, get_index, search
 
-__all__ = ["HIGH", "MASKS", "MEDIUM", "Evidence", "Index", "SearchResponse", "SearchResult", "cache_dir",
-           "get_index", "normalize", "search"]
+__all__ = ["HIGH", "MASKS", "MEDIUM", "Evidence", "Index", "SearchResponse", "SearchResult", "cache_dir", "get_index",
+           "normalize", "search"]

@@ -109,16 +109,25 @@ def _owners(query: Query) -> list[Message | None]:
     return owners
 
 
+def _brevity(size: int) -> float:
+    """A signature or alias of ``size`` characters names the failure less surely the shorter it is."""
+    return min(1.0, BREVITY_BASE + size / BREVITY_CHARS)
+
+
 def _specificity(sig: Sig) -> float:
     """Short or shared signatures name the failure less surely than long, unique ones."""
     size = len(sig.literal) if sig.literal is not None else len(sig.source)
-    brevity = min(1.0, BREVITY_BASE + size / BREVITY_CHARS)
-    return brevity * (1.0 - SHARED_DISCOUNT * min(sig.shared, MAX_SHARED))
+    return _brevity(size) * (1.0 - SHARED_DISCOUNT * min(sig.shared, MAX_SHARED))
+
+
+def _widely_printed(reports: int) -> bool:
+    """Public failure reports holding a message this often show that many root causes print it."""
+    return reports >= AMBIGUOUS_REPORTS
 
 
 def _ambiguous(sig: Sig) -> bool:
     """Many root causes print this message: public failure reports share it, or many entries claim it."""
-    return sig.background >= AMBIGUOUS_REPORTS or sig.shared >= AMBIGUOUS_SHARED or sig.family >= AMBIGUOUS_FAMILY
+    return _widely_printed(sig.background) or sig.shared >= AMBIGUOUS_SHARED or sig.family >= AMBIGUOUS_FAMILY
 
 
 def _type_bonus(sig: Sig, message: Message | None) -> float:
@@ -271,9 +280,9 @@ def _phrases(index: Index, query: Query, segments: list[tuple[int, str, float, M
             if pos < 0 or text[pos - 1].isalnum() or text[pos + len(phrase)].isalnum():
                 continue
             line = query.lines[message.line]
-            strength = ALIAS_STRENGTH * message.weight * min(1.0, BREVITY_BASE + len(phrase) / BREVITY_CHARS)
+            strength = ALIAS_STRENGTH * message.weight * _brevity(len(phrase))
             hits.setdefault(entry, []).append(Evidence(line.number, line.text.strip(), alias, None, strength,
-                                                       message.line, "alias", background >= AMBIGUOUS_REPORTS,
+                                                       message.line, "alias", _widely_printed(background),
                                                        frozenset(terms(alias))))
     return hits
 
