@@ -862,11 +862,11 @@
       var evidence = (exact.get(entry) || []).concat(fuzzy.get(entry) || []);
       evidence.sort(function (a, b) { return b.strength - a.strength; });
       // a message many root causes print is worth little alone; the entry's own words must add the rest
-      var signature = 0, specific = false;
+      var signature = 0, cause = 0;
       evidence.forEach(function (e) {
         signature = Math.max(signature, e.ambiguous ? e.strength * C.AMBIGUOUS_SHARE : e.strength);
         // a symptom many causes share, or an alias, ranks the entry but cannot vouch for it
-        if (e.namesCause && !e.ambiguous && e.strength >= C.KNOWN_FAILURE) specific = true;
+        if (e.namesCause) cause = Math.max(cause, e.ambiguous ? e.strength * C.AMBIGUOUS_SHARE : e.strength);
       });
       // an alias adds no second witness
       var distinct = new Set(evidence.filter(function (e) { return e.via === "signature"; })
@@ -880,9 +880,9 @@
       if (capped && signature < C.SOME_EVIDENCE) total = Math.min(total, C.UNKNOWN_ERROR_CAP);
       if (excluded.has(entry)) {  // the paste holds output only a different failure prints
         total = Math.min(total, C.EXCLUDED_CAP);
-        specific = false;
+        cause = 0;
       }
-      scored.push({ entry: entry, score: round1(total), prose: text, evidence: self.dedupe(evidence), specific: specific });
+      scored.push({ entry: entry, score: round1(total), prose: text, evidence: self.dedupe(evidence), cause: cause });
     });
     scored.sort(function (a, b) {
       if (a.score !== b.score) return b.score - a.score;
@@ -904,15 +904,18 @@
   };
 
   /* _hint.advice: what would help when search abstains, for what the paste holds */
-  Engine.prototype.advice = function (query) {
+  Engine.prototype.advice = function (query, symptom) {
     var A = this.adviceTexts, C = this.C;
+    function quoted(message) {
+      return pyLen(message) > C.ADVICE_MESSAGE_CHARS ? pyRstrip(pySlice(message, C.ADVICE_MESSAGE_CHARS)) + "\u2026"
+        : message;
+    }
     if (query.launcherOnly) return A.launcher;
+    if (symptom !== null) return A.symptom.split("{message}").join(quoted(symptom));
     var failures = query.messages.filter(function (m) { return m.weight >= C.FAILURE_WEIGHT && m.type; });
     if (failures.length) {
       var last = failures[failures.length - 1];
-      var message = last.text ? last.type + ": " + last.text : last.type;
-      if (pyLen(message) > C.ADVICE_MESSAGE_CHARS) message = pyRstrip(pySlice(message, C.ADVICE_MESSAGE_CHARS)) + "\u2026";
-      return A.exception.split("{message}").join(message);
+      return A.exception.split("{message}").join(quoted(last.text ? last.type + ": " + last.text : last.type));
     }
     if (query.kind === "traceback") return A.cut;
     return query.kind === "log" ? A.log : A.prose;
@@ -924,22 +927,28 @@
     var C = this.C, self = this, query = this.parser.parse(text, firstLine);
     var scored = this.score(query).filter(function (s) { return s.score >= C.MIN_SCORE; });
     /* high needs a high score, a clear lead and a signature that names the entry's cause */
-    function confidence(score, runnerUp, specific) {
-      if (score >= C.HIGH && specific && score - runnerUp >= C.SIGNATURE_LEAD) return "high";
-      return score >= C.MEDIUM && specific ? "medium" : "low";
+    function confidence(score, runnerUp, cause) {
+      if (score >= C.HIGH && cause >= C.KNOWN_FAILURE && score - runnerUp >= C.SIGNATURE_LEAD) return "high";
+      return score >= C.MEDIUM && cause >= C.SOME_EVIDENCE ? "medium" : "low";
     }
     var results = scored.slice(0, Math.max(top === undefined ? 10 : top, 0)).map(function (s, rank) {
       var e = self.entries[s.entry];
       var runnerUp = rank === 0 ? (scored.length > 1 ? scored[1].score : 0) : scored[0].score;
       return { id: e.id, title: e.title, area: e.area, score: s.score,
-               confidence: confidence(s.score, runnerUp, s.specific), fix_summary: e.fix_summary,
+               confidence: confidence(s.score, runnerUp, s.cause), fix_summary: e.fix_summary,
                evidence: s.evidence.map(function (ev) {
                  return { line: ev.line, text: ev.text, signature: ev.signature, span: ev.span, via: ev.via };
                }) };
     });
     var abstained = !results.length || results[0].confidence === "low";
+    // the closest entry matched the message itself: a symptom several causes print, not an unknown error
+    var symptom = null;
+    if (results.length) {
+      var hit = results[0].evidence.filter(function (e) { return e.via === "signature"; })[0];
+      if (hit) symptom = pyStrip(hit.text);
+    }
     return { query_kind: query.kind, abstained: abstained, results: results,
-             advice: abstained ? this.advice(query) : null };
+             advice: abstained ? this.advice(query, symptom) : null };
   };
 
   var api = { Engine: Engine, partialRatio: partialRatio, alignment: alignment, stem: stem };

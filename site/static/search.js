@@ -145,7 +145,7 @@
       var response = search.paste(text, 5), ranks = search.triage(text);
       if (ranks) pasteOut.appendChild(triageBlock(ranks));
       pasteOut.appendChild(el("p", "verdict", response.abstained
-        ? (response.results.length ? "No entry explains this with confidence. The closest, not a match:"
+        ? (response.results.length ? "No entry explains this with confidence. The closest, unconfirmed:"
                                    : "No entry matches this.")
         : "Read as a " + response.query_kind + ". Best match first:"));
       if (response.advice) pasteOut.appendChild(el("p", "advice", response.advice));

@@ -13,7 +13,7 @@ def advise(text: str, top: int = 3, catalogue: PathList | None = None,
 
     Each match carries its record's ``fix_summary`` in the search index, so no record is loaded.
     When nothing is credible: '' or, with ``explain_abstention``, what would help and the closest
-    entries, marked as not a match.
+    entries, marked as unconfirmed.
     """
     from ._terminal import printable
     from .search import search
@@ -25,7 +25,7 @@ def advise(text: str, top: int = 3, catalogue: PathList | None = None,
         lines = [f"── {heading}: no catalogue entry matches this output confidently ──"]
         if response.advice:
             lines.append(f"  what would help: {response.advice}")
-        lines += [f"  closest, not a match: {r.id}  {r.title}" for r in response.results]
+        lines += [f"  closest, unconfirmed: {r.id}  {r.title}" for r in response.results]
         return "\n".join(printable(line, newlines=False) for line in lines) + "\n"
     lines = [f"── {heading}: this failure matches ──"]
     for result in response.results:

@@ -23,10 +23,12 @@ fix: Make every output reach the loss, or pass `find_unused_parameters=True`.
 fix_summary: Pass `find_unused_parameters=True` to DDP, or make every output reach the loss.
 signatures:
   - literal: Expected to have finished reduction in the prior iteration before starting a new one
+    names_cause: true
     type: RuntimeError
     example: "Expected to have finished reduction in the prior iteration before starting a new one.
       This error indicates that your module has parameters that were not used in producing loss."
   - regex: Parameter indices which did not receive grad for rank \d+
+    names_cause: true
     kind: log
     example: "Parameter indices which did not receive grad for rank 1: 2 3"
 verification: {status: manual, reason: test fixture}
@@ -44,9 +46,11 @@ fix: Give each job its own `--master_port`, or use `--rdzv-endpoint=localhost:0`
 fix_summary: Give each job its own `--master_port`, or use `--rdzv-endpoint=localhost:0`.
 signatures:
   - regex: "failed to (?:bind|listen)[^\n]*(?:Address already in use|EADDRINUSE)"
+    names_cause: true
     kind: log
     example: "The server socket has failed to bind to [::]:29500 (errno: 98 - Address already in use)."
   - literal: address already in use
+    names_cause: true
     type: torch.distributed.DistNetworkError
     example: "The server socket has failed to listen on any local network address. port: 29500,
       useIpv6: false, code: -98, name: EADDRINUSE, message: address already in use"
@@ -65,6 +69,7 @@ fix: Guard the denominator with an epsilon, clamp before `log`, and check the in
 fix_summary: Guard the denominator with an epsilon, clamp before `log`, and check the input batch.
 signatures:
   - regex: Function '\w+' returned nan values in its \d+(?:st|nd|rd|th) output
+    names_cause: true
     type: RuntimeError
     example: "Function 'DivBackward0' returned nan values in its 1th output."
 verification: {status: manual, reason: test fixture}
@@ -95,13 +100,16 @@ fix: Run docker with `--shm-size=8g` or `--ipc=host`, or lower `num_workers`.
 fix_summary: Run docker with `--shm-size=8g` or `--ipc=host`, or lower `num_workers`.
 signatures:
   - literal: "is killed by signal: Bus error"
+    names_cause: true
     type: RuntimeError
     example: "DataLoader worker (pid 5123) is killed by signal: Bus error.
       It is possible that dataloader's workers are out of shared memory."
   - regex: "DataLoader worker \\(pid \\d+\\) is killed by signal: Bus error"
+    names_cause: true
     type: RuntimeError
     example: "DataLoader worker (pid 5123) is killed by signal: Bus error."
   - regex: "^Bus error(?: \\(core dumped\\))?$"
+    names_cause: true
     kind: shell
     example: "Bus error (core dumped)"
 verification: {status: manual, reason: test fixture}

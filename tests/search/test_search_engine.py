@@ -232,6 +232,7 @@ signatures:
   - regex: "DataLoader worker \\(pid \\d+\\) is killed by signal: Killed"
     type: RuntimeError
     example: "DataLoader worker (pid 5123) is killed by signal: Killed."
+    names_cause: true
 verification: {status: manual, reason: test fixture}
 """.lstrip())
     index = get_index(catalogue, use_cache=False)
@@ -305,3 +306,18 @@ verification: {status: manual, reason: test fixture}
     sibling = search(line.format("-11"), catalogue=index)
     assert all(r.id != "D5" or not r.evidence for r in sibling.results)
     assert search(line.format("-9"), catalogue=index).results[0].id == "D5"
+
+
+def test_a_symptom_signature_ranks_its_entry_but_only_a_cause_naming_one_answers(catalogue: Path) -> None:
+    """`names_cause: false`: several root causes print the message, so the entry is first but unconfirmed."""
+    paste = "RuntimeError: Function 'DivBackward0' returned nan values in its 1th output."
+    named = search(paste, catalogue=load_index(catalogue, use_cache=False))
+    assert named.results[0].id == "P1" and named.results[0].confidence == "high" and not named.abstained
+    record = catalogue / "beta" / "P1-nan-anomaly.yaml"
+    record.write_text(record.read_text(encoding="utf-8").replace("names_cause: true", "names_cause: false"),
+                      encoding="utf-8")
+    symptom = search(paste, catalogue=load_index(catalogue, use_cache=False))
+    top = symptom.results[0]
+    assert top.id == "P1" and top.score == named.results[0].score  # the rank does not change, only the trust
+    assert top.confidence == "low" and symptom.abstained
+    assert symptom.advice is not None and symptom.advice.startswith("Several root causes print `RuntimeError: Function")

@@ -52,7 +52,7 @@ def _query(args: argparse.Namespace) -> tuple[str, int] | None:
 def _print_text(response: SearchResponse) -> None:
     results = response.results
     if response.abstained:
-        print("No confident match" + (" — closest entries, not a match:" if results else "."))
+        print("No confident match" + (" — closest entries, unconfirmed:" if results else "."))
     for result in results:
         layer = f"  [{result.layer}]" if result.layer else ""
         print(printable(f"{result.id:<5} {result.score:5.1f}  {result.confidence:<6}  {result.title}{layer}",

@@ -17,6 +17,10 @@ ADVICE = {
     "launcher": "Only the launcher's failure summary is here; the failing worker's own traceback is above it "
                 "in the log. Paste the lines above the summary (the first failing rank's traceback), rerun with "
                 "`torchrun --tee 3` or `--log-dir DIR` to keep each rank's output, or run the job under `kb run`.",
+    "symptom": "Several root causes print `{message}`; the entries below each explain some of them (closest "
+               "first), and this paste alone cannot tell which one is yours. Compare their symptoms with your run, "
+               "and paste more of the output: the whole exception chain, the warnings and log lines just before "
+               "it, and the command or config that started the job.",
     "exception": "No entry knows `{message}`. Paste the whole exception chain (every traceback above \"During "
                  "handling of the above exception\" or \"The above exception was the direct cause\") and the "
                  "output just before it: the first exception is often the cause.",
@@ -29,17 +33,25 @@ ADVICE = {
 }
 
 
-def advice(query: Query) -> str:
-    """The advice for a paste search could not explain."""
+def _quoted(message: str) -> str:
+    return message[:ADVICE_MESSAGE_CHARS].rstrip() + "…" if len(message) > ADVICE_MESSAGE_CHARS else message
+
+
+def advice(query: Query, symptom: str | None = None) -> str:
+    """The advice for a paste search could not explain.
+
+    ``symptom`` is the line a signature matched when the message is one that several root
+    causes print: the paste is known, only its cause is not.
+    """
     if query.launcher_only:
         return ADVICE["launcher"]
+    if symptom is not None:
+        return ADVICE["symptom"].replace("{message}", _quoted(symptom))
     failures = [m for m in query.messages if m.weight >= FAILURE_WEIGHT and m.type]
     if failures:
         last = failures[-1]
         message = f"{last.type}: {last.text}" if last.text else last.type or ""
-        if len(message) > ADVICE_MESSAGE_CHARS:
-            message = message[:ADVICE_MESSAGE_CHARS].rstrip() + "…"
-        return ADVICE["exception"].replace("{message}", message)
+        return ADVICE["exception"].replace("{message}", _quoted(message))
     if query.kind == "traceback":
         return ADVICE["cut"]
     return ADVICE["log"] if query.kind == "log" else ADVICE["prose"]

@@ -92,7 +92,7 @@ class Scored:
     score: float
     prose: float = 0.0  # breaks ties between entries that share a signature
     evidence: list[Evidence] = field(default_factory=list)
-    specific: bool = False  # a signature that names this entry's cause, not only its symptom, matched
+    cause: float = 0.0  # strength of the best match of a signature that names this entry's cause (not a symptom)
 
 
 def _owners(query: Query) -> list[Message | None]:
@@ -382,7 +382,8 @@ def score_entries(index: Index, query: Query) -> list[Scored]:
                         default=0.0)
         # an answer is only as sure as its evidence: a message that names this entry's cause, printed by
         # few unrelated reports; a symptom many causes share, or an alias, ranks it but cannot vouch for it
-        specific = any(e.names_cause and not e.ambiguous and e.strength >= KNOWN_FAILURE for e in evidence)
+        cause = max((e.strength * AMBIGUOUS_SHARE if e.ambiguous else e.strength for e in evidence if e.names_cause),
+                    default=0.0)
         distinct = {e.signature for e in evidence if e.via == "signature"}  # an alias adds no second witness
         signature = min(100.0, signature + EXTRA_SIGNATURE * max(len(distinct) - 1, 0))
         known = failure_known or (ambiguously_known and bool(evidence))
@@ -395,8 +396,8 @@ def score_entries(index: Index, query: Query) -> list[Scored]:
         if capped and signature < SOME_EVIDENCE:  # topic words and sibling messages only
             total = min(total, UNKNOWN_ERROR_CAP)
         if entry in excluded:  # the paste holds output only a different failure prints
-            total, specific = min(total, EXCLUDED_CAP), False
-        scored.append(Scored(entry, round(total, 1), text_score, _dedupe(evidence), specific))
+            total, cause = min(total, EXCLUDED_CAP), 0.0
+        scored.append(Scored(entry, round(total, 1), text_score, _dedupe(evidence), cause))
     scored.sort(key=lambda s: (-s.score, -s.prose, index.entries[s.entry]["id"]))
     return scored
 

@@ -10,7 +10,7 @@ from .._locate import PathList, find_catalogues
 from ._hint import advice
 from ._index import Index, load_index
 from ._input import parse
-from ._score import Evidence, score_entries
+from ._score import KNOWN_FAILURE, SOME_EVIDENCE, Evidence, score_entries
 
 __all__ = ["HIGH", "MEDIUM", "SearchResponse", "SearchResult", "get_index", "search"]
 
@@ -62,16 +62,16 @@ def get_index(catalogue: PathList | None = None, use_cache: bool = True) -> Inde
     return _INDEXES[key]
 
 
-def _confidence(score: float, runner_up: float, specific: bool) -> str:
-    """High needs a high score, a clear lead and a signature that names the entry's cause.
+def _confidence(score: float, runner_up: float, cause: float) -> str:
+    """High needs a high score, a clear lead and a strong match of a signature that names the entry's cause.
 
     A near tie names a family of entries, not one. Words alone, an alias, or a message that
     several root causes print rank an entry but never make it an answer: on public failure
     reports such matches were wrong far more often than right (docs/search.md).
     """
-    if score >= HIGH and specific and score - runner_up >= SIGNATURE_LEAD:
+    if score >= HIGH and cause >= KNOWN_FAILURE and score - runner_up >= SIGNATURE_LEAD:
         return "high"
-    return "medium" if score >= MEDIUM and specific else "low"
+    return "medium" if score >= MEDIUM and cause >= SOME_EVIDENCE else "low"
 
 
 def search(text: str | bytes, top: int = 10, catalogue: PathList | Index | None = None,
@@ -90,7 +90,9 @@ def search(text: str | bytes, top: int = 10, catalogue: PathList | Index | None 
         runner_up = scored[1].score if rank == 0 and len(scored) > 1 else scored[0].score if rank else 0.0
         entry = index.entries[s.entry]
         results.append(SearchResult(entry["id"], entry["title"], entry["area"], s.score,
-                                    _confidence(s.score, runner_up, s.specific), s.evidence,
+                                    _confidence(s.score, runner_up, s.cause), s.evidence,
                                     entry["fix_summary"], entry.get("layer")))
     abstained = not results or results[0].confidence == "low"
-    return SearchResponse(query.kind, abstained, results, advice(query) if abstained else None)
+    # the closest entry matched the message itself: a symptom several causes print, not an unknown error
+    symptom = next((e.text.strip() for e in results[0].evidence if e.via == "signature"), None) if results else None
+    return SearchResponse(query.kind, abstained, results, advice(query, symptom) if abstained else None)

@@ -39,7 +39,7 @@ class ResultsList(OptionList):
             self.border_subtitle = ""
             return
         if response.abstained:
-            self.add_option(Option(Text("no confident match — closest entries, not a match:", style="bold"),
+            self.add_option(Option(Text("no confident match — closest entries, unconfirmed:", style="bold"),
                                    disabled=True))
         for result in response.results:
             style = _STYLE[result.confidence]
