@@ -82,7 +82,7 @@ def _serve(args: argparse.Namespace) -> int:
         server = make_server(directory, args.host, args.port)
     except (OSError, OverflowError) as exc:
         return usage_error(f"cannot listen on {args.host}:{args.port}: {getattr(exc, 'strerror', None) or exc}")
-    host, port = server.server_address[:2]
+    host, port = server.socket.getsockname()[:2]
     print(f"serving {directory}/ at http://{host}:{port}/ (Ctrl+C stops)", flush=True)
     try:
         server.serve_forever()

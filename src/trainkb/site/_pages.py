@@ -137,7 +137,8 @@ def home_page(cat: Catalogue, ver: Verification, envs: list[dict[str, str]]) -> 
 def verification_page(cat: Catalogue, ver: Verification, envs: list[dict[str, str]],
                       checks: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
     """Checks grouped by area and entry; each row carries its statuses for the filter buttons."""
-    groups, statuses = [], Counter()
+    groups: list[dict[str, Any]] = []
+    statuses: Counter[str] = Counter()
     for area in cat.areas:
         entries = []
         for entry in (e for e in cat.ordered() if e.area == area.id and e.checks):

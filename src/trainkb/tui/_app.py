@@ -199,7 +199,7 @@ class TrainKBApp(App[None]):
             self.open_entry(event.option.id.split("|", 1)[1])
 
     @on(Tree.NodeSelected, "#tree")
-    def _browse_selected(self, event: Tree.NodeSelected) -> None:
+    def _browse_selected(self, event: Tree.NodeSelected[str]) -> None:
         if event.node.data:
             self.open_entry(event.node.data)
 
