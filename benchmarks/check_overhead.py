@@ -20,9 +20,7 @@ import textwrap
 import time
 from pathlib import Path
 
-from trainkb._catalogue import load_catalogue
-from trainkb._jsonschema import MODELINE, render_schema
-from trainkb._locate import find_catalogue
+from trainkb.catalogue import MODELINE, find_catalogue, load_catalogue, render_schema
 from trainkb.check import RunOptions, WarmPool, environment_block, run_tasks, select_tasks
 
 _AREAS = """\

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from helpers import AREAS
 
-from trainkb._jsonschema import render_schema
+from trainkb.catalogue import render_schema
 
 
 @pytest.fixture

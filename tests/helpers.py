@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
-from trainkb._jsonschema import MODELINE
+from trainkb.catalogue import MODELINE
 
 AREAS = """\
 areas:

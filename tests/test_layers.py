@@ -11,9 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from trainkb._layers import load_layers
-from trainkb._lint import lint_catalogue
-from trainkb._locate import ENV_VAR, find_catalogue, find_catalogues
+from trainkb.catalogue import ENV_VAR, find_catalogue, find_catalogues, lint_catalogue, load_layers
 from trainkb.cli import main
 from trainkb.search._index import load_index
 
@@ -267,8 +265,7 @@ def test_an_empty_marker_names_the_layer_after_its_folder(team):
 def test_lint_over_layers_judges_the_layers_not_the_base(tmp_path):
     from helpers import AREAS, record
 
-    from trainkb._catalogue import load_catalogue
-    from trainkb._jsonschema import render_schema
+    from trainkb.catalogue import load_catalogue, render_schema
 
     base = tmp_path / "base"
     (base / "alpha").mkdir(parents=True)

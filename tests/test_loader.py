@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from helpers import record
 
-from trainkb._catalogue import load_catalogue
-from trainkb._yamlio import MAX_FILE_BYTES
+from trainkb.catalogue import MAX_FILE_BYTES, load_catalogue
 
 
 def problems(cat):

@@ -12,10 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from trainkb._layers import load_layers
-from trainkb._lint import lint_catalogue
-from trainkb._locate import find_catalogue
 from trainkb._newrecord import mask_line
+from trainkb.catalogue import find_catalogue, lint_catalogue, load_layers
 from trainkb.cli import main
 from trainkb.search import search
 from trainkb.search._index import load_index

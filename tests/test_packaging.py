@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from trainkb._catalogue import load_catalogue
+from trainkb.catalogue import load_catalogue
 
 ROOT = Path(__file__).resolve().parents[1]
 

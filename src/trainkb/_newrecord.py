@@ -14,14 +14,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ._jsonschema import MODELINE
-from ._lint import TODO
+from .catalogue import MODELINE, TODO
 from .search import normalize
 from .search._input import FAILURE_WEIGHT, parse
 from .search._normalize import MASKS
 
 if TYPE_CHECKING:
-    from ._catalogue import Catalogue
+    from .catalogue import Catalogue
     from .search import SearchResponse
 
 __all__ = ["Draft", "DraftError", "ProposedSignature", "draft_record", "mask_line", "render_record"]

@@ -9,7 +9,7 @@ import sys
 
 from helpers import checks_yaml, record
 
-from trainkb._catalogue import load_catalogue
+from trainkb.catalogue import load_catalogue
 from trainkb.check import check_env, check_environment, select_tasks
 
 SECRETS = {

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from helpers import record
 
-from trainkb._lint import Finding
+from trainkb.catalogue import Finding
 from trainkb.cli import main
 
 OSC_TITLE = "\x1b]0;pwned\x07"

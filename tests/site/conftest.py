@@ -9,9 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from trainkb._catalogue import Catalogue, load_catalogue
-from trainkb._locate import find_catalogue
-from trainkb._verification import load_verification
+from trainkb.catalogue import Catalogue, find_catalogue, load_catalogue, load_verification
 from trainkb.site import build_site
 
 CHROMIUM = Path("/usr/bin/chromium")

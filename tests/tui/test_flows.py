@@ -298,8 +298,7 @@ def test_kb_tui_without_a_terminal_is_a_usage_error():
 
 def test_copied_fix_code_of_every_real_record_is_dedented():
     """A block inside a list item used to keep its indentation: IndentationError once pasted."""
-    from trainkb._catalogue import load_catalogue
-    from trainkb._locate import find_catalogue
+    from trainkb.catalogue import find_catalogue, load_catalogue
     from trainkb.tui._model import fix_code
 
     indented = []

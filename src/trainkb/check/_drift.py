@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from .._catalogue import Catalogue
+from ..catalogue import Catalogue
 from ._runner import CheckResult
 
 __all__ = ["apply_drift_check"]

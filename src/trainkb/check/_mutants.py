@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .._mutation import apply_mutation
+from ..catalogue import apply_mutation
 from ._runner import CheckResult, RunOptions, run_tasks
 from ._tasks import CheckTask
 

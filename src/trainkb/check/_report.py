@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .._github import workflow_command
-from .._verification import REPORT_FORMAT, read_report, torch_release
+from ..catalogue import REPORT_FORMAT, read_report, torch_release
 from ._runner import CheckResult
 
 __all__ = [

@@ -7,7 +7,7 @@ import signal
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._schema import Check, ExpectHangs, ExpectRaises, ExpectWarns
+from ..catalogue import Check, ExpectHangs, ExpectRaises, ExpectWarns
 
 __all__ = ["RankState", "Verdict", "decide", "early_verdict"]
 

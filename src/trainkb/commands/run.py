@@ -6,7 +6,7 @@ import argparse
 import shutil
 import sys
 
-from ._common import usage_error
+from ._exit import UsageError
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
@@ -27,9 +27,9 @@ def _say(text: str) -> None:
 def run(args: argparse.Namespace) -> int:
     cmd = args.cmd[1:] if args.cmd[:1] == ["--"] else args.cmd
     if not cmd:
-        return usage_error("give the command after `--`, e.g. kb run -- python train.py")
+        raise UsageError("give the command after `--`, e.g. kb run -- python train.py")
     if shutil.which(cmd[0]) is None:
-        return usage_error(f"command not found: {cmd[0]}")
+        raise UsageError(f"command not found: {cmd[0]}")
     from .._advice import advise
     from .._runwatch import watch
     from ..triage import triage_block

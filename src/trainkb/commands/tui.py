@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._tail import KEEP_BYTES, read_tail
-from ._common import EXIT_OK, usage_error
+from ._exit import Exit, UsageError
 
 if TYPE_CHECKING:
     from ..tui import TrainKBApp
@@ -59,17 +59,17 @@ def run(args: argparse.Namespace) -> int:
         try:
             text = _read_file(args.file)
         except OSError as exc:
-            return usage_error(f"cannot read {args.file}: {exc.strerror or exc}")
+            raise UsageError(f"cannot read {args.file}: {exc.strerror or exc}") from None
     elif not sys.stdin.isatty():
         try:
             text = _read_piped_stdin()
         except OSError:
-            return usage_error("stdin is piped and there is no terminal to run the UI on")
+            raise UsageError("stdin is piped and there is no terminal to run the UI on") from None
     if not sys.stdout.isatty():
-        return usage_error("kb tui needs a terminal; use `kb search` in scripts")
+        raise UsageError("kb tui needs a terminal; use `kb search` in scripts")
     from ..tui import KnowledgeBase, TrainKBApp
     from ..tui._model import tail_for_paste
 
     kb = KnowledgeBase.load(args.catalogue)
     run_app(TrainKBApp(kb, tail_for_paste(text)))
-    return EXIT_OK
+    return Exit.SUCCESS

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._locate import layers_digest
+from ..catalogue import layers_digest
 from ._normalize import NUMBER, normalize, terms
 from ._sigregex import compile_signature, utf8
 
@@ -340,7 +340,7 @@ def load_index(roots: str | os.PathLike[str] | Sequence[Path], use_cache: bool =
     path = _cache_path(digest)
     data = _read_cache(path, digest) if use_cache else None
     if data is None:
-        from .._layers import load_layers  # pydantic and YAML only on a cache miss
+        from ..catalogue import load_layers  # pydantic and YAML only on a cache miss
 
         cat = load_layers(roots)
         data = build_data(cat.ordered(), digest, cat.origin)

@@ -19,8 +19,7 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-from .._catalogue import Catalogue
-from .._verification import Verification
+from ..catalogue import Catalogue, Verification
 from ._assets import site_dir
 from ._export import export_index
 from ._pages import area_page, check_rows, entry_page, environments, home_page, verification_page

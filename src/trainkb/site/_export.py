@@ -13,8 +13,7 @@ import json
 import re
 from typing import Any
 
-from .._catalogue import Catalogue
-from .._regexsafety import backtracking_risk
+from ..catalogue import Catalogue, backtracking_risk
 from ..search import _hint, _index, _input, _normalize, _score, _search
 from ..search._sigregex import re2_error
 

@@ -11,16 +11,12 @@ from typing import Any
 
 from markupsafe import Markup
 
-from .._catalogue import Catalogue
-from .._schema import Entry
-from .._verification import CheckStatus, Verification
+from ..catalogue import RELATION_LABELS, Catalogue, CheckStatus, Entry, Verification
 from ._graph import area_graph
 from ._render import code_spans, highlight_code, plain, render_inline, render_markdown
 
 __all__ = ["area_page", "check_rows", "entry_page", "environments", "home_page", "verification_page"]
 
-RELATION_LABEL = {"see-also": "See also", "cause-of": "Causes", "caused-by": "Caused by",
-                  "pairs-with": "Pairs with", "contrast": "Contrast with"}
 STATUS_LABEL = {"passed": "passed", "failed": "FAILED", "error": "error", "skipped": "skipped", "timeout": "timed out"}
 
 
@@ -74,7 +70,7 @@ def entry_page(cat: Catalogue, entry: Entry, ver: Verification, envs: list[dict[
     ids = frozenset(cat.entries)
     area = cat.area(entry.area)
     section = next((s.title for s in area.sections if s.id == entry.section), entry.section) if area else ""
-    links = [_link(cat, root, x.id, RELATION_LABEL[x.relation], x.why) for x in entry.links]
+    links = [_link(cat, root, x.id, RELATION_LABELS[x.relation], x.why) for x in entry.links]
     links += [_link(cat, root, b.source, "Linked from", b.why) for b in cat.backlinks.get(entry.id, [])]
     return {
         "root": root, "entry": entry, "area": area, "section": section,
@@ -105,7 +101,7 @@ def area_page(cat: Catalogue, area_id: str) -> dict[str, Any]:
     sections = [{"id": s.id, "title": s.title, "entries": [r for r in rows if r["section"] == s.id]}
                 for s in area.sections]
     relations = [{"id": e.id, "title": code_spans(e.title),
-                  "links": [{"label": RELATION_LABEL[x.relation], "id": x.id,
+                  "links": [{"label": RELATION_LABELS[x.relation], "id": x.id,
                              "title": code_spans(cat.entries[x.id].title)} for x in e.links if x.id in cat.entries]}
                  for e in members]
     return {"root": "../", "area": area, "sections": [s for s in sections if s["entries"]], "count": len(members),

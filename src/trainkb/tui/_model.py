@@ -6,13 +6,19 @@ import os
 from dataclasses import dataclass
 from typing import TypeVar
 
-from .._catalogue import Catalogue
-from .._layers import layer_reports, load_layers
-from .._locate import PathList, find_catalogues
 from .._markdown import entry_header, entry_markdown
-from .._schema import Area, Entry
 from .._terminal import printable
-from .._verification import Verification, load_verification
+from ..catalogue import (
+    Area,
+    Catalogue,
+    Entry,
+    PathList,
+    Verification,
+    find_catalogues,
+    layer_reports,
+    load_layers,
+    load_verification,
+)
 from ..search import Index, SearchResponse, get_index, search
 from ..triage import Triage, triage_text
 

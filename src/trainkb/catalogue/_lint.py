@@ -6,16 +6,16 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ._catalogue import Catalogue
-from ._github import workflow_command
+from .._github import workflow_command
+from .._terminal import CONTROL
+from ..search._index import unreachable_terms
+from ..search._sigregex import compile_signature, re2_error, utf8
 from ._jsonschema import MODELINE, SCHEMA_FILE, render_schema
+from ._loader import Catalogue
 from ._mutation import mutation_problems
 from ._regexsafety import backtracking_risk
 from ._schema import Entry
-from ._terminal import CONTROL
 from ._yamlio import YamlProblem, dotted
-from .search._index import unreachable_terms
-from .search._sigregex import compile_signature, re2_error, utf8
 
 __all__ = ["Finding", "lint_catalogue"]
 

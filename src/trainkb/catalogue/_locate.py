@@ -29,7 +29,7 @@ PathList = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
 
 def _checkout_catalogue() -> Path | None:
     """The top-level catalogue/ when trainkb runs from a source checkout (editable install)."""
-    top = Path(__file__).resolve().parents[2]
+    top = Path(__file__).resolve().parents[3]
     candidate = top / "catalogue"
     if (top / "pyproject.toml").is_file() and (candidate / "areas.yaml").is_file():
         return candidate
