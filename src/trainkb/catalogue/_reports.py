@@ -120,7 +120,8 @@ def read_report(path: Path) -> dict[str, Any]:
     problem = _shape_problem(data)
     if problem is not None:
         raise ValueError(f"{path}: {problem}")
-    return data
+    report: dict[str, Any] = data  # _shape_problem found an object with the report's lists
+    return report
 
 
 def load_verification(reports_dir: Path | Sequence[Path]) -> Verification:
