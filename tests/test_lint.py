@@ -47,29 +47,34 @@ RULES = [
      f"{P}:14:6: links[0].id: links to unknown entry 'D7' [dangling-link]"),
     ("self-link", {"alpha/D1-sample.yaml": record(extra="links:\n  - {id: D1, relation: see-also, why: x}\n")},
      f"{P}:14:6: links[0].id: an entry must not link to itself [self-link]"),
-    ("regex-compile", {"alpha/D1-sample.yaml": record(extra=SIG.format(sig="{regex: 'bad (group', example: x}"))},
+    ("regex-compile", {"alpha/D1-sample.yaml": record(
+        extra=SIG.format(sig="{regex: 'bad (group', example: x, names_cause: true}"))},
      f"{P}:14:6: signatures[0].regex: regex does not compile: missing ), unterminated subpattern at position 4"
      " [regex-compile]"),
     ("signature-example", {"alpha/D1-sample.yaml": record(
-        extra=SIG.format(sig="{regex: 'size \\d+ mismatch', example: 'size x mismatch'}"))},
+        extra=SIG.format(sig="{regex: 'size \\d+ mismatch', example: 'size x mismatch', names_cause: true}"))},
      f"{P}:14:34: signatures[0].example: the regex does not match its own example [signature-example]"),
     ("literal-example", {"alpha/D1-sample.yaml": record(
-        extra=SIG.format(sig="{literal: 'CUDA error', example: 'cuda error: oops'}"))},
+        extra=SIG.format(sig="{literal: 'CUDA error', example: 'cuda error: oops', names_cause: true}"))},
      f"{P}:14:29: signatures[0].example: the literal does not occur in its own example [signature-example]"),
     ("signature-gate", {"alpha/D1-sample.yaml": record(
-        extra=SIG.format(sig="{regex: 'shapes \\(\\d+x\\d+\\)', example: 'shapes (64x10)'}"))},
+        extra=SIG.format(sig="{regex: 'shapes \\(\\d+x\\d+\\)', example: 'shapes (64x10)', names_cause: true}"))},
      f"{P}:14:6: signatures[0].regex: search tries this signature only on text holding the word(s) x, which its own"
      " example lacks, so it never fires; make every word it requires a whole word of the text [signature-gate]"),
     ("regex-backtracking", {"alpha/D1-sample.yaml": record(
-        extra=SIG.format(sig="{regex: '( +)+end', example: '  end'}"))},
+        extra=SIG.format(sig="{regex: '( +)+end', example: '  end', names_cause: true}"))},
      f"{P}:14:6: signatures[0].regex: a repeat over a part that can match in several ways (a nested quantifier"
      " such as (a+)+ or (xx?)+, or an alternation such as (a|aa)+) can freeze the site's search"
      " [regex-backtracking]"),
     ("regex-overlapping-repeats", {"alpha/D1-sample.yaml": record(
-        extra=SIG.format(sig="{regex: 'got \\S*\\s*\\S*x', example: 'got ab x'}"))},
+        extra=SIG.format(sig="{regex: 'got \\S*\\s*\\S*x', example: 'got ab x', names_cause: true}"))},
      f"{P}:14:6: signatures[0].regex: two unbounded repeats that can match the same characters in turn"
      " (such as .*.* or \\S*\\s*\\S*; bound one, e.g. .{0,200}) can freeze the site's search"
      " [regex-backtracking]"),
+    ("names-cause", {"alpha/D1-sample.yaml": record(
+        extra=SIG.format(sig="{literal: 'CUDA out of memory', example: 'CUDA out of memory. Tried to allocate'}"))},
+     f"{P}:14:5: signatures[0]: say whether the message alone establishes this entry's root cause: `names_cause:"
+     " true` when whoever prints it has this cause, `false` when other root causes print it too [names-cause]"),
     ("reference-https", {"alpha/D1-sample.yaml": record(
         extra="references:\n  - {title: Docs, url: 'http://example.com/x'}\n")},
      f"{P}:14:19: references[0].url: reference URL must be https: http://example.com/x [reference-https]"),
@@ -134,7 +139,8 @@ def test_github_format():
 
 
 def test_excludes_are_linted_like_signatures(make_catalogue):
-    extra = ("signatures:\n  - {literal: 'size mismatch for', example: 'size mismatch for fc.weight'}\n"
+    extra = ("signatures:\n"
+             "  - {literal: 'size mismatch for', example: 'size mismatch for fc.weight', names_cause: true}\n"
              "excludes:\n  - {literal: 'Bus error', example: 'bus error'}\n"
              "  - {regex: 'size \\w+ for', example: 'size mismatch for fc.bias'}\n")
     found = lint(make_catalogue({"alpha/D1-sample.yaml": record(extra=extra)}))

@@ -2,9 +2,9 @@
 
 A `raises`/`warns` check captures what torch really printed. If search does not rank the
 check's entry first for that text, the entry's signatures no longer describe the torch it
-claims to cover — the catalogue has drifted, and the run fails. A message that many root
-causes print (docs/search.md, "ambiguous") only needs to rank its entry first: search is
-never confident on it alone.
+claims to cover — the catalogue has drifted, and the run fails. A message that several root
+causes print (docs/search.md: "ambiguous", or a `names_cause: false` signature) only needs to
+rank its entry first: search is never confident on it alone.
 """
 
 from __future__ import annotations
@@ -32,8 +32,10 @@ def apply_drift_check(results: list[CheckResult], cat: Catalogue, root: Path | l
         response = search(result.evidence[0], top=3, catalogue=root)
         accepted = {result.entry, *check.also_matches}
         top = response.results[0].id if response.results else None
-        # a message many root causes print cannot make search confident; ranking first is what it can do
-        generic = bool(response.results) and any(e.ambiguous for e in response.results[0].evidence[:1])
+        # a message several root causes print (ambiguous in public reports, or `names_cause: false`) cannot make
+        # search confident; ranking first is what it can do
+        generic = bool(response.results) and any(e.via == "signature" and (e.ambiguous or not e.names_cause)
+                                                 for e in response.results[0].evidence[:1])
         if top in accepted and (not response.abstained or generic):
             out.append(result)
             continue
