@@ -65,4 +65,4 @@ bench: setup
 	$(BIN)/python benchmarks/check_overhead.py
 
 clean:
-	rm -rf $(VENV) dist build .pytest_cache .ruff_cache
+	rm -rf $(VENV) dist build .pytest_cache .ruff_cache .mypy_cache
