@@ -75,6 +75,7 @@ def test_lint_hook_passes_a_clean_layer_and_fails_on_todos(team_repo):
     assert "Failed" in run.stdout and "[todo]" in run.stdout and "catalogue/cluster/Q2-" in run.stdout
 
 
+@pytest.mark.slow
 def test_check_hook_runs_the_changed_record(team_repo):
     repo, env = team_repo
     record = repo / "catalogue" / "cluster" / "Q1-negative-shard-length.yaml"
