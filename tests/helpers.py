@@ -70,6 +70,7 @@ Epoch 0:  12%|█▏        | 12/100 [00:03<00:22,  3.9it/s]
 """
 
 
+# A team layer over the bundled catalogue (tests/test_layers.py, tests/test_precommit.py).
 TEAM_AREAS = """\
 areas:
   - id: cluster
@@ -80,7 +81,6 @@ areas:
       - {id: loaders, title: Shard loaders}
 """
 
-# A team layer over the bundled catalogue (tests/test_layers.py, tests/test_precommit.py).
 # The check prints the signature's wording; the example is what torch 2.13 printed here.
 TEAM_RECORD = """\
 # yaml-language-server: $schema=../schema.json
@@ -101,6 +101,7 @@ signatures:
     type: RuntimeError
     example: "RuntimeError: Trying to create tensor with negative dimension -1: [-1]"
     note: printed by torch 2.13
+    names_cause: true
 checks:
   - name: negative-length-raises
     claim: torch refuses to allocate a tensor whose length is negative.

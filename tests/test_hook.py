@@ -12,7 +12,7 @@ from helpers import record
 SIG = """\
 signatures:
   - {literal: "is invalid for input of size", type: RuntimeError,
-     example: "RuntimeError: shape '[4]' is invalid for input of size 6"}
+     example: "RuntimeError: shape '[4]' is invalid for input of size 6", names_cause: true}
 """
 
 SCRIPT = """\

@@ -14,7 +14,7 @@ from helpers import record
 SHAPE_SIG = """\
 signatures:
   - {literal: "is invalid for input of size", type: RuntimeError,
-     example: "RuntimeError: shape '[4]' is invalid for input of size 6"}
+     example: "RuntimeError: shape '[4]' is invalid for input of size 6", names_cause: true}
 """
 
 

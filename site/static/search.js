@@ -122,6 +122,7 @@
       if (v.rank === t.explained_rank && t.entry) {
         li.appendChild(document.createTextNode(" — "));
         li.appendChild(entryLink(t.entry.id, t.entry.title));
+        if (t.entry.confidence === "low") li.appendChild(document.createTextNode(" (unconfirmed)"));
       }
       list.appendChild(li);
     });

@@ -359,7 +359,9 @@
       var body = state.tail.length ? state.tail.join("\n") : v.error;
       if (body.indexOf(v.error) < 0) body += "\n" + v.error;
       var response = engine.search(body, 1);
-      if (response.results.length && !response.abstained) {
+      // a message several causes print still names its closest entry, marked low (unconfirmed)
+      if (response.results.length && (!response.abstained ||
+          response.results[0].evidence.some(function (e) { return e.via === "signature"; }))) {
         var best = response.results[0];
         result.entry = { id: best.id, title: best.title, confidence: best.confidence, score: best.score };
       }

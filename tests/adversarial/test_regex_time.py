@@ -28,7 +28,7 @@ HOSTILE = [  # (regex, example it matches, a line that makes a backtracking engi
 
 
 def _signature(regex: str, example: str) -> str:
-    return f"signatures:\n  - regex: {json.dumps(regex)}\n    example: {json.dumps(example)}\n"
+    return f"signatures:\n  - regex: {json.dumps(regex)}\n    example: {json.dumps(example)}\n    names_cause: true\n"
 
 
 @pytest.fixture

@@ -112,7 +112,7 @@ def _in_terminal(args: list[str], timeout: float = 120) -> tuple[int, bytes]:
 
 def test_on_a_terminal_the_job_sees_a_terminal_and_is_still_diagnosed(make_catalogue, tmp_path):
     signature = ('signatures:\n  - {literal: "is invalid for input of size", type: RuntimeError,\n'
-                 '     example: "RuntimeError: shape \'[4]\' is invalid for input of size 6"}\n')
+                 '     example: "RuntimeError: shape \'[4]\' is invalid for input of size 6", names_cause: true}\n')
     root = make_catalogue({"alpha/D1-sample.yaml": record(extra=signature)})
     script = ("import sys\nprint('tty', sys.stdout.isatty(), sys.stderr.isatty())\n"
               "raise RuntimeError(\"shape '[4]' is invalid for input of size 6\")\n")

@@ -207,7 +207,7 @@ def test_signature_drift_fails_the_run(make_catalogue, capsys, tmp_path, monkeyp
     check = checks_yaml({"code": "import torch\ntorch.zeros(2, 3).view(4)\n",
                          "expect": {"raises": {"type": "RuntimeError", "match": "is invalid for input"}}})
     good = "signatures:\n  - {literal: 'is invalid for input of size', type: RuntimeError,\n" \
-           "     example: \"RuntimeError: shape '[4]' is invalid for input of size 6\"}\n"
+           "     example: \"RuntimeError: shape '[4]' is invalid for input of size 6\", names_cause: true}\n"
     root = make_catalogue({"alpha/D1-sample.yaml": record(checks=check, extra=good)})
     assert main(["--catalogue", str(root), "check", "-q"]) == 0
     capsys.readouterr()

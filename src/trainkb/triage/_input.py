@@ -47,7 +47,8 @@ def explain(triage: Triage, reader: Reader, catalogue: Any) -> None:
         response = search(text, top=1, catalogue=catalogue)
     except (OSError, ValueError):  # no catalogue here: the triage stands without an entry
         return
-    if response.results and not response.abstained:
+    # a message several causes print still names its closest entry, marked low (unconfirmed)
+    if response.results and (not response.abstained or any(e.via == "signature" for e in response.results[0].evidence)):
         best = response.results[0]
         triage.entry = {"id": best.id, "title": best.title, "confidence": best.confidence, "score": best.score}
 

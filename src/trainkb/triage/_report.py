@@ -94,7 +94,8 @@ def to_text(triage: Triage, heading: str = "triage", first_line: int = 1) -> str
         lines.append(f"  rank {v.rank:<3} {v.role:<8} {what}{_seq(v.seq)}{where}")
         if triage.entry and v.rank == triage.explained_rank:
             e = triage.entry
-            lines.append(f"           explained by {e['id']} {e['title']} [{e['confidence']}]  (kb show {e['id']})")
+            said = "explained by" if e["confidence"] != "low" else "closest entry (several causes print this)"
+            lines.append(f"           {said} {e['id']} {e['title']} [{e['confidence']}]  (kb show {e['id']})")
         if v.how == "silent" and v.last_line:
             lines.append(f"           its last line: {_clip(v.last_line, 110)}")
     if triage.root_cause_is_victim:

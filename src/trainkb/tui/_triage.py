@@ -32,7 +32,8 @@ class TriagePanel(Static):
             what = v.error if v.error and v.how != "silent" else v.description
             line = Text.assemble((f"rank {v.rank:<3} ", "bold"), (f"{v.role:<8} ", _STYLE[v.role]), what[:160])
             if v.rank == triage.explained_rank and triage.entry:
-                line.append(f"  → {triage.entry['id']}", style="bold")
+                unconfirmed = " (unconfirmed)" if triage.entry["confidence"] == "low" else ""
+                line.append(f"  → {triage.entry['id']}{unconfirmed}", style="bold")
             lines.append(line)
         if triage.root_cause_is_victim:
             lines.append(Text(f"torchrun's Root Cause names rank {triage.root_cause}: only a victim", style="italic"))
