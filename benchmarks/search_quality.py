@@ -37,7 +37,7 @@ from pathlib import Path
 
 from rapidfuzz import fuzz, process
 
-from trainkb.catalogue import find_catalogue, load_catalogue
+from trainkb.catalogue import CheckStatus, find_catalogue, load_catalogue
 from trainkb.search import get_index, search
 
 HERE = Path(__file__).resolve().parent
@@ -97,7 +97,7 @@ def load_check_cases(root: Path) -> list[dict]:
     for path in sorted(find_reports(root).glob("*.json")):
         for row in json.loads(path.read_text(encoding="utf-8")).get("results", []):
             text = row.get("evidence")
-            if row.get("status") != "passed" or row.get("expect") not in {"raises", "warns"} or not text:
+            if row.get("status") != CheckStatus.PASSED or row.get("expect") not in {"raises", "warns"} or not text:
                 continue
             if (row["entry"], row["check"]) in seen:
                 continue

@@ -131,9 +131,9 @@ checks:
 
 
 def test_github_format():
-    from trainkb.catalogue import Finding
+    from trainkb.catalogue import LintFinding
 
-    finding = Finding("catalogue/a/D1-x.yaml", 3, 5, "title", "empty-prose", "50% bad\nsecond line")
+    finding = LintFinding("catalogue/a/D1-x.yaml", 3, 5, "title", "empty-prose", "50% bad\nsecond line")
     assert finding.github() == ("::error file=catalogue/a/D1-x.yaml,line=3,col=5,title=kb lint empty-prose::"
                                 "title: 50%25 bad%0Asecond line")
 

@@ -6,6 +6,7 @@ from helpers import TRACEBACK
 from textual._xterm_parser import XTermParser
 from textual.widgets import Input, OptionList, Static
 
+from trainkb.search import MAX_CHARS
 from trainkb.tui import TrainKBApp
 from trainkb.tui._paste import PasteBox
 
@@ -264,7 +265,7 @@ async def test_huge_paste_keeps_the_tail_and_stays_responsive(kb):
         await pilot.pause(0.2)
         await settle(pilot, app)
         assert time.perf_counter() - started < 5
-        assert len(box.text) <= 256 * 1024
+        assert len(box.text) <= MAX_CHARS
         assert box.text.endswith(TRACEBACK)
         assert app.current_entry == "D1"
 

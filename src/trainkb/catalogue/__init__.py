@@ -15,9 +15,10 @@ from ._locate import (
     AREA_FILE,
     ENV_VAR,
     LAYER_FILE,
-    MAX_FILE_BYTES,
+    MAX_RECORD_BYTES,
     RECORD_SUFFIXES,
     PathList,
+    bundled_folder,
     catalogue_digest,
     find_catalogue,
     find_catalogues,
@@ -25,16 +26,27 @@ from ._locate import (
     is_layer,
     layers_digest,
     record_files,
+    shipped_folder,
 )
 
 if TYPE_CHECKING:
     from ._jsonschema import MODELINE, SCHEMA_FILE, render_schema
     from ._layers import LayerFile, layer_name, layer_reports, load_layers
-    from ._lint import TODO, Finding, lint_catalogue
+    from ._lint import TODO, LintFinding, lint_catalogue
     from ._loader import Backlink, Catalogue, load_catalogue, validation_problems
     from ._mutation import apply_mutation, mutation_problems
     from ._regexsafety import backtracking_risk
-    from ._reports import REPORT_FORMAT, CheckStatus, Verification, load_verification, read_report, torch_release
+    from ._reports import (
+        REPORT_FORMAT,
+        CheckReport,
+        CheckStatus,
+        ReportedResult,
+        ReportRow,
+        VerificationMatrix,
+        load_verification,
+        read_report,
+        torch_release,
+    )
     from ._schema import (
         ENTRY_ID_PATTERN,
         RELATION_LABELS,
@@ -61,12 +73,12 @@ if TYPE_CHECKING:
 _LAZY = {
     **dict.fromkeys(["MODELINE", "SCHEMA_FILE", "render_schema"], "_jsonschema"),
     **dict.fromkeys(["LayerFile", "layer_name", "layer_reports", "load_layers"], "_layers"),
-    **dict.fromkeys(["TODO", "Finding", "lint_catalogue"], "_lint"),
+    **dict.fromkeys(["TODO", "LintFinding", "lint_catalogue"], "_lint"),
     **dict.fromkeys(["Backlink", "Catalogue", "load_catalogue", "validation_problems"], "_loader"),
     **dict.fromkeys(["apply_mutation", "mutation_problems"], "_mutation"),
     **dict.fromkeys(["backtracking_risk"], "_regexsafety"),
-    **dict.fromkeys(["REPORT_FORMAT", "CheckStatus", "Verification", "load_verification", "read_report",
-                     "torch_release"], "_reports"),
+    **dict.fromkeys(["REPORT_FORMAT", "CheckReport", "CheckStatus", "ReportRow", "ReportedResult",
+                     "VerificationMatrix", "load_verification", "read_report", "torch_release"], "_reports"),
     **dict.fromkeys(["ENTRY_ID_PATTERN", "RELATION_LABELS", "Area", "AreasFile", "Check", "Entry", "ExpectHangs",
                      "ExpectRaises", "ExpectWarns", "ExternalPointer", "Link", "Mutation", "Reference", "Relation",
                      "Requires", "Section", "Signature", "VersionNote"], "_schema"),
@@ -74,14 +86,15 @@ _LAZY = {
 }
 
 __all__ = [
-    "AREA_FILE", "ENTRY_ID_PATTERN", "ENV_VAR", "LAYER_FILE", "MAX_FILE_BYTES", "MODELINE", "RECORD_SUFFIXES",
+    "AREA_FILE", "ENTRY_ID_PATTERN", "ENV_VAR", "LAYER_FILE", "MAX_RECORD_BYTES", "MODELINE", "RECORD_SUFFIXES",
     "RELATION_LABELS", "REPORT_FORMAT", "SCHEMA_FILE", "TODO", "Area", "AreasFile", "Backlink", "Catalogue",
-    "Check", "CheckStatus", "Entry", "ExpectHangs", "ExpectRaises", "ExpectWarns", "ExternalPointer", "Finding",
-    "LayerFile", "Link", "Located", "Mutation", "PathList", "Reference", "Relation", "Requires", "Section",
-    "Signature", "Verification", "VersionNote", "YamlProblem", "apply_mutation", "backtracking_risk",
-    "catalogue_digest", "dotted", "find_catalogue", "find_catalogues", "find_reports", "is_layer", "layer_name",
-    "layer_reports", "layers_digest", "lint_catalogue", "load_catalogue", "load_layers", "load_verification",
-    "load_yaml", "mutation_problems", "read_report", "record_files", "render_schema", "torch_release",
+    "Check", "CheckReport", "CheckStatus", "Entry", "ExpectHangs", "ExpectRaises", "ExpectWarns",
+    "ExternalPointer", "LayerFile", "Link", "LintFinding", "Located", "Mutation", "PathList", "Reference",
+    "Relation", "ReportRow", "ReportedResult", "Requires", "Section", "Signature", "VerificationMatrix",
+    "VersionNote", "YamlProblem", "apply_mutation", "backtracking_risk", "bundled_folder", "catalogue_digest",
+    "dotted", "find_catalogue", "find_catalogues", "find_reports", "is_layer", "layer_name", "layer_reports",
+    "layers_digest", "lint_catalogue", "load_catalogue", "load_layers", "load_verification", "load_yaml",
+    "mutation_problems", "read_report", "record_files", "render_schema", "shipped_folder", "torch_release",
     "validation_problems",
 ]
 

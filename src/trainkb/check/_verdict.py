@@ -7,12 +7,9 @@ import signal
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..catalogue import Check, ExpectHangs, ExpectRaises, ExpectWarns
+from ..catalogue import Check, CheckStatus, ExpectHangs, ExpectRaises, ExpectWarns
 
 __all__ = ["RankState", "Verdict", "decide", "early_verdict"]
-
-PASSED, FAILED, ERROR = "passed", "failed", "error"
-
 
 @dataclass
 class RankState:
@@ -32,7 +29,7 @@ class RankState:
 
 @dataclass
 class Verdict:
-    status: str
+    status: CheckStatus
     message: str
     evidence: list[str] = field(default_factory=list)
 
@@ -99,16 +96,16 @@ def early_verdict(check: Check, ranks: list[RankState]) -> Verdict | None:
         for state in ranks:
             raised = _raised(state)
             if raised is not None and _raise_matches(raised, expect.raises):
-                return Verdict(PASSED, f"rank {state.rank} raised {_short(raised['type'])} as expected",
+                return Verdict(CheckStatus.PASSED, f"rank {state.rank} raised {_short(raised['type'])} as expected",
                                [raised["traceback"]])
         return None
     if isinstance(expect, ExpectHangs):
         return None
     for state in ranks:
         if _died(state) is not None:
-            return Verdict(ERROR, _died(state) or "")
+            return Verdict(CheckStatus.ERROR, _died(state) or "")
         if not state.running and (state.exitcode != 0 or (state.outcome or {}).get("raised")):
-            return Verdict(FAILED, _describe(state) + _expected(check))
+            return Verdict(CheckStatus.FAILED, _describe(state) + _expected(check))
     return None
 
 
@@ -125,32 +122,34 @@ def decide(check: Check, ranks: list[RankState], elapsed: float, deadline_hit: b
     if isinstance(expect, ExpectHangs):
         if any(state.running for state in ranks):
             alive = ", ".join(str(s.rank) for s in ranks if s.running)
-            return Verdict(PASSED, f"still running after {expect.hangs.seconds:g} s (rank {alive}); killed")
+            return Verdict(CheckStatus.PASSED, f"still running after {expect.hangs.seconds:g} s (rank {alive}); killed")
         what = "; ".join(_describe(s) for s in ranks)
-        return Verdict(FAILED, f"finished after {elapsed:.1f} s, expected a hang of {expect.hangs.seconds:g} s: {what}")
+        return Verdict(CheckStatus.FAILED,
+                       f"finished after {elapsed:.1f} s, expected a hang of {expect.hangs.seconds:g} s: {what}")
     if (early := early_verdict(check, ranks)) is not None:
         return early
     for state in ranks:
         if (died := _died(state)) is not None:
-            return Verdict(ERROR, died)
+            return Verdict(CheckStatus.ERROR, died)
     if deadline_hit:
         alive = ", ".join(str(s.rank) for s in ranks if s.running)
-        return Verdict(FAILED, f"timed out after {limit:g} s (rank {alive} still running)")
+        return Verdict(CheckStatus.FAILED, f"timed out after {limit:g} s (rank {alive} still running)")
     if isinstance(expect, ExpectRaises):
         spec = expect.raises
         raisers = [(s, raised) for s in ranks if (raised := _raised(s))]
         if raisers:
             first, raised = raisers[0]
-            return Verdict(FAILED, f"{_describe(first)}; expected {spec.type} matching /{spec.match}/",
+            return Verdict(CheckStatus.FAILED, f"{_describe(first)}; expected {spec.type} matching /{spec.match}/",
                            [raised["traceback"]])
-        return Verdict(FAILED, f"completed without raising; expected {spec.type} matching /{spec.match}/")
+        return Verdict(CheckStatus.FAILED, f"completed without raising; expected {spec.type} matching /{spec.match}/")
     if isinstance(expect, ExpectWarns):
         spec_w = expect.warns
         seen = [w for s in ranks for w in (s.outcome or {}).get("warnings", [])]
         for warning in seen:
             if _type_matches(warning["mro"], spec_w.category) and re.search(spec_w.match, warning["message"]):
-                return Verdict(PASSED, f"warned {_short(warning['category'])} as expected", [warning["text"]])
+                return Verdict(CheckStatus.PASSED, f"warned {_short(warning['category'])} as expected",
+                               [warning["text"]])
         shown = "; ".join(f"{_short(w['category'])}: {_first_line(w['message'], 120)}" for w in seen[:3])
-        return Verdict(FAILED, f"no {spec_w.category} matching /{spec_w.match}/ was emitted"
+        return Verdict(CheckStatus.FAILED, f"no {spec_w.category} matching /{spec_w.match}/ was emitted"
                        + (f" (saw {len(seen)}: {shown})" if seen else " (no warnings at all)"))
-    return Verdict(PASSED, "completed; its assertions held" if len(ranks) == 1 else "every rank completed")
+    return Verdict(CheckStatus.PASSED, "completed; its assertions held" if len(ranks) == 1 else "every rank completed")

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..catalogue import CheckStatus
 from ._common import open_catalogue
 from ._exit import Exit, UsageError
 
@@ -122,7 +123,7 @@ def _run_checks(tasks: list[CheckTask], args: argparse.Namespace, root: Path,
         quiet = args.quiet or args.json == "-"
         results = [] if args.mutants_only else checker.run_tasks(tasks, options, pool, env,
                                                                  Progress(len(tasks), quiet=quiet))
-        took = {f"{r.entry}:{r.check}": r.seconds for r in results if r.status == "passed"}
+        took = {f"{r.entry}:{r.check}": r.seconds for r in results if r.status == CheckStatus.PASSED}
         mutant_run = _run_mutants(tasks, options, pool, env, quiet, took) if mutants else None
         return results, env, mutant_run
     finally:
@@ -209,7 +210,7 @@ def run(args: argparse.Namespace) -> int:
         print(mutant_summary(mutant_run), file=stream)
         if args.mutants_only:
             print(f"({wall:.1f} s)", file=stream)
-    bad = {"failed", "error"} | ({"skipped"} if args.strict else set())
+    bad = {CheckStatus.FAILED, CheckStatus.ERROR} | ({CheckStatus.SKIPPED} if args.strict else set())
     failed = any(r.status in bad for r in results) or (mutant_run is not None and not mutant_run.ok)
     return Exit.FINDINGS if failed else Exit.SUCCESS
 

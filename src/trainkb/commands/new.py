@@ -5,11 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from importlib import resources
 from pathlib import Path
 
-from .._tail import KEEP_BYTES as READ_LIMIT
-from ..catalogue import find_catalogues
+from .._tail import PIPE_TAIL_BYTES
+from ..catalogue import bundled_folder, find_catalogues, record_files
 from ._common import open_catalogue
 from ._exit import Exit, UsageError
 from .search import _read_stdin
@@ -42,9 +41,9 @@ def _read(source: str | None, blank: bool) -> str | None:
             raise ValueError(f"{source} is a folder; give the log file")
         with path.open("rb") as handle:
             size = path.stat().st_size
-            if size > READ_LIMIT:
-                handle.seek(size - READ_LIMIT)
-            data = handle.read(READ_LIMIT)
+            if size > PIPE_TAIL_BYTES:
+                handle.seek(size - PIPE_TAIL_BYTES)
+            data = handle.read(PIPE_TAIL_BYTES)
     except OSError as exc:
         raise ValueError(f"cannot read {source}: {exc.strerror or exc}") from None
     return data.decode("utf-8", "replace")
@@ -76,14 +75,14 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     record = render_record(draft)
     layer = find_catalogues(args.catalogue)[-1]
-    if layer.resolve() == Path(str(resources.files("trainkb") / "_bundled_catalogue")).resolve() and not args.dry_run:
+    if layer.resolve() == bundled_folder("catalogue").resolve() and not args.dry_run:
         raise UsageError("the catalogue bundled with trainkb is read-only; give --catalogue DIR "
                          "(a folder with catalogue.yaml holds your own records)")
     path = layer / draft.area / f"{draft.id}-{draft.slug}.yaml"
     if args.dry_run:
         sys.stdout.write(record)
         return Exit.SUCCESS
-    taken = sorted((layer / draft.area).glob(f"{draft.id}-*.y*ml")) if (layer / draft.area).is_dir() else []
+    taken = [p for p in record_files(layer) if p.parent.name == draft.area and p.name.startswith(f"{draft.id}-")]
     if taken:
         raise UsageError(f"{taken[0]} already exists; not overwriting it")
     try:

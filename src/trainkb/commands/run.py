@@ -6,6 +6,7 @@ import argparse
 import shutil
 import sys
 
+from .._tail import RUN_TAIL_BYTES
 from ._exit import UsageError
 
 
@@ -13,7 +14,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--idle-timeout", type=float, metavar="S",
                         help="diagnose a possible hang after S seconds without output (the command keeps running)")
     parser.add_argument("--top", type=int, default=3, help="matches to print (default 3)")
-    parser.add_argument("--tail-bytes", type=int, default=256 * 1024,
+    parser.add_argument("--tail-bytes", type=int, default=RUN_TAIL_BYTES,
                         help="how much of the most recent output to keep for diagnosis (default 256 KiB)")
     parser.add_argument("cmd", nargs=argparse.REMAINDER, metavar="-- CMD ARGS",
                         help="the command to run, after `--`")

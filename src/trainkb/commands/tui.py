@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._tail import KEEP_BYTES, read_tail
+from .._tail import PIPE_TAIL_BYTES, read_tail
 from ._exit import Exit, UsageError
 
 if TYPE_CHECKING:
@@ -35,8 +35,8 @@ def _read_piped_stdin() -> str:
 
 def _read_file(path: Path) -> str:
     with path.open("rb") as handle:
-        handle.seek(max(0, path.stat().st_size - KEEP_BYTES))
-        return handle.read(KEEP_BYTES).decode("utf-8", "replace")
+        handle.seek(max(0, path.stat().st_size - PIPE_TAIL_BYTES))
+        return handle.read(PIPE_TAIL_BYTES).decode("utf-8", "replace")
 
 
 def run_app(app: TrainKBApp) -> None:
@@ -67,9 +67,9 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError("stdin is piped and there is no terminal to run the UI on") from None
     if not sys.stdout.isatty():
         raise UsageError("kb tui needs a terminal; use `kb search` in scripts")
+    from ..search import paste_tail
     from ..tui import KnowledgeBase, TrainKBApp
-    from ..tui._model import tail_for_paste
 
     kb = KnowledgeBase.load(args.catalogue)
-    run_app(TrainKBApp(kb, tail_for_paste(text)))
+    run_app(TrainKBApp(kb, paste_tail(text)[0]))
     return Exit.SUCCESS

@@ -13,7 +13,7 @@ from ..catalogue import (
     Catalogue,
     Entry,
     PathList,
-    Verification,
+    VerificationMatrix,
     find_catalogues,
     layer_reports,
     load_layers,
@@ -22,18 +22,9 @@ from ..catalogue import (
 from ..search import Index, SearchResponse, get_index, search
 from ..triage import Triage, triage_text
 
-__all__ = ["ENTRY_SCHEME", "PASTE_LIMIT", "KnowledgeBase", "fix_code", "tail_for_paste"]
+__all__ = ["ENTRY_SCHEME", "KnowledgeBase", "fix_code"]
 
 ENTRY_SCHEME = "entry:"
-PASTE_LIMIT = 256 * 1024  # the paste box keeps the tail; search reads only the tail anyway
-
-
-def tail_for_paste(text: str, limit: int = PASTE_LIMIT) -> str:
-    """The last ``limit`` characters, starting at a line start where possible."""
-    if len(text) <= limit:
-        return text
-    cut = text.find("\n", len(text) - limit)
-    return text[len(text) - limit:] if cut < 0 else text[cut + 1:]
 
 
 _Model = TypeVar("_Model", Entry, Area)
@@ -81,7 +72,7 @@ def fix_code(entry: Entry) -> str:
 class KnowledgeBase:
     catalogue: Catalogue
     index: Index
-    verification: Verification
+    verification: VerificationMatrix
 
     @classmethod
     def load(cls, catalogue: PathList | None = None) -> KnowledgeBase:
