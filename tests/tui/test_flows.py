@@ -158,6 +158,7 @@ async def test_textual_back_still_pops_a_screen(app):
 
     async with app.run_test(size=(120, 40)) as pilot:
         app.open_entry("D1")
+        await settle(pilot, app)
         app.open_entry("D2")
         await settle(pilot, app)
         await app.push_screen(Screen())
