@@ -20,9 +20,7 @@ import textwrap
 import time
 from pathlib import Path
 
-from trainkb._catalogue import load_catalogue
-from trainkb._jsonschema import MODELINE, render_schema
-from trainkb._locate import find_catalogue
+from trainkb.catalogue import MODELINE, CheckStatus, find_catalogue, load_catalogue, render_schema
 from trainkb.check import RunOptions, WarmPool, environment_block, run_tasks, select_tasks
 
 _AREAS = """\
@@ -60,14 +58,14 @@ def _per_check_seconds(pool: WarmPool, root: Path, env: dict, limit: int) -> lis
         started = time.perf_counter()
         [result] = run_tasks([task], RunOptions(jobs=1), pool, env)
         seconds.append(time.perf_counter() - started)
-        assert result.status == "passed", result.message
+        assert result.status == CheckStatus.PASSED, result.message
     return seconds
 
 
 def _in_one_run_seconds(pool: WarmPool, root: Path, env: dict, limit: int) -> list[float]:
     """Each check's own time inside one `--jobs 1` run, as `kb check` reports it (spares at work)."""
     results = run_tasks(select_tasks(load_catalogue(root))[:limit], RunOptions(jobs=1), pool, env)
-    assert all(r.status == "passed" for r in results), [r.message for r in results]
+    assert all(r.status == CheckStatus.PASSED for r in results), [r.message for r in results]
     return [r.seconds for r in results]
 
 

@@ -18,8 +18,7 @@ import time
 from pathlib import Path
 from types import SimpleNamespace
 
-from trainkb._catalogue import load_catalogue
-from trainkb._locate import find_catalogue
+from trainkb.catalogue import find_catalogue, load_catalogue
 from trainkb.search import Index, search
 from trainkb.search._index import build_data, load_index
 

@@ -37,8 +37,7 @@ from pathlib import Path
 
 from rapidfuzz import fuzz, process
 
-from trainkb._catalogue import load_catalogue
-from trainkb._locate import find_catalogue
+from trainkb.catalogue import CheckStatus, find_catalogue, load_catalogue
 from trainkb.search import get_index, search
 
 HERE = Path(__file__).resolve().parent
@@ -91,14 +90,14 @@ def load_cases(path: Path, source: str) -> list[dict]:
 
 def load_check_cases(root: Path) -> list[dict]:
     """The real tracebacks and warnings torch printed for raises/warns checks (committed reports)."""
-    from trainkb._locate import find_reports
+    from trainkb.catalogue import find_reports
 
     also = {(e.id, c.name): c.also_matches for e in load_catalogue(root).entries.values() for c in e.checks}
     cases, seen = [], set()
     for path in sorted(find_reports(root).glob("*.json")):
         for row in json.loads(path.read_text(encoding="utf-8")).get("results", []):
             text = row.get("evidence")
-            if row.get("status") != "passed" or row.get("expect") not in {"raises", "warns"} or not text:
+            if row.get("status") != CheckStatus.PASSED or row.get("expect") not in {"raises", "warns"} or not text:
                 continue
             if (row["entry"], row["check"]) in seen:
                 continue

@@ -17,10 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from trainkb._catalogue import Catalogue, load_catalogue
-from trainkb._locate import find_catalogue, find_reports
-from trainkb._schema import Entry
-from trainkb._verification import load_verification
+from trainkb.catalogue import Catalogue, Entry, find_catalogue, find_reports, load_catalogue, load_verification
 from trainkb.site import build_site, search_data
 
 

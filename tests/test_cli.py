@@ -102,7 +102,7 @@ def test_schema_prints_and_writes(tmp_path, capsys):
 
 
 def test_catalogue_precedence(monkeypatch, cat, tmp_path):
-    from trainkb._locate import ENV_VAR, find_catalogue
+    from trainkb.catalogue import ENV_VAR, find_catalogue
 
     monkeypatch.setenv(ENV_VAR, cat)
     assert str(find_catalogue()) == cat

@@ -87,8 +87,7 @@ def test_a_crashing_probe_does_not_stop_the_others(monkeypatch):
 
 
 def test_every_probe_names_a_real_entry():
-    from trainkb._catalogue import load_catalogue
-    from trainkb._locate import find_catalogue
+    from trainkb.catalogue import find_catalogue, load_catalogue
 
     ids = set(load_catalogue(find_catalogue()).entries)
     findings = run_probes(ctx=Context(environ={}, torch=None))

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from markdown_it import MarkdownIt
 
-from trainkb._catalogue import load_catalogue
-from trainkb._locate import find_catalogue
+from trainkb.catalogue import find_catalogue, load_catalogue
 
 
 def test_python_blocks_in_every_fix_compile():

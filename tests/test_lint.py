@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 from helpers import record
 
-from trainkb._catalogue import load_catalogue
-from trainkb._lint import lint_catalogue
+from trainkb.catalogue import lint_catalogue, load_catalogue
 
 P = "catalogue/alpha/D1-sample.yaml"
 
@@ -132,9 +131,9 @@ checks:
 
 
 def test_github_format():
-    from trainkb._lint import Finding
+    from trainkb.catalogue import LintFinding
 
-    finding = Finding("catalogue/a/D1-x.yaml", 3, 5, "title", "empty-prose", "50% bad\nsecond line")
+    finding = LintFinding("catalogue/a/D1-x.yaml", 3, 5, "title", "empty-prose", "50% bad\nsecond line")
     assert finding.github() == ("::error file=catalogue/a/D1-x.yaml,line=3,col=5,title=kb lint empty-prose::"
                                 "title: 50%25 bad%0Asecond line")
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from helpers import record
 
-from trainkb._catalogue import load_catalogue
-from trainkb._yamlio import MAX_FILE_BYTES
+from trainkb.catalogue import MAX_RECORD_BYTES, load_catalogue
 
 
 def problems(cat):
@@ -51,7 +50,7 @@ def test_huge_file_is_refused_without_parsing(make_catalogue):
     cat = load_catalogue(make_catalogue({"alpha/D1-sample.yaml": big}))
     [message] = problems(cat)
     assert message.startswith("catalogue/alpha/D1-sample.yaml:1:1: file is 5.2 MB")
-    assert f"{MAX_FILE_BYTES // 1024} KB" in message
+    assert f"{MAX_RECORD_BYTES // 1024} KB" in message
 
 
 def test_binary_garbage(make_catalogue):

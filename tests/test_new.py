@@ -12,10 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from trainkb._layers import load_layers
-from trainkb._lint import lint_catalogue
-from trainkb._locate import find_catalogue
 from trainkb._newrecord import mask_line
+from trainkb.catalogue import find_catalogue, lint_catalogue, load_layers
 from trainkb.cli import main
 from trainkb.search import search
 from trainkb.search._index import load_index
@@ -118,6 +116,7 @@ def _cleaned(paste: str) -> str:
     return "\n".join(line.text for line in parse(paste).lines)
 
 
+@pytest.mark.slow
 def test_a_new_failure_ranks_first_over_the_whole_bundled_catalogue(tmp_path, capsys, monkeypatch):
     """A traceback captured here from torch that no bundled entry explains: after `kb new`, search finds it."""
     run = subprocess.run([sys.executable, "-c", "import torch; torch.empty(-1)"], capture_output=True, text=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._locate import PathList
+from .catalogue import PathList
 
 __all__ = ["advise"]
 

@@ -4,19 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ._catalogue import Catalogue
-from ._schema import Entry
+from .catalogue import RELATION_LABELS, Catalogue, Entry
 
 __all__ = ["entry_header", "entry_markdown"]
-
-_RELATION_LABEL = {
-    "see-also": "See also",
-    "cause-of": "Causes",
-    "caused-by": "Caused by",
-    "pairs-with": "Pairs with",
-    "contrast": "Contrast with",
-}
-
 
 LinkMaker = Callable[[str], str]
 
@@ -68,7 +58,7 @@ def entry_markdown(entry: Entry, cat: Catalogue, link: LinkMaker | None = None,
             kind = f"{sig.type} " if sig.type else ""
             note = f" ({sig.note})" if sig.note else ""
             parts.append(f"- {kind}`{sig.example.strip()}`{note}")
-    links = [_link_line(cat, x.id, _RELATION_LABEL[x.relation], x.why, link) for x in entry.links]
+    links = [_link_line(cat, x.id, RELATION_LABELS[x.relation], x.why, link) for x in entry.links]
     backlinks = [_link_line(cat, b.source, "Linked from", b.why, link) for b in cat.backlinks.get(entry.id, [])]
     if links or backlinks:
         parts += ["## Related entries", "\n".join(links + backlinks)]

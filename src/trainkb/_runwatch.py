@@ -26,6 +26,8 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
+from ._tail import RUN_TAIL_BYTES
+
 __all__ = ["RunOutcome", "Tail", "watch"]
 
 _FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2,
@@ -120,7 +122,7 @@ def _forwarding(pgid: int, terminals: list[tuple[int, int]]) -> Iterator[None]:
             signal.signal(signum, handler)
 
 
-def watch(cmd: Sequence[str], tail_bytes: int = 256 * 1024, idle_timeout: float | None = None,
+def watch(cmd: Sequence[str], tail_bytes: int = RUN_TAIL_BYTES, idle_timeout: float | None = None,
           on_idle: Callable[[str, float], None] | None = None,
           stdout_fd: int = 1, stderr_fd: int = 2) -> RunOutcome:
     """Run ``cmd`` to completion, copying its output through; call ``on_idle`` after silences."""

@@ -9,14 +9,19 @@ from __future__ import annotations
 
 from typing import BinaryIO
 
-__all__ = ["KEEP_BYTES", "read_tail"]
+__all__ = ["PIPE_TAIL_BYTES", "RUN_TAIL_BYTES", "read_tail"]
 
-KEEP_BYTES = 4 * 1024 * 1024  # more than search or the TUI reads of a paste
+# Kept of a pipe or file, more than the paste limit (search.MAX_CHARS, what search reads): a launcher's
+# log names the rank that broke first well above the last traceback, and triage reads every line kept.
+PIPE_TAIL_BYTES = 4 * 1024 * 1024
+# `kb run`'s ring buffer of a job's output, held for the job's whole life (days), so smaller than a pipe's
+# tail; still more than search reads, for a one-rank job's log (`--tail-bytes` changes it).
+RUN_TAIL_BYTES = 256 * 1024
 CHUNK_BYTES = 1024 * 1024
 NEWLINE_SEARCH = 2_000  # bytes past a cut searched for a line start, so the tail begins on a whole line
 
 
-def read_tail(stream: BinaryIO, keep: int = KEEP_BYTES) -> tuple[bytes, int]:
+def read_tail(stream: BinaryIO, keep: int = PIPE_TAIL_BYTES) -> tuple[bytes, int]:
     """The last ``keep`` bytes of ``stream`` read to its end, and how many lines came before them.
 
     Trimmed only when twice over the limit, so each byte is copied a bounded number of times.

@@ -9,6 +9,7 @@ import sys
 from collections.abc import Sequence
 
 from . import __version__
+from .commands._exit import Exit, UsageError, report_usage_error
 
 __all__ = ["main"]
 
@@ -61,7 +62,7 @@ def _tolerant_output() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run `kb` with ``argv``; return the exit status (0 ok, 1 findings, 2 usage)."""
+    """Run `kb` with ``argv``; return the exit status (``Exit``: 0 success, 1 findings, 2 usage)."""
     _tolerant_output()
     parser = _parser()
     whole_process = argv is None  # the `kb` program itself, not a library call inside another program
@@ -76,14 +77,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             args = parser.parse_args([*argv, "tui"])
         else:  # piped or in CI: there is no terminal to draw on
             parser.print_help()
-            return 0
+            return Exit.SUCCESS
     args.whole_process = whole_process
     module = importlib.import_module(f"trainkb.commands.{args.command}")
     try:
         return int(module.run(args))
+    except UsageError as error:
+        return report_usage_error(error)
     except BrokenPipeError:  # `kb list | head` must not print a traceback
         sys.stderr.close()
-        return 0
+        return Exit.SUCCESS
 
 
 if __name__ == "__main__":

@@ -14,8 +14,7 @@ from pathlib import Path
 import pytest
 from helpers import record
 
-from trainkb._catalogue import load_catalogue
-from trainkb._lint import lint_catalogue
+from trainkb.catalogue import lint_catalogue, load_catalogue
 from trainkb.cli import main
 from trainkb.search import search
 from trainkb.site._export import search_data

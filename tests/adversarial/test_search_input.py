@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from trainkb._tail import KEEP_BYTES, read_tail
+from trainkb._tail import PIPE_TAIL_BYTES, read_tail
 from trainkb.search import search
 
 DDP = ("RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one. "
@@ -52,7 +52,7 @@ def test_a_known_error_inside_noise_is_still_found():
 
 def test_one_line_over_four_megabytes_keeps_its_tail():
     """A huge last line ending in a newline used to empty the whole input ("give the text to search")."""
-    line = b"x" * (KEEP_BYTES + 100_000)
+    line = b"x" * (PIPE_TAIL_BYTES + 100_000)
     with_newline, without = _kb_search(line + b"\n"), _kb_search(line)
     assert with_newline.returncode == without.returncode == 1
     assert json.loads(with_newline.stdout) == json.loads(without.stdout)

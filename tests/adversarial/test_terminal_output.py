@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from helpers import record
 
-from trainkb._lint import Finding
+from trainkb.catalogue import LintFinding
 from trainkb.cli import main
 
 OSC_TITLE = "\x1b]0;pwned\x07"
@@ -53,7 +53,7 @@ def test_lint_flags_control_characters(cat, capsys):
 
 
 def test_file_name_with_newline_cannot_forge_a_workflow_command():
-    finding = Finding("catalogue/a/x.yaml\n::warning file=evil.py,line=1::forged", 1, 1, "", "schema", "bad: a, b")
+    finding = LintFinding("catalogue/a/x.yaml\n::warning file=evil.py,line=1::forged", 1, 1, "", "schema", "bad: a, b")
     line = finding.github()
     assert "\n" not in line and line.count("::") == 2
     assert line == ("::error file=catalogue/a/x.yaml%0A%3A%3Awarning file=evil.py%2Cline=1%3A%3Aforged,"

@@ -17,12 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from trainkb._tail import KEEP_BYTES
+from trainkb._tail import PIPE_TAIL_BYTES
 
 DDP = ("RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one. "
        "This error indicates that your module has parameters that were not used in producing loss.")
 # a trainer printing 80 MB (the old reader stopped at 64 MB), its failure last; a broken pipe would exit 3
-VOLUME = max(80 * 1024 * 1024, 3 * KEEP_BYTES)
+VOLUME = max(80 * 1024 * 1024, 3 * PIPE_TAIL_BYTES)
 WRITER = f"""
 import sys
 line = b"step 123 loss 0.4567 lr 0.001 " + b"x" * 70 + b"\\n"

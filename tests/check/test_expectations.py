@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from helpers import checks_yaml, record
 
-from trainkb._catalogue import load_catalogue
+from trainkb.catalogue import load_catalogue
 from trainkb.check import RunOptions, environment_block, run_tasks, select_tasks
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 import time
 
-from trainkb._schema import Check
+from trainkb.catalogue import Check
 from trainkb.check import _runner
 from trainkb.check._tasks import CheckTask
 from trainkb.check._verdict import Verdict

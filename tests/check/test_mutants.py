@@ -7,8 +7,7 @@ import json
 import pytest
 from helpers import checks_yaml, record
 
-from trainkb._catalogue import load_catalogue
-from trainkb._lint import lint_catalogue
+from trainkb.catalogue import lint_catalogue, load_catalogue
 from trainkb.check import RunOptions, environment_block, select_tasks
 from trainkb.check._mutants import mutant_report, run_mutants
 from trainkb.cli import main

@@ -65,13 +65,14 @@ def test_kb_search_imports_nothing_heavy(catalogue: Path) -> None:
         "import sys, trainkb.cli as cli\n"
         f"cli.main(['--catalogue', {str(catalogue)!r}, 'search', {ERROR!r}])\n"
         "roots = {m.split('.')[0] for m in sys.modules} | set(sys.modules)\n"
-        "print('LOADED', sorted(roots & {'torch', 'textual', 'jinja2', 'yaml', 'pydantic', 'trainkb._catalogue'}))\n"
+        "heavy = {'torch', 'textual', 'jinja2', 'yaml', 'pydantic', 'trainkb.catalogue._loader'}\n"
+        "print('LOADED', sorted(roots & heavy))\n"
     )
     first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     second = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert first.returncode == 0, first.stderr
     assert "torch" not in first.stdout and "textual" not in first.stdout and "jinja2" not in first.stdout
-    assert "trainkb._catalogue" in first.stdout  # the cold run built the index from the records
+    assert "trainkb.catalogue._loader" in first.stdout  # the cold run built the index from the records
     assert "LOADED []" in second.stdout, second.stdout + second.stderr
 
 
@@ -88,3 +89,18 @@ def test_first_line_offsets_evidence(catalogue: Path) -> None:
 
     response = search(f"noise\n{ERROR}", catalogue=catalogue, first_line=41)
     assert response.results[0].evidence[0].line == 42
+
+
+def test_an_edited_yml_record_is_not_served_from_a_stale_cache(catalogue: Path, private_cache: Path) -> None:
+    """The cache key once hashed only ``*.yaml`` although ``.yml`` records load: an edit kept the old title."""
+    yaml_path = next(catalogue.glob("*/D1-*.yaml"))
+    yml_path = yaml_path.with_suffix(".yml")
+    yaml_path.rename(yml_path)
+    before = _run(["--catalogue", str(catalogue), "search", "--json", ERROR])  # builds and caches the index
+    assert json.loads(before.stdout)["results"][0]["id"] == "D1", before.stderr
+    assert list(private_cache.glob("index-*.marshal"))  # the second run may read the cache
+    old_title = json.loads(before.stdout)["results"][0]["title"]
+    yml_path.write_text(yml_path.read_text(encoding="utf-8").replace(old_title, "Renamed title for the .yml test"),
+                        encoding="utf-8")
+    after = _run(["--catalogue", str(catalogue), "search", "--json", ERROR])
+    assert json.loads(after.stdout)["results"][0]["title"] == "Renamed title for the .yml test"

@@ -14,8 +14,7 @@ from typing import Any
 
 import pytest
 
-from trainkb._catalogue import load_catalogue
-from trainkb._locate import find_catalogue
+from trainkb.catalogue import find_catalogue, load_catalogue
 from trainkb.search import Index
 from trainkb.search._index import build_data
 from trainkb.search.contract import (

@@ -135,7 +135,7 @@ def test_unwritable_cache_does_not_break_search(catalogue: Path, private_cache: 
 
 def test_every_signature_example_finds_its_own_entry(catalogue: Path) -> None:
     """What `kb check` relies on: a record's own example output ranks that record first."""
-    from trainkb._catalogue import load_catalogue
+    from trainkb.catalogue import load_catalogue
 
     index = load_index(catalogue)
     for entry in load_catalogue(catalogue).entries.values():

@@ -10,9 +10,7 @@ from pathlib import Path
 import pytest
 from browsers import CHROMIUM, CHROMIUM_ARGS, require_browser
 
-from trainkb._catalogue import Catalogue, load_catalogue
-from trainkb._locate import find_catalogue
-from trainkb._verification import load_verification
+from trainkb.catalogue import Catalogue, find_catalogue, load_catalogue, load_verification
 from trainkb.site import build_site
 
 STAMP = "2000-01-01 00:00 UTC"

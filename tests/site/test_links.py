@@ -6,8 +6,7 @@ from pathlib import Path
 
 from linkcheck import broken_links, is_external, links_from, parse
 
-from trainkb._catalogue import load_catalogue
-from trainkb._locate import find_catalogue
+from trainkb.catalogue import find_catalogue, load_catalogue
 
 
 def test_every_internal_link_and_anchor_resolves(real_site: Path) -> None:

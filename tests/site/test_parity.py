@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from rapidfuzz import fuzz
 
-from trainkb._catalogue import Catalogue
+from trainkb.catalogue import Catalogue
 from trainkb.search import Index, _normalize, search
 from trainkb.search._index import build_data
 from trainkb.search._jsregex import js_regex, signature_regex

@@ -6,6 +6,7 @@ from helpers import TRACEBACK
 from textual._xterm_parser import XTermParser
 from textual.widgets import Input, OptionList, Static
 
+from trainkb.search import MAX_CHARS
 from trainkb.tui import TrainKBApp
 from trainkb.tui._paste import PasteBox
 
@@ -151,6 +152,27 @@ async def test_follow_link_back_and_forward(app):
         assert app.history == ["D1", "D2"]
 
 
+async def test_textual_back_still_pops_a_screen(app):
+    """Entry history has its own actions, so Textual's `app.back` (pop the screen) keeps working."""
+    from textual.screen import Screen
+
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.open_entry("D1")
+        await settle(pilot, app)
+        app.open_entry("D2")
+        await settle(pilot, app)
+        await app.push_screen(Screen())
+        assert len(app.screen_stack) == 2
+        await app.run_action("back")
+        await pilot.pause()
+        assert len(app.screen_stack) == 1
+        assert app.current_entry == "D2"
+        app.query_one("#results").focus()  # the paste box would take "[" as text
+        await pilot.press("left_square_bracket")
+        await settle(pilot, app)
+        assert app.current_entry == "D1"
+
+
 async def test_markdown_link_click_navigates(app):
     from textual.widgets import Markdown
 
@@ -244,7 +266,7 @@ async def test_huge_paste_keeps_the_tail_and_stays_responsive(kb):
         await pilot.pause(0.2)
         await settle(pilot, app)
         assert time.perf_counter() - started < 5
-        assert len(box.text) <= 256 * 1024
+        assert len(box.text) <= MAX_CHARS
         assert box.text.endswith(TRACEBACK)
         assert app.current_entry == "D1"
 
@@ -278,8 +300,7 @@ def test_kb_tui_without_a_terminal_is_a_usage_error():
 
 def test_copied_fix_code_of_every_real_record_is_dedented():
     """A block inside a list item used to keep its indentation: IndentationError once pasted."""
-    from trainkb._catalogue import load_catalogue
-    from trainkb._locate import find_catalogue
+    from trainkb.catalogue import find_catalogue, load_catalogue
     from trainkb.tui._model import fix_code
 
     indented = []

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from .._catalogue import Catalogue
+from ..catalogue import Catalogue, CheckStatus
 from ._runner import CheckResult
 
 __all__ = ["apply_drift_check"]
@@ -26,7 +26,8 @@ def apply_drift_check(results: list[CheckResult], cat: Catalogue, root: Path | l
     out = []
     for result in results:
         check = checks.get((result.entry, result.check))
-        if result.status != "passed" or result.expect not in {"raises", "warns"} or not result.evidence or not check:
+        if result.status != CheckStatus.PASSED or result.expect not in {"raises", "warns"} or not result.evidence \
+                or not check:
             out.append(result)
             continue
         response = search(result.evidence[0], top=3, catalogue=root)
@@ -41,7 +42,7 @@ def apply_drift_check(results: list[CheckResult], cat: Catalogue, root: Path | l
             continue
         ranked = ", ".join(f"{r.id} ({r.score:.0f})" for r in response.results) or "nothing"
         why = "search abstained" if response.abstained else f"search ranked {top} first"
-        out.append(replace(result, status="failed",
+        out.append(replace(result, status=CheckStatus.FAILED,
                            message=f"signature drift: {why} for this check's own output (top 3: {ranked}); "
                                    f"update {result.entry}'s signatures or list the other id in also_matches"))
     return out

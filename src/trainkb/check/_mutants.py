@@ -7,18 +7,27 @@ mutant through the same warm pool and sandbox as the checks and requires its exp
 
 from __future__ import annotations
 
+import enum
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .._mutation import apply_mutation
+from ..catalogue import CheckStatus, apply_mutation
 from ._runner import CheckResult, RunOptions, run_tasks
 from ._tasks import CheckTask
 
-__all__ = ["KILLED", "SURVIVED", "MutantRun", "mutant_report", "mutant_summary", "mutant_tasks", "run_mutants"]
+__all__ = ["MutantRun", "MutantStatus", "mutant_report", "mutant_summary", "mutant_tasks", "run_mutants"]
 
-KILLED, SURVIVED = "killed", "survived"
+
+
+class MutantStatus(enum.StrEnum):
+    """What a mutant's run came to; a mutant that skipped or errored keeps its CheckStatus."""
+
+    KILLED = "killed"  # the check failed on the mutated code: it depends on its claim
+    SURVIVED = "survived"  # the check still passed: it does not test what it claims
+
+
 BUDGET_FACTOR, BUDGET_FLOOR = 4.0, 3.0
 def mutant_tasks(tasks: list[CheckTask], seconds: dict[str, float] | None = None,
                  default_timeout: float = 60.0) -> list[CheckTask]:
@@ -44,11 +53,12 @@ def mutant_tasks(tasks: list[CheckTask], seconds: dict[str, float] | None = None
 
 def _as_mutant(result: CheckResult) -> CheckResult:
     """A check verdict on mutated code, restated: a failed expectation kills the mutant."""
-    if result.status == "passed":
-        return replace(result, status=SURVIVED,
+    if result.status == CheckStatus.PASSED:
+        return replace(result, status=MutantStatus.SURVIVED,
                        message=f"the check does not depend on its claim: the mutant still passed ({result.message})")
-    if result.status == "failed" or (result.status == "error" and result.message.startswith("rank ")):
-        return replace(result, status=KILLED, output="", evidence=[])
+    broke_in_a_rank = result.status == CheckStatus.ERROR and result.message.startswith("rank ")
+    if result.status == CheckStatus.FAILED or broke_in_a_rank:
+        return replace(result, status=MutantStatus.KILLED, output="", evidence=[])
     return result  # skipped, or the checker could not run it
 
 
@@ -66,7 +76,7 @@ class MutantRun:
 
     @property
     def ok(self) -> bool:
-        return not any(r.status in {SURVIVED, "error"} for r in self.results)
+        return not any(r.status in {MutantStatus.SURVIVED, CheckStatus.ERROR} for r in self.results)
 
 
 def run_mutants(tasks: list[CheckTask], options: RunOptions, pool: Any, env: dict[str, Any],
@@ -92,10 +102,10 @@ def mutant_report(run: MutantRun) -> dict[str, Any]:
     declared = len(run.results)
     return {
         "declared": declared,
-        "killed": counts[KILLED],
-        "survived": counts[SURVIVED],
-        "skipped": counts["skipped"],
-        "error": counts["error"],
+        "killed": counts[MutantStatus.KILLED],
+        "survived": counts[MutantStatus.SURVIVED],
+        "skipped": counts[CheckStatus.SKIPPED],
+        "error": counts[CheckStatus.ERROR],
         "coverage": {"checks": run.checks, "with_mutation": declared,
                      "percent": round(100 * declared / run.checks, 1) if run.checks else 0.0},
         "results": [{"entry": r.entry, "check": r.check, "status": r.status, "seconds": r.seconds,
@@ -107,10 +117,10 @@ def mutant_summary(run: MutantRun) -> str:
     counts = run.counts
     declared = len(run.results)
     percent = 100 * declared / run.checks if run.checks else 0.0
-    tally = ", ".join(f"{counts[s]} {s}" for s in (KILLED, SURVIVED, "error", "skipped") if counts[s])
+    tally = ", ".join(f"{counts[s]} {s}" for s in (*MutantStatus, CheckStatus.ERROR, CheckStatus.SKIPPED) if counts[s])
     parts = [f"mutants: {declared} declared ({percent:.1f}% of {run.checks} checks)" + (f" — {tally}" if tally else "")]
     for r in run.results:
-        if r.status in {SURVIVED, "error"}:
+        if r.status in {MutantStatus.SURVIVED, CheckStatus.ERROR}:
             parts.append(f"  {r.status.upper()} {r.entry}:{r.check}  ({r.path}:{r.line})")
             parts.append(f"    mutation: {run.whys.get((r.entry, r.check), '')}")
             parts.append(f"    {r.message}")

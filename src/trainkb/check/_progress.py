@@ -7,12 +7,14 @@ import threading
 from collections import Counter
 from typing import TextIO
 
+from ..catalogue import CheckStatus
+from ._mutants import MutantStatus
 from ._runner import CheckResult
 
 __all__ = ["Progress"]
 
-_LABEL = {"passed": "PASS", "failed": "FAIL", "error": "ERROR", "skipped": "SKIP",
-          "killed": "KILL", "survived": "SURV"}
+_LABEL: dict[str, str] = {CheckStatus.PASSED: "PASS", CheckStatus.FAILED: "FAIL", CheckStatus.ERROR: "ERROR",
+                          CheckStatus.SKIPPED: "SKIP", MutantStatus.KILLED: "KILL", MutantStatus.SURVIVED: "SURV"}
 
 
 class Progress:
@@ -31,7 +33,7 @@ class Progress:
             if self.quiet:
                 return
             if self.tty:
-                if result.status in {"failed", "error", "survived"}:
+                if result.status in {CheckStatus.FAILED, CheckStatus.ERROR, MutantStatus.SURVIVED}:
                     self.stream.write(f"\r\x1b[2K{_LABEL[result.status]} {result.entry}:{result.check}: "
                                       f"{result.message[:200]}\n")
                 tally = " ".join(f"{self.counts[s]} {s}" for s in _LABEL if self.counts[s])

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .._github import workflow_command
-from .._verification import REPORT_FORMAT, read_report, torch_release
+from ..catalogue import REPORT_FORMAT, CheckReport, CheckStatus, ReportRow, read_report, torch_release
 from ._runner import CheckResult
 
 __all__ = [
@@ -27,7 +27,6 @@ __all__ = [
 ]
 
 REPORT_VERSION = 1
-_RESULT_KEYS = ("entry", "check", "status", "seconds", "message", "demonstrates", "claim", "expect")
 
 
 def _git_commit(path: Path) -> str | None:
@@ -63,12 +62,13 @@ def environment_block(probed: dict[str, Any], catalogue_root: Path) -> dict[str,
     return block
 
 
-def make_report(env: dict[str, Any], results: list[CheckResult]) -> dict[str, Any]:
+def make_report(env: dict[str, Any], results: list[CheckResult]) -> CheckReport:
     """A report of one run; the same shape as a merged matrix with one environment."""
     rows = []
     for result in results:
-        row = {k: getattr(result, k) for k in _RESULT_KEYS}
-        row["environment"] = env["name"]
+        row = ReportRow(entry=result.entry, check=result.check, status=result.status, seconds=result.seconds,
+                        message=result.message, demonstrates=result.demonstrates, claim=result.claim,
+                        expect=result.expect, environment=env["name"])
         if result.evidence:
             row["evidence"] = result.evidence[0][-8000:]
         if result.output:
@@ -78,15 +78,15 @@ def make_report(env: dict[str, Any], results: list[CheckResult]) -> dict[str, An
             "summary": dict(Counter(r.status for r in results)), "results": rows}
 
 
-def load_report(path: Path) -> dict[str, Any]:
+def load_report(path: Path) -> CheckReport:
     """A check report with the shape merging needs; ValueError or OSError with the reason otherwise."""
     return read_report(path)
 
 
-def merge_reports(reports: list[dict[str, Any]]) -> dict[str, Any]:
+def merge_reports(reports: list[CheckReport]) -> CheckReport:
     """Combine runs (shards, environments); for the same check and environment the later report wins."""
     environments: dict[str, dict[str, Any]] = {}
-    results: dict[tuple[str, str, str], dict[str, Any]] = {}
+    results: dict[tuple[str, str, str], ReportRow] = {}
     for report in reports:
         for env in report["environments"]:
             environments[env["name"]] = env
@@ -100,16 +100,16 @@ def merge_reports(reports: list[dict[str, Any]]) -> dict[str, Any]:
 def junit_xml(results: list[CheckResult], env_name: str) -> str:
     counts = Counter(r.status for r in results)
     suite = ET.Element("testsuite", name=f"kb-check ({env_name})", tests=str(len(results)),
-                       failures=str(counts["failed"]), errors=str(counts["error"]),
-                       skipped=str(counts["skipped"]), time=f"{sum(r.seconds for r in results):.3f}")
+                       failures=str(counts[CheckStatus.FAILED]), errors=str(counts[CheckStatus.ERROR]),
+                       skipped=str(counts[CheckStatus.SKIPPED]), time=f"{sum(r.seconds for r in results):.3f}")
     for result in results:
         case = ET.SubElement(suite, "testcase", classname=result.entry, name=result.check,
                              file=result.path, line=str(result.line), time=f"{result.seconds:.3f}")
-        if result.status in {"failed", "error"}:
-            tag = "failure" if result.status == "failed" else "error"
+        if result.status in {CheckStatus.FAILED, CheckStatus.ERROR}:
+            tag = "failure" if result.status == CheckStatus.FAILED else "error"
             node = ET.SubElement(case, tag, message=result.message)
             node.text = f"claim: {result.claim}\n{result.message}\n{result.output}"
-        elif result.status == "skipped":
+        elif result.status == CheckStatus.SKIPPED:
             ET.SubElement(case, "skipped", message=result.message)
     root = ET.Element("testsuites")
     root.append(suite)
@@ -120,11 +120,11 @@ def junit_xml(results: list[CheckResult], env_name: str) -> str:
 def github_annotations(results: list[CheckResult]) -> list[str]:
     lines = []
     for r in results:
-        if r.status in {"failed", "error"}:
+        if r.status in {CheckStatus.FAILED, CheckStatus.ERROR}:
             title = f"kb check {r.entry}:{r.check} {r.status}"
             lines.append(workflow_command("error", {"file": r.path, "line": r.line, "title": title},
                                           f"{r.claim} — {r.message}"))
-        elif r.status == "skipped":
+        elif r.status == CheckStatus.SKIPPED:
             title = f"kb check {r.entry}:{r.check} skipped"
             lines.append(workflow_command("notice", {"file": r.path, "line": r.line, "title": title}, r.message))
     return lines
@@ -133,8 +133,8 @@ def github_annotations(results: list[CheckResult]) -> list[str]:
 def summary_text(results: list[CheckResult], env_name: str, wall: float) -> str:
     counts = Counter(r.status for r in results)
     parts = [f"kb check on {env_name}: {len(results)} checks in {wall:.1f} s — "
-             + ", ".join(f"{counts[s]} {s}" for s in ("passed", "failed", "error", "skipped") if counts[s])]
-    bad = [r for r in results if r.status in {"failed", "error"}]
+             + ", ".join(f"{counts[s]} {s}" for s in CheckStatus if counts[s])]
+    bad = [r for r in results if r.status in {CheckStatus.FAILED, CheckStatus.ERROR}]
     if bad:
         parts.append("\nFailures:")
         for r in bad:
@@ -144,12 +144,12 @@ def summary_text(results: list[CheckResult], env_name: str, wall: float) -> str:
             if r.output:
                 tail = "\n".join(r.output.strip().splitlines()[-12:])
                 parts.append("    output (tail):\n" + "\n".join("      " + line for line in tail.splitlines()))
-    skipped = [r for r in results if r.status == "skipped"]
+    skipped = [r for r in results if r.status == CheckStatus.SKIPPED]
     if skipped:
         reasons = Counter(r.message for r in skipped)
         parts.append("\nSkipped:")
         parts += [f"  {n} × {reason}" for reason, n in reasons.most_common()]
-    ran = sorted((r for r in results if r.status != "skipped"), key=lambda r: -r.seconds)[:5]
+    ran = sorted((r for r in results if r.status != CheckStatus.SKIPPED), key=lambda r: -r.seconds)[:5]
     if ran:
         parts.append("\nSlowest:")
         parts += [f"  {r.seconds:6.2f} s  {r.entry}:{r.check}" for r in ran]

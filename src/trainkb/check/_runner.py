@@ -13,11 +13,12 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
+from ..catalogue import CheckStatus
 from ._environment import check_environment
 from ._process import BoundedOutput, WarmPool, free_port
 from ._supervise import STATUS_KEY
 from ._tasks import CheckTask, skip_reason
-from ._verdict import ERROR, RankState, Verdict, decide, early_verdict
+from ._verdict import RankState, Verdict, decide, early_verdict
 
 __all__ = ["CheckResult", "RunOptions", "check_env", "run_tasks"]
 
@@ -39,7 +40,7 @@ class CheckResult:
 
     entry: str
     check: str
-    status: str
+    status: str  # a CheckStatus; a MutantStatus once `kb check --mutants` judged a mutant
     seconds: float
     message: str
     demonstrates: str
@@ -163,7 +164,7 @@ class _Launch:
             for ready in wait([*open_results, *alive], timeout=remaining):
                 if ready in self.results:
                     self._receive(ready, self.results[ready])
-                elif self.ranks[sentinels[ready]].running:
+                elif isinstance(ready, int) and self.ranks[sentinels[ready]].running:  # a process sentinel
                     self._ended(sentinels[ready])
             if stop_early and early_verdict(check, self.ranks) is not None:
                 return False
@@ -220,7 +221,7 @@ def run_tasks(tasks: list[CheckTask], options: RunOptions, pool: WarmPool, env: 
         if reason is None:
             runnable.append((index, task))
         else:
-            results[index] = _result(task, "skipped", 0.0, reason)
+            results[index] = _result(task, CheckStatus.SKIPPED, 0.0, reason)
             if on_result:
                 on_result(results[index])
 
@@ -241,10 +242,10 @@ def run_tasks(tasks: list[CheckTask], options: RunOptions, pool: WarmPool, env: 
                     verdict, seconds, output = _run_one(pool, task, options, waiting)
             else:
                 verdict, seconds, output = _run_one(pool, task, options, waiting)
-            keep_output = output if verdict.status != "passed" else ""
+            keep_output = output if verdict.status != CheckStatus.PASSED else ""
             result = _result(task, verdict.status, seconds, verdict.message, keep_output, verdict.evidence)
         except Exception as exc:  # the runner itself failed for this check; say so, keep going
-            result = _result(task, ERROR, 0.0, f"the checker could not run it: {type(exc).__name__}: {exc}")
+            result = _result(task, CheckStatus.ERROR, 0.0, f"the checker could not run it: {type(exc).__name__}: {exc}")
         results[index] = result
         if on_result:
             on_result(result)

@@ -12,8 +12,7 @@ from typing import Any
 from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from .._catalogue import Catalogue
-from .._schema import Check
+from ..catalogue import Catalogue, Check
 
 __all__ = ["CheckTask", "changed_entry_ids", "parse_shard", "select_tasks", "skip_reason"]
 

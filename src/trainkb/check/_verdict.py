@@ -7,12 +7,9 @@ import signal
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._schema import Check, ExpectHangs, ExpectRaises, ExpectWarns
+from ..catalogue import Check, CheckStatus, ExpectHangs, ExpectRaises, ExpectWarns
 
 __all__ = ["RankState", "Verdict", "decide", "early_verdict"]
-
-PASSED, FAILED, ERROR = "passed", "failed", "error"
-
 
 @dataclass
 class RankState:
@@ -32,7 +29,7 @@ class RankState:
 
 @dataclass
 class Verdict:
-    status: str
+    status: CheckStatus
     message: str
     evidence: list[str] = field(default_factory=list)
 
@@ -71,10 +68,16 @@ def _died(state: RankState) -> str | None:
     return f"rank {state.rank} died with {name}{extra.get(name, '')}"
 
 
+def _raised(state: RankState) -> dict[str, Any] | None:
+    """What the rank's snippet raised (type, mro, message, traceback); None when it raised nothing."""
+    raised: dict[str, Any] | None = state.outcome.get("raised") if state.outcome else None
+    return raised
+
+
 def _describe(state: RankState) -> str:
     if (died := _died(state)) is not None:
         return died
-    raised = state.outcome and state.outcome.get("raised")
+    raised = _raised(state)
     if raised:
         return f"rank {state.rank} raised {_short(raised['type'])}: {_first_line(raised['message'])}"
     if state.exitcode not in (0, None):
@@ -82,8 +85,7 @@ def _describe(state: RankState) -> str:
     return f"rank {state.rank} finished normally"
 
 
-def _raise_matches(state: RankState, spec: Any) -> bool:
-    raised = state.outcome and state.outcome.get("raised")
+def _raise_matches(raised: dict[str, Any] | None, spec: Any) -> bool:
     return bool(raised and _type_matches(raised["mro"], spec.type) and re.search(spec.match, raised["message"]))
 
 
@@ -92,18 +94,18 @@ def early_verdict(check: Check, ranks: list[RankState]) -> Verdict | None:
     expect = check.expect
     if isinstance(expect, ExpectRaises):
         for state in ranks:
-            if _raise_matches(state, expect.raises):
-                raised = state.outcome["raised"]  # type: ignore[index]
-                return Verdict(PASSED, f"rank {state.rank} raised {_short(raised['type'])} as expected",
+            raised = _raised(state)
+            if raised is not None and _raise_matches(raised, expect.raises):
+                return Verdict(CheckStatus.PASSED, f"rank {state.rank} raised {_short(raised['type'])} as expected",
                                [raised["traceback"]])
         return None
     if isinstance(expect, ExpectHangs):
         return None
     for state in ranks:
         if _died(state) is not None:
-            return Verdict(ERROR, _died(state) or "")
+            return Verdict(CheckStatus.ERROR, _died(state) or "")
         if not state.running and (state.exitcode != 0 or (state.outcome or {}).get("raised")):
-            return Verdict(FAILED, _describe(state) + _expected(check))
+            return Verdict(CheckStatus.FAILED, _describe(state) + _expected(check))
     return None
 
 
@@ -120,31 +122,34 @@ def decide(check: Check, ranks: list[RankState], elapsed: float, deadline_hit: b
     if isinstance(expect, ExpectHangs):
         if any(state.running for state in ranks):
             alive = ", ".join(str(s.rank) for s in ranks if s.running)
-            return Verdict(PASSED, f"still running after {expect.hangs.seconds:g} s (rank {alive}); killed")
+            return Verdict(CheckStatus.PASSED, f"still running after {expect.hangs.seconds:g} s (rank {alive}); killed")
         what = "; ".join(_describe(s) for s in ranks)
-        return Verdict(FAILED, f"finished after {elapsed:.1f} s, expected a hang of {expect.hangs.seconds:g} s: {what}")
+        return Verdict(CheckStatus.FAILED,
+                       f"finished after {elapsed:.1f} s, expected a hang of {expect.hangs.seconds:g} s: {what}")
     if (early := early_verdict(check, ranks)) is not None:
         return early
     for state in ranks:
         if (died := _died(state)) is not None:
-            return Verdict(ERROR, died)
+            return Verdict(CheckStatus.ERROR, died)
     if deadline_hit:
         alive = ", ".join(str(s.rank) for s in ranks if s.running)
-        return Verdict(FAILED, f"timed out after {limit:g} s (rank {alive} still running)")
+        return Verdict(CheckStatus.FAILED, f"timed out after {limit:g} s (rank {alive} still running)")
     if isinstance(expect, ExpectRaises):
         spec = expect.raises
-        raised = [s for s in ranks if s.outcome and s.outcome.get("raised")]
-        if raised:
-            return Verdict(FAILED, f"{_describe(raised[0])}; expected {spec.type} matching /{spec.match}/",
-                           [raised[0].outcome["raised"]["traceback"]])  # type: ignore[index]
-        return Verdict(FAILED, f"completed without raising; expected {spec.type} matching /{spec.match}/")
+        raisers = [(s, raised) for s in ranks if (raised := _raised(s))]
+        if raisers:
+            first, raised = raisers[0]
+            return Verdict(CheckStatus.FAILED, f"{_describe(first)}; expected {spec.type} matching /{spec.match}/",
+                           [raised["traceback"]])
+        return Verdict(CheckStatus.FAILED, f"completed without raising; expected {spec.type} matching /{spec.match}/")
     if isinstance(expect, ExpectWarns):
         spec_w = expect.warns
         seen = [w for s in ranks for w in (s.outcome or {}).get("warnings", [])]
         for warning in seen:
             if _type_matches(warning["mro"], spec_w.category) and re.search(spec_w.match, warning["message"]):
-                return Verdict(PASSED, f"warned {_short(warning['category'])} as expected", [warning["text"]])
+                return Verdict(CheckStatus.PASSED, f"warned {_short(warning['category'])} as expected",
+                               [warning["text"]])
         shown = "; ".join(f"{_short(w['category'])}: {_first_line(w['message'], 120)}" for w in seen[:3])
-        return Verdict(FAILED, f"no {spec_w.category} matching /{spec_w.match}/ was emitted"
+        return Verdict(CheckStatus.FAILED, f"no {spec_w.category} matching /{spec_w.match}/ was emitted"
                        + (f" (saw {len(seen)}: {shown})" if seen else " (no warnings at all)"))
-    return Verdict(PASSED, "completed; its assertions held" if len(ranks) == 1 else "every rank completed")
+    return Verdict(CheckStatus.PASSED, "completed; its assertions held" if len(ranks) == 1 else "every rank completed")

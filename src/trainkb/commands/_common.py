@@ -1,38 +1,30 @@
-"""Helpers shared by subcommands: loading the catalogue and reporting usage errors."""
+"""Helpers shared by subcommands: loading the catalogue and suggesting entry ids."""
 
 from __future__ import annotations
 
 import argparse
 import difflib
 import re
-import sys
 from typing import TYPE_CHECKING
 
-from .._locate import find_catalogues
+from ..catalogue import find_catalogues
+from ._exit import UsageError
 
 if TYPE_CHECKING:  # loading records needs pydantic; `kb search` and `kb --help` must not pay for it
-    from .._catalogue import Catalogue
+    from ..catalogue import Catalogue
 
-__all__ = ["EXIT_FINDINGS", "EXIT_OK", "EXIT_USAGE", "closest_ids", "open_catalogue", "usage_error"]
-
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+__all__ = ["closest_ids", "open_catalogue"]
 
 
-def open_catalogue(args: argparse.Namespace) -> Catalogue | None:
-    """Load the catalogue (and the layers over it) or explain (on stderr) why there is none to load."""
-    from .._layers import load_layers
+def open_catalogue(args: argparse.Namespace) -> Catalogue:
+    """Load the catalogue (and the layers over it); a usage error when a folder named is missing."""
+    from ..catalogue import load_layers
 
     roots = find_catalogues(getattr(args, "catalogue", None))
     for root in roots:
         if not root.is_dir():
-            usage_error(f"catalogue folder not found: {root}")
-            return None
+            raise UsageError(f"catalogue folder not found: {root}")
     return load_layers(roots)
-
-
-def usage_error(message: str) -> int:
-    print(f"kb: error: {message}", file=sys.stderr)
-    return EXIT_USAGE
 
 
 _ID = re.compile(r"^([A-Z]+)(\d+)$")

@@ -16,7 +16,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, open_catalogue, usage_error
+from ..catalogue import CheckStatus
+from ._common import open_catalogue
+from ._exit import Exit, UsageError
 
 if TYPE_CHECKING:
     from ..check import CheckResult, CheckTask, RunOptions, WarmPool
@@ -106,7 +108,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def _run_checks(tasks: list[CheckTask], args: argparse.Namespace, root: Path,
-                mutants: bool) -> tuple[list[CheckResult], dict, MutantRun | None]:
+                mutants: bool) -> tuple[list[CheckResult], dict[str, Any], MutantRun | None]:
     """Start the warm pool, probe the environment, run the tasks (then their mutants, in the same
     pool); every check is stopped on any exit."""
     from .. import check as checker
@@ -121,7 +123,7 @@ def _run_checks(tasks: list[CheckTask], args: argparse.Namespace, root: Path,
         quiet = args.quiet or args.json == "-"
         results = [] if args.mutants_only else checker.run_tasks(tasks, options, pool, env,
                                                                  Progress(len(tasks), quiet=quiet))
-        took = {f"{r.entry}:{r.check}": r.seconds for r in results if r.status == "passed"}
+        took = {f"{r.entry}:{r.check}": r.seconds for r in results if r.status == CheckStatus.PASSED}
         mutant_run = _run_mutants(tasks, options, pool, env, quiet, took) if mutants else None
         return results, env, mutant_run
     finally:
@@ -132,44 +134,42 @@ def run(args: argparse.Namespace) -> int:
     from .. import check as checker
 
     if args.jobs < 1:
-        return usage_error("--jobs must be at least 1")
+        raise UsageError("--jobs must be at least 1")
     try:
         shard = checker.parse_shard(args.shard) if args.shard else None
     except ValueError as exc:
-        return usage_error(str(exc))
+        raise UsageError(str(exc)) from None
     cat = open_catalogue(args)
-    if cat is None:
-        return EXIT_USAGE
     if cat.problems:
         for problem in cat.problems:
             print(problem, file=sys.stderr)
-        return usage_error("the catalogue has invalid records; fix them first (`kb lint`)")
+        raise UsageError("the catalogue has invalid records; fix them first (`kb lint`)")
     unknown = [i for i in args.ids if i.upper() not in {e.upper() for e in cat.entries}]
     if unknown:
-        return usage_error(f"unknown entry id(s): {', '.join(unknown)}")
+        raise UsageError(f"unknown entry id(s): {', '.join(unknown)}")
     if args.area and cat.area(args.area) is None:
-        return usage_error(f"unknown area {args.area!r}")
+        raise UsageError(f"unknown area {args.area!r}")
     only = None
     if args.changed_since:
         try:
             only = checker.changed_entry_ids(cat, args.changed_since)
         except Exception as exc:
-            return usage_error(f"--changed-since {args.changed_since}: {exc}")
+            raise UsageError(f"--changed-since {args.changed_since}: {exc}") from None
     if args.layer:
         names = [name for name, _root in cat.layers[1:]]
         if args.layer not in names:
-            return usage_error(f"no layer named {args.layer!r}; layers: {', '.join(names) or 'none'}")
+            raise UsageError(f"no layer named {args.layer!r}; layers: {', '.join(names) or 'none'}")
         mine = {entry_id for entry_id, name in cat.origin.items() if name == args.layer}
         only = mine if only is None else only & mine
     tasks = checker.select_tasks(cat, args.ids or None, args.area, only, shard)
     mutants = args.mutants or args.mutants_only
     if mutants:
-        from .._mutation import mutation_problems
+        from ..catalogue import mutation_problems
 
         broken = [f"{t.path}:{t.line}: {t.key}: {p}" for t in tasks for p in mutation_problems(t.check)]
         if broken:
             print("\n".join(broken), file=sys.stderr)
-            return usage_error("some mutations break the rules; fix them first (`kb lint`)")
+            raise UsageError("some mutations break the rules; fix them first (`kb lint`)")
 
     if args.whole_process:  # a program that calls main() in-process keeps its environment
         checker.scrub_own_environment()
@@ -210,9 +210,9 @@ def run(args: argparse.Namespace) -> int:
         print(mutant_summary(mutant_run), file=stream)
         if args.mutants_only:
             print(f"({wall:.1f} s)", file=stream)
-    bad = {"failed", "error"} | ({"skipped"} if args.strict else set())
+    bad = {CheckStatus.FAILED, CheckStatus.ERROR} | ({CheckStatus.SKIPPED} if args.strict else set())
     failed = any(r.status in bad for r in results) or (mutant_run is not None and not mutant_run.ok)
-    return EXIT_FINDINGS if failed else EXIT_OK
+    return Exit.FINDINGS if failed else Exit.SUCCESS
 
 
 def _run_mutants(tasks: list[CheckTask], options: RunOptions, pool: WarmPool, env: dict[str, Any],

@@ -7,7 +7,8 @@ import json
 from pathlib import Path
 
 from .._terminal import printable
-from ._common import EXIT_FINDINGS, EXIT_OK, open_catalogue
+from ._common import open_catalogue
+from ._exit import Exit
 
 _MARK = {"warn": "WARN", "ok": "ok", "info": "info", "n/a": "n/a"}
 
@@ -34,4 +35,4 @@ def run(args: argparse.Namespace) -> int:
                 print(f"{'':14}{f.message}")
             if f.status == "warn" and f.entry in titles:
                 print(printable(f"{'':14}→ kb show {f.entry}  ({titles[f.entry]})", newlines=False))
-    return EXIT_FINDINGS if any(f.status == "warn" for f in findings) else EXIT_OK
+    return Exit.FINDINGS if any(f.status == "warn" for f in findings) else Exit.SUCCESS

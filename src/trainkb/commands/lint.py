@@ -6,7 +6,8 @@ import argparse
 import json
 
 from .._terminal import printable
-from ._common import EXIT_FINDINGS, EXIT_OK, open_catalogue
+from ._common import open_catalogue
+from ._exit import Exit
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
@@ -17,9 +18,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     cat = open_catalogue(args)
-    if cat is None:
-        return 2
-    from .._lint import lint_catalogue
+    from ..catalogue import lint_catalogue
 
     findings = lint_catalogue(cat)
     if args.json:
@@ -29,4 +28,4 @@ def run(args: argparse.Namespace) -> int:
             print(finding.github() if args.format == "github" else printable(str(finding), newlines=False))
         entries = len(cat.entries)
         print(f"kb lint: {entries} entries, {len(findings)} finding(s)")
-    return EXIT_FINDINGS if findings else EXIT_OK
+    return Exit.FINDINGS if findings else Exit.SUCCESS

@@ -7,7 +7,8 @@ import json
 import sys
 
 from .._terminal import printable
-from ._common import EXIT_OK, open_catalogue, usage_error
+from ._common import open_catalogue
+from ._exit import Exit, UsageError
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
@@ -17,10 +18,8 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     cat = open_catalogue(args)
-    if cat is None:
-        return 2
     if args.area and cat.area(args.area) is None:
-        return usage_error(f"unknown area {args.area!r}; known: {', '.join(a.id for a in cat.areas)}")
+        raise UsageError(f"unknown area {args.area!r}; known: {', '.join(a.id for a in cat.areas)}")
     entries = [e for e in cat.ordered() if not args.area or e.area == args.area]
     if args.json:
         rows = [
@@ -33,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(rows, indent=2))
         for problem in cat.problems:  # the output stays an array of entries; what hid entries goes to stderr
             print(printable(f"kb: warning: {problem}", newlines=False), file=sys.stderr)
-        return EXIT_OK
+        return Exit.SUCCESS
     width = max((len(e.id) for e in entries), default=2)
     for e in entries:
         status = f"{len(e.checks)} check{'s' if len(e.checks) != 1 else ''}" if e.checks else (
@@ -41,4 +40,4 @@ def run(args: argparse.Namespace) -> int:
         print(printable(f"{e.id:<{width}}  {e.area}/{e.section:<14} {e.title}  [{status}]", newlines=False))
     if cat.problems:
         print(f"({len(cat.problems)} file problem(s) hide entries; run `kb lint`)")
-    return EXIT_OK
+    return Exit.SUCCESS

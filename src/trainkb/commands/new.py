@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from importlib import resources
 from pathlib import Path
 
-from .._locate import find_catalogues
-from .._tail import KEEP_BYTES as READ_LIMIT
-from ._common import EXIT_OK, EXIT_USAGE, open_catalogue, usage_error
+from .._tail import PIPE_TAIL_BYTES
+from ..catalogue import bundled_folder, find_catalogues, record_files
+from ._common import open_catalogue
+from ._exit import Exit, UsageError
 from .search import _read_stdin
 
 
@@ -41,9 +41,9 @@ def _read(source: str | None, blank: bool) -> str | None:
             raise ValueError(f"{source} is a folder; give the log file")
         with path.open("rb") as handle:
             size = path.stat().st_size
-            if size > READ_LIMIT:
-                handle.seek(size - READ_LIMIT)
-            data = handle.read(READ_LIMIT)
+            if size > PIPE_TAIL_BYTES:
+                handle.seek(size - PIPE_TAIL_BYTES)
+            data = handle.read(PIPE_TAIL_BYTES)
     except OSError as exc:
         raise ValueError(f"cannot read {source}: {exc.strerror or exc}") from None
     return data.decode("utf-8", "replace")
@@ -53,19 +53,17 @@ def run(args: argparse.Namespace) -> int:
     from .._newrecord import DraftError, draft_record, render_record
 
     if args.id and args.entry_id and args.id.upper() != args.entry_id.upper():
-        return usage_error(f"two different ids given: {args.id} and --id {args.entry_id}")
+        raise UsageError(f"two different ids given: {args.id} and --id {args.entry_id}")
     try:
         text = _read(args.source, blank=args.id is not None)
     except ValueError as exc:
-        return usage_error(str(exc))
+        raise UsageError(str(exc)) from None
     wanted = args.entry_id or args.id
     if text is not None and not text.strip():
-        return usage_error("the failure's output is empty")
+        raise UsageError("the failure's output is empty")
     if text is None and wanted is None:
-        return usage_error("give the failure's output (--from FILE, or pipe it in), or an id for a blank record")
+        raise UsageError("give the failure's output (--from FILE, or pipe it in), or an id for a blank record")
     cat = open_catalogue(args)
-    if cat is None:
-        return EXIT_USAGE
     response = None
     if text is not None:
         from ..search import search
@@ -74,25 +72,25 @@ def run(args: argparse.Namespace) -> int:
     try:
         draft = draft_record(cat, text, response, area=args.area, section=args.section, entry_id=wanted)
     except DraftError as exc:
-        return usage_error(str(exc))
+        raise UsageError(str(exc)) from None
     record = render_record(draft)
     layer = find_catalogues(args.catalogue)[-1]
-    if layer.resolve() == Path(str(resources.files("trainkb") / "_bundled_catalogue")).resolve() and not args.dry_run:
-        return usage_error("the catalogue bundled with trainkb is read-only; give --catalogue DIR "
-                           "(a folder with catalogue.yaml holds your own records)")
+    if layer.resolve() == bundled_folder("catalogue").resolve() and not args.dry_run:
+        raise UsageError("the catalogue bundled with trainkb is read-only; give --catalogue DIR "
+                         "(a folder with catalogue.yaml holds your own records)")
     path = layer / draft.area / f"{draft.id}-{draft.slug}.yaml"
     if args.dry_run:
         sys.stdout.write(record)
-        return EXIT_OK
-    taken = sorted((layer / draft.area).glob(f"{draft.id}-*.y*ml")) if (layer / draft.area).is_dir() else []
+        return Exit.SUCCESS
+    taken = [p for p in record_files(layer) if p.parent.name == draft.area and p.name.startswith(f"{draft.id}-")]
     if taken:
-        return usage_error(f"{taken[0]} already exists; not overwriting it")
+        raise UsageError(f"{taken[0]} already exists; not overwriting it")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("x", encoding="utf-8") as handle:
             handle.write(record)
     except OSError as exc:
-        return usage_error(f"cannot write {path}: {exc.strerror or exc}")
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
     if args.json:
         print(json.dumps({"path": str(path), "id": draft.id, "area": draft.area, "section": draft.section,
                           "title": draft.title, "signatures": len(draft.signatures),
@@ -101,4 +99,4 @@ def run(args: argparse.Namespace) -> int:
         print(f"wrote {path}")
         print(f"next: write the TODOs (`kb lint` lists them), then `kb check {draft.id}`, and confirm "
               f"`kb search` ranks {draft.id} first for the failure")
-    return EXIT_OK
+    return Exit.SUCCESS

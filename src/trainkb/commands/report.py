@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from ._common import EXIT_OK, usage_error
+from ._exit import Exit, UsageError
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
@@ -24,15 +24,15 @@ def run(args: argparse.Namespace) -> int:
     try:
         reports = [load_report(path) for path in args.reports]
     except ValueError as exc:
-        return usage_error(str(exc))
+        raise UsageError(str(exc)) from None
     except OSError as exc:
-        return usage_error(f"cannot read {exc.filename}: {exc.strerror or exc}")
+        raise UsageError(f"cannot read {exc.filename}: {exc.strerror or exc}") from None
     text = json.dumps(merge_reports(reports), indent=2) + "\n"
     if args.output:
         try:
             Path(args.output).write_text(text, encoding="utf-8")
         except OSError as exc:
-            return usage_error(f"cannot write {args.output}: {exc.strerror or exc}")
+            raise UsageError(f"cannot write {args.output}: {exc.strerror or exc}") from None
     else:
         sys.stdout.write(text)
-    return EXIT_OK
+    return Exit.SUCCESS

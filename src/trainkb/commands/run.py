@@ -6,14 +6,15 @@ import argparse
 import shutil
 import sys
 
-from ._common import usage_error
+from .._tail import RUN_TAIL_BYTES
+from ._exit import UsageError
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--idle-timeout", type=float, metavar="S",
                         help="diagnose a possible hang after S seconds without output (the command keeps running)")
     parser.add_argument("--top", type=int, default=3, help="matches to print (default 3)")
-    parser.add_argument("--tail-bytes", type=int, default=256 * 1024,
+    parser.add_argument("--tail-bytes", type=int, default=RUN_TAIL_BYTES,
                         help="how much of the most recent output to keep for diagnosis (default 256 KiB)")
     parser.add_argument("cmd", nargs=argparse.REMAINDER, metavar="-- CMD ARGS",
                         help="the command to run, after `--`")
@@ -27,9 +28,9 @@ def _say(text: str) -> None:
 def run(args: argparse.Namespace) -> int:
     cmd = args.cmd[1:] if args.cmd[:1] == ["--"] else args.cmd
     if not cmd:
-        return usage_error("give the command after `--`, e.g. kb run -- python train.py")
+        raise UsageError("give the command after `--`, e.g. kb run -- python train.py")
     if shutil.which(cmd[0]) is None:
-        return usage_error(f"command not found: {cmd[0]}")
+        raise UsageError(f"command not found: {cmd[0]}")
     from .._advice import advise
     from .._runwatch import watch
     from ..triage import triage_block

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ._common import EXIT_OK
+from ._exit import Exit
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
@@ -14,11 +14,11 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .._jsonschema import render_schema
+    from ..catalogue import render_schema
 
     text = render_schema()
     if args.output:
         Path(args.output).write_text(text, encoding="utf-8")
     else:
         sys.stdout.write(text)
-    return EXIT_OK
+    return Exit.SUCCESS

@@ -12,14 +12,14 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .._locate import find_catalogues
 from .._tail import read_tail
 from .._terminal import printable
+from ..catalogue import find_catalogues
+from ._exit import Exit, UsageError
 
 if TYPE_CHECKING:
     from ..search import SearchResponse
 
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
@@ -71,18 +71,15 @@ def run(args: argparse.Namespace) -> int:
     from ..triage import to_json, to_text, triage_text
 
     if args.top < 1:
-        print("kb: error: --top must be at least 1", file=sys.stderr)
-        return EXIT_USAGE
+        raise UsageError("--top must be at least 1")
     query = _query(args)
     if query is None or not query[0].strip():
-        print("kb: error: give the text to search, or pipe it in (kb search - < log.txt)", file=sys.stderr)
-        return EXIT_USAGE
+        raise UsageError("give the text to search, or pipe it in (kb search - < log.txt)")
     text, first_line = query
     roots = find_catalogues(args.search_catalogue or getattr(args, "catalogue", None))
     missing = [root for root in roots if not Path(root).is_dir()]
     if missing:
-        print(f"kb: error: catalogue folder not found: {missing[0]}", file=sys.stderr)
-        return EXIT_USAGE
+        raise UsageError(f"catalogue folder not found: {missing[0]}")
     response = search(text, top=args.top, catalogue=roots, first_line=first_line)
     triage = triage_text(text, catalogue=roots)  # None unless two or more ranks speak in the text
     if args.json:
@@ -94,4 +91,4 @@ def run(args: argparse.Namespace) -> int:
         if triage is not None:
             print(to_text(triage, first_line=first_line))
         _print_text(response)
-    return EXIT_OK if response.results and not response.abstained else EXIT_FINDINGS
+    return Exit.SUCCESS if response.results and not response.abstained else Exit.FINDINGS

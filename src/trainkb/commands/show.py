@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from ._common import EXIT_OK, closest_ids, open_catalogue, usage_error
+from ._common import closest_ids, open_catalogue
+from ._exit import Exit, UsageError
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
@@ -15,13 +16,11 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     cat = open_catalogue(args)
-    if cat is None:
-        return 2
     wanted = {i.upper(): i for i in cat.entries}.get(args.id.upper())
     if wanted is None:
         hint = closest_ids(cat, args.id)
         suffix = f"; did you mean {', '.join(hint)}?" if hint else ""
-        return usage_error(f"unknown entry {args.id!r}{suffix}")
+        raise UsageError(f"unknown entry {args.id!r}{suffix}")
     entry = cat.entries[wanted]
     if args.json:
         data = entry.model_dump(mode="json")
@@ -29,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
         data["layer"] = cat.origin.get(entry.id)  # null for an entry of the base catalogue
         data["backlinks"] = [vars(b) for b in cat.backlinks.get(entry.id, [])]
         print(json.dumps(data, indent=2, ensure_ascii=False))
-        return EXIT_OK
+        return Exit.SUCCESS
     from rich.console import Console
     from rich.markdown import Markdown
 
@@ -37,4 +36,4 @@ def run(args: argparse.Namespace) -> int:
     from .._terminal import printable
 
     Console().print(Markdown(printable(entry_markdown(entry, cat)), code_theme="monokai"))
-    return EXIT_OK
+    return Exit.SUCCESS

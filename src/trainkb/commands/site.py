@@ -8,8 +8,9 @@ import sys
 from pathlib import Path
 
 from .._terminal import printable
-from .._verification import load_verification
-from ._common import EXIT_FINDINGS, EXIT_OK, open_catalogue, usage_error
+from ..catalogue import load_verification
+from ._common import open_catalogue
+from ._exit import Exit, UsageError
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
@@ -44,22 +45,20 @@ def _build(args: argparse.Namespace) -> int:
     from ..site import SiteError, build_site  # jinja2, markdown-it and pygments only for this command
 
     cat = open_catalogue(args)
-    if cat is None:
-        return 2
-    from .._layers import layer_reports
+    from ..catalogue import layer_reports
 
     reports = [Path(args.reports)] if args.reports else layer_reports(cat)
     if args.reports and not reports[0].is_dir():
-        return usage_error(f"reports folder not found: {reports[0]}")
+        raise UsageError(f"reports folder not found: {reports[0]}")
     verification = load_verification(reports)
     for problem in verification.problems:
         print(f"kb: warning: report skipped: {printable(problem, newlines=False)}", file=sys.stderr)
     try:
         result = build_site(cat, verification, Path(args.output), base_url=args.base_url)
     except SiteError as exc:
-        return usage_error(str(exc))
+        raise UsageError(str(exc)) from None
     except OSError as exc:
-        return usage_error(f"cannot write the site to {args.output}: {exc.strerror or exc}")
+        raise UsageError(f"cannot write the site to {args.output}: {exc.strerror or exc}") from None
     if cat.problems:  # the site still shows every entry that loaded; the exit status says it is partial
         print(f"kb: {len(cat.problems)} catalogue problem(s) left entries out of the site; run `kb lint`",
               file=sys.stderr)
@@ -69,7 +68,7 @@ def _build(args: argparse.Namespace) -> int:
     else:
         print(f"built {result.pages} pages ({len(cat.entries)} entries) into {result.out}/ in {result.seconds:.2f} s")
         print(f"open {result.out.resolve() / 'index.html'} or run `kb site serve -d {result.out}`")
-    return EXIT_FINDINGS if cat.problems or verification.problems else EXIT_OK
+    return Exit.FINDINGS if cat.problems or verification.problems else Exit.SUCCESS
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -77,12 +76,12 @@ def _serve(args: argparse.Namespace) -> int:
 
     directory = Path(args.directory)
     if not (directory / "index.html").is_file():
-        return usage_error(f"no built site in {directory}/; run `kb site build -o {directory}` first")
+        raise UsageError(f"no built site in {directory}/; run `kb site build -o {directory}` first")
     try:
         server = make_server(directory, args.host, args.port)
     except (OSError, OverflowError) as exc:
-        return usage_error(f"cannot listen on {args.host}:{args.port}: {getattr(exc, 'strerror', None) or exc}")
-    host, port = server.server_address[:2]
+        raise UsageError(f"cannot listen on {args.host}:{args.port}: {getattr(exc, 'strerror', None) or exc}") from None
+    host, port = server.socket.getsockname()[:2]
     print(f"serving {directory}/ at http://{host}:{port}/ (Ctrl+C stops)", flush=True)
     try:
         server.serve_forever()
@@ -90,7 +89,7 @@ def _serve(args: argparse.Namespace) -> int:
         pass
     finally:
         server.server_close()
-    return EXIT_OK
+    return Exit.SUCCESS
 
 
 def run(args: argparse.Namespace) -> int:

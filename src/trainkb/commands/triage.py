@@ -14,8 +14,8 @@ import json
 import sys
 from pathlib import Path
 
-from .._locate import find_catalogue
-from ._common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, usage_error
+from ..catalogue import find_catalogue
+from ._exit import Exit, UsageError
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     match = catalogue is not None
     source = args.source
     if source is None and sys.stdin.isatty():
-        return usage_error("give a log file, a torchrun --log-dir folder, or pipe the output in (kb triage - < log)")
+        raise UsageError("give a log file, a torchrun --log-dir folder, or pipe the output in (kb triage - < log)")
     try:
         if source in (None, "-"):
             stream = getattr(sys.stdin, "buffer", None)
@@ -45,19 +45,19 @@ def run(args: argparse.Namespace) -> int:
         else:
             path = Path(source)
             if not path.exists():
-                return usage_error(f"no such file or folder: {source}")
+                raise UsageError(f"no such file or folder: {source}")
             triage = triage_path(path, catalogue=catalogue, match=match) if path.is_dir() or path.suffix == ".json" \
                 else triage_text(read_chunks(path), catalogue=catalogue, match=match)
     except OSError as exc:
-        return usage_error(f"cannot read {source}: {exc.strerror or exc}")
+        raise UsageError(f"cannot read {source}: {exc.strerror or exc}") from None
     if triage is None:
         if args.json:
             print(json.dumps({"triage": None}))
         print("kb triage: this is not the output of two or more ranks (no [rankN]: / [defaultN]: prefixes, "
               "torchrun summary or per-rank logs)", file=sys.stderr)
-        return EXIT_USAGE
+        return Exit.USAGE
     if args.json:
         print(json.dumps({"triage": to_json(triage)}, indent=2, ensure_ascii=False))
     else:
         sys.stdout.write(to_text(triage))
-    return EXIT_OK if triage.sole_culprit is not None else EXIT_FINDINGS
+    return Exit.SUCCESS if triage.sole_culprit is not None else Exit.FINDINGS

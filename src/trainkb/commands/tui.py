@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._tail import KEEP_BYTES, read_tail
-from ._common import EXIT_OK, usage_error
+from .._tail import PIPE_TAIL_BYTES, read_tail
+from ._exit import Exit, UsageError
 
 if TYPE_CHECKING:
     from ..tui import TrainKBApp
@@ -35,8 +35,8 @@ def _read_piped_stdin() -> str:
 
 def _read_file(path: Path) -> str:
     with path.open("rb") as handle:
-        handle.seek(max(0, path.stat().st_size - KEEP_BYTES))
-        return handle.read(KEEP_BYTES).decode("utf-8", "replace")
+        handle.seek(max(0, path.stat().st_size - PIPE_TAIL_BYTES))
+        return handle.read(PIPE_TAIL_BYTES).decode("utf-8", "replace")
 
 
 def run_app(app: TrainKBApp) -> None:
@@ -59,17 +59,17 @@ def run(args: argparse.Namespace) -> int:
         try:
             text = _read_file(args.file)
         except OSError as exc:
-            return usage_error(f"cannot read {args.file}: {exc.strerror or exc}")
+            raise UsageError(f"cannot read {args.file}: {exc.strerror or exc}") from None
     elif not sys.stdin.isatty():
         try:
             text = _read_piped_stdin()
         except OSError:
-            return usage_error("stdin is piped and there is no terminal to run the UI on")
+            raise UsageError("stdin is piped and there is no terminal to run the UI on") from None
     if not sys.stdout.isatty():
-        return usage_error("kb tui needs a terminal; use `kb search` in scripts")
+        raise UsageError("kb tui needs a terminal; use `kb search` in scripts")
+    from ..search import paste_tail
     from ..tui import KnowledgeBase, TrainKBApp
-    from ..tui._model import tail_for_paste
 
     kb = KnowledgeBase.load(args.catalogue)
-    run_app(TrainKBApp(kb, tail_for_paste(text)))
-    return EXIT_OK
+    run_app(TrainKBApp(kb, paste_tail(text)[0]))
+    return Exit.SUCCESS

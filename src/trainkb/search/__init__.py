@@ -9,9 +9,10 @@ is built once per process and cached on disk keyed by the catalogue's content ha
 from __future__ import annotations
 
 from ._index import Index, cache_dir
+from ._input import MAX_CHARS, paste_tail
 from ._normalize import MASKS, normalize
 from ._score import Evidence
 from ._search import HIGH, MEDIUM, SearchResponse, SearchResult, get_index, search
 
-__all__ = ["HIGH", "MASKS", "MEDIUM", "Evidence", "Index", "SearchResponse", "SearchResult", "cache_dir", "get_index",
-           "normalize", "search"]
+__all__ = ["HIGH", "MASKS", "MAX_CHARS", "MEDIUM", "Evidence", "Index", "SearchResponse", "SearchResult",
+           "cache_dir", "get_index", "normalize", "paste_tail", "search"]

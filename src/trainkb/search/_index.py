@@ -18,13 +18,13 @@ import os
 import re
 import sys
 import tempfile
-from collections import Counter
+from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._locate import layers_digest
+from ..catalogue import layers_digest
 from ._normalize import NUMBER, normalize, terms
 from ._sigregex import compile_signature, utf8
 
@@ -182,7 +182,7 @@ def _field_texts(entry: Any) -> dict[str, str]:
     }
 
 
-def _bm25(docs: list[Counter[str]]) -> tuple[dict[str, list[tuple[int, float]]], dict[str, float]]:
+def _bm25(docs: list[dict[str, float]]) -> tuple[dict[str, list[tuple[int, float]]], dict[str, float]]:
     """Postings with the BM25 term-frequency part precomputed, and each term's idf."""
     lengths = [sum(doc.values()) for doc in docs]
     average = sum(lengths) / max(len(lengths), 1) or 1.0
@@ -249,7 +249,7 @@ def build_data(entries: list[Any], digest: str, layers: dict[str, str] | None = 
             masked = normalize(alias)
             if len(masked) >= MIN_PHRASE and len(masked.split()) >= 3:  # a phrase, not an API name
                 phrases.append([index, masked, alias, sorted(set(terms(alias)))])
-        doc: Counter[str] = Counter()
+        doc: dict[str, float] = defaultdict(float)  # weighted term counts
         for name, text in _field_texts(entry).items():
             for term in terms(text):
                 doc[term] += FIELD_WEIGHTS[name]
@@ -339,7 +339,7 @@ def load_index(roots: str | os.PathLike[str] | Sequence[Path], use_cache: bool =
     path = _cache_path(digest)
     data = _read_cache(path, digest) if use_cache else None
     if data is None:
-        from .._layers import load_layers  # pydantic and YAML only on a cache miss
+        from ..catalogue import load_layers  # pydantic and YAML only on a cache miss
 
         cat = load_layers(roots)
         data = build_data(cat.ordered(), digest, cat.origin)

@@ -13,9 +13,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-__all__ = ["MAX_CHARS", "MAX_LINES", "MAX_LINE_CHARS", "Line", "Message", "Query", "parse"]
+__all__ = ["MAX_CHARS", "MAX_LINES", "MAX_LINE_CHARS", "Line", "Message", "Query", "parse", "paste_tail"]
 
-MAX_CHARS = 200_000  # keep the tail: tracebacks end at the bottom
+# THE paste limit: what search reads of a paste, its tail (tracebacks end at the bottom). The TUI's paste
+# box keeps as much; readers of pipes and files keep more bytes (_tail.PIPE_TAIL_BYTES), for triage.
+MAX_CHARS = 200_000
 MAX_LINES = 5_000
 MAX_LINE_CHARS = 2_000  # bound on what any regex or fuzzy comparison sees of one line
 MAX_CONTINUATION = 30  # lines a multi-line exception message may run on
@@ -116,15 +118,20 @@ class Query:
     launcher_only: bool = False
 
 
+def paste_tail(text: str) -> tuple[str, int]:
+    """The last ``MAX_CHARS`` characters of a paste, starting on a whole line when one starts just past
+    the cut, and how many lines came before them."""
+    if len(text) <= MAX_CHARS:
+        return text, 0
+    cut = len(text) - MAX_CHARS
+    newline = text.find("\n", cut)
+    cut = newline + 1 if 0 <= newline < cut + NEWLINE_SEARCH else cut
+    return text[cut:], text.count("\n", 0, cut)
+
+
 def _cap(text: str) -> tuple[str, int]:
     """The tail of ``text`` within the limits, and how many lines were dropped before it."""
-    dropped = 0
-    if len(text) > MAX_CHARS:
-        cut = len(text) - MAX_CHARS
-        newline = text.find("\n", cut)
-        cut = newline + 1 if 0 <= newline < cut + NEWLINE_SEARCH else cut
-        dropped = text.count("\n", 0, cut)
-        text = text[cut:]
+    text, dropped = paste_tail(text)
     if text.count("\n") >= MAX_LINES:
         parts = text.split("\n")
         dropped += len(parts) - MAX_LINES

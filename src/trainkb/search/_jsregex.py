@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from .._regexsafety import backtracking_risk
+from ..catalogue import backtracking_risk
 from ._sigregex import re2_error
 
 __all__ = ["js_regex", "signature_regex"]

@@ -168,7 +168,7 @@ def _exact(index: Index, query: Query) -> dict[int, list[Evidence]]:
         sig = index.sigs[number]
         if not sig.required <= present:
             continue
-        found = []
+        found: list[tuple[int, tuple[int, int] | None]] = []
         matcher = sig.matcher
         for match in matcher.finditer(data) if matcher is not None else ():
             at = bisect_right(starts, match.start()) - 1
@@ -179,7 +179,8 @@ def _exact(index: Index, query: Query) -> dict[int, list[Evidence]]:
         if not found and sig.literal:
             if masked is None:
                 masked = [normalize(line.text) for line in lines]
-            found = [(i, None) for i, text in enumerate(masked) if sig.literal in text][:MAX_HITS_PER_SIG]
+            found = [(i, None) for i, text in enumerate(masked) if sig.literal in text]
+            del found[MAX_HITS_PER_SIG:]
         for at, span in found:
             strength = EXACT_STRENGTH * weights[at] * _specificity(sig) + _type_bonus(sig, owners[at])
             hits.setdefault(sig.entry, []).append(Evidence(lines[at].number, lines[at].text.strip() if span is None
@@ -187,6 +188,12 @@ def _exact(index: Index, query: Query) -> dict[int, list[Evidence]]:
                                                            ambiguous=_ambiguous(sig),
                                                            words=sig.terms, names_cause=sig.names_cause))
     return hits
+
+
+def _message_text(query: Query, owners: list[Message | None], at: int) -> str:
+    """The text of the message line ``at`` belongs to; the line's own text when it is in none."""
+    owner = owners[at]
+    return owner.text if owner else query.lines[at].text
 
 
 def _segments(query: Query) -> list[tuple[int, str, float, Message | None]]:
@@ -199,7 +206,8 @@ def _segments(query: Query) -> list[tuple[int, str, float, Message | None]]:
     plain = [i for i, line in enumerate(query.lines) if line.role == "text" and owners[i] is None
              and len(line.text) >= MIN_LINE_CHARS]
     found: dict[str, tuple[int, str, float, Message | None]] = {}
-    candidates = [(m.line, m.text, m.weight, m) for m in query.messages[-MAX_MESSAGE_SEGMENTS:]]
+    candidates: list[tuple[int, str, float, Message | None]] = [
+        (m.line, m.text, m.weight, m) for m in query.messages[-MAX_MESSAGE_SEGMENTS:]]
     candidates += [(i, query.lines[i].text, ROLE_WEIGHT["text"], None) for i in plain[-MAX_TEXT_SEGMENTS:]]
     for segment in candidates:
         seen = found.get(segment[1])
@@ -368,13 +376,12 @@ def score_entries(index: Index, query: Query) -> list[Scored]:
     owners = _owners(query)
     # the words of a message many root causes print (and its boilerplate lines) cannot tell those causes apart
     ambiguous = frozenset(w for found in (exact, fuzzy) for evs in found.values() for ev in evs if ev.ambiguous
-                          for w in (*ev.words, *terms(owners[ev.at].text if owners[ev.at] else
-                                                      query.lines[ev.at].text)))
+                          for w in (*ev.words, *terms(_message_text(query, owners, ev.at))))
     prose = _prose(index, query, ambiguous)
     noise = _noise(index, terms(query.prose))  # a paste of words the catalogue never uses is not prose
     on_failure = [ev for found in (exact, fuzzy) for evs in found.values() for ev in evs
-                  if ev.strength >= KNOWN_FAILURE and owners[ev.at] is not None
-                  and owners[ev.at].weight >= FAILURE_WEIGHT]
+                  if ev.strength >= KNOWN_FAILURE and (owner := owners[ev.at]) is not None
+                  and owner.weight >= FAILURE_WEIGHT]
     no_failure = not any(m.weight >= FAILURE_WEIGHT and m.type for m in query.messages)
     # known: a signature names the failure's cause; known only as a message many causes print, it is
     # known to the entries that claim that message and unknown to the others

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._locate import PathList, find_catalogues
+from ..catalogue import PathList, find_catalogues
 from ._hint import advice
 from ._index import Index, load_index
 from ._input import parse

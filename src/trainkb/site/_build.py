@@ -19,8 +19,7 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-from .._catalogue import Catalogue
-from .._verification import Verification
+from ..catalogue import Catalogue, VerificationMatrix
 from ._assets import site_dir
 from ._export import export_index
 from ._pages import area_page, check_rows, entry_page, environments, home_page, verification_page
@@ -109,7 +108,7 @@ def _write_index(cat: Catalogue, static: Path) -> None:
     (static / "search-index.js").write_text(export_index(cat), encoding="utf-8", newline="\n")
 
 
-def build_site(cat: Catalogue, ver: Verification, out: Path, base_url: str = "/",
+def build_site(cat: Catalogue, ver: VerificationMatrix, out: Path, base_url: str = "/",
                stamp: str | None = None) -> BuildResult:
     """Write the whole site to ``out``; ``base_url`` is the path the site is served under."""
     started = time.perf_counter()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .._catalogue import Catalogue
+from ..catalogue import Catalogue
 from ..search import Index
 from ..search._index import build_data
 from ..search.contract import EngineContract, engine_contract

@@ -12,8 +12,7 @@ from collections.abc import Callable
 
 from markupsafe import escape
 
-from .._catalogue import Catalogue
-from .._schema import Entry
+from ..catalogue import Catalogue, Entry
 
 __all__ = ["area_graph"]
 

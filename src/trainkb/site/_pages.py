@@ -11,33 +11,32 @@ from typing import Any
 
 from markupsafe import Markup
 
-from .._catalogue import Catalogue
-from .._schema import Entry
-from .._verification import CheckStatus, Verification
+from ..catalogue import RELATION_LABELS, Catalogue, CheckStatus, Entry, ReportedResult, VerificationMatrix
 from ._graph import area_graph
 from ._render import code_spans, highlight_code, plain, render_inline, render_markdown
 
 __all__ = ["area_page", "check_rows", "entry_page", "environments", "home_page", "verification_page"]
 
-RELATION_LABEL = {"see-also": "See also", "cause-of": "Causes", "caused-by": "Caused by",
-                  "pairs-with": "Pairs with", "contrast": "Contrast with"}
-STATUS_LABEL = {"passed": "passed", "failed": "FAILED", "error": "error", "skipped": "skipped", "timeout": "timed out"}
+STATUS_LABEL: dict[str, str] = {CheckStatus.PASSED: "passed", CheckStatus.FAILED: "FAILED",
+                                 CheckStatus.ERROR: "error", CheckStatus.SKIPPED: "skipped"}
+NOT_RUN = "not-run"  # no report covers the check in that environment (a cell, never a status a report holds)
+FILTER_ORDER = (CheckStatus.FAILED, CheckStatus.ERROR, CheckStatus.PASSED, CheckStatus.SKIPPED, NOT_RUN)
 
 
 def entry_href(root: str, entry_id: str) -> str:
     return f"{root}{entry_id}/index.html"
 
 
-def environments(ver: Verification) -> list[dict[str, str]]:
+def environments(ver: VerificationMatrix) -> list[dict[str, str]]:
     """Report environments in a stable order (CPU first, then by name) with readable labels."""
     names = sorted((str(e.get("name", "")) for e in ver.environments), key=lambda n: (not n.startswith("cpu"), n))
     return [{"name": n, "label": ver.label(n), "date": str(ver.environment(n).get("timestamp") or "")[:10]}
             for n in names]
 
 
-def _cell(status: CheckStatus | None) -> dict[str, str]:
+def _cell(status: ReportedResult | None) -> dict[str, str]:
     if status is None:
-        return {"status": "not-run", "label": "not run", "date": "", "message": ""}
+        return {"status": NOT_RUN, "label": "not run", "date": "", "message": ""}
     return {"status": status.status, "label": STATUS_LABEL.get(status.status, status.status),
             "date": (status.timestamp or "")[:10], "message": status.message[:300]}
 
@@ -50,7 +49,7 @@ def _requires(entry: Entry, index: int) -> str:
     return ", ".join(n for n in needs if n)
 
 
-def check_rows(entry: Entry, ver: Verification, envs: list[dict[str, str]]) -> list[dict[str, Any]]:
+def check_rows(entry: Entry, ver: VerificationMatrix, envs: list[dict[str, str]]) -> list[dict[str, Any]]:
     rows = []
     for index, check in enumerate(entry.checks):
         seen = {s.environment: s for s in ver.for_check(entry.id, check.name)}
@@ -67,14 +66,14 @@ def _link(cat: Catalogue, root: str, target: str, label: str, why: str) -> dict[
             "title": code_spans(other.title) if other else "", "href": entry_href(root, target) if other else None}
 
 
-def entry_page(cat: Catalogue, entry: Entry, ver: Verification, envs: list[dict[str, str]],
+def entry_page(cat: Catalogue, entry: Entry, ver: VerificationMatrix, envs: list[dict[str, str]],
                checks: list[dict[str, Any]]) -> dict[str, Any]:
     """The fix first (its one-line summary and the Fix section), then symptom, root cause, evidence."""
     root = "../"
     ids = frozenset(cat.entries)
     area = cat.area(entry.area)
     section = next((s.title for s in area.sections if s.id == entry.section), entry.section) if area else ""
-    links = [_link(cat, root, x.id, RELATION_LABEL[x.relation], x.why) for x in entry.links]
+    links = [_link(cat, root, x.id, RELATION_LABELS[x.relation], x.why) for x in entry.links]
     links += [_link(cat, root, b.source, "Linked from", b.why) for b in cat.backlinks.get(entry.id, [])]
     return {
         "root": root, "entry": entry, "area": area, "section": section,
@@ -105,7 +104,7 @@ def area_page(cat: Catalogue, area_id: str) -> dict[str, Any]:
     sections = [{"id": s.id, "title": s.title, "entries": [r for r in rows if r["section"] == s.id]}
                 for s in area.sections]
     relations = [{"id": e.id, "title": code_spans(e.title),
-                  "links": [{"label": RELATION_LABEL[x.relation], "id": x.id,
+                  "links": [{"label": RELATION_LABELS[x.relation], "id": x.id,
                              "title": code_spans(cat.entries[x.id].title)} for x in e.links if x.id in cat.entries]}
                  for e in members]
     return {"root": "../", "area": area, "sections": [s for s in sections if s["entries"]], "count": len(members),
@@ -113,20 +112,20 @@ def area_page(cat: Catalogue, area_id: str) -> dict[str, Any]:
             "graph": Markup(area_graph(cat, area_id, lambda i: entry_href("../", i)))}
 
 
-def _env_totals(cat: Catalogue, ver: Verification, envs: list[dict[str, str]]) -> list[dict[str, Any]]:
+def _env_totals(cat: Catalogue, ver: VerificationMatrix, envs: list[dict[str, str]]) -> list[dict[str, Any]]:
     out = []
     for env in envs:
         counts: Counter[str] = Counter()
         for entry in cat.entries.values():
             for check in entry.checks:
                 seen = [s for s in ver.for_check(entry.id, check.name) if s.environment == env["name"]]
-                counts[seen[0].status if seen else "not-run"] += 1
-        out.append({**env, "counts": dict(sorted(counts.items())), "passed": counts["passed"],
-                    "ran": sum(v for k, v in counts.items() if k not in ("skipped", "not-run"))})
+                counts[seen[0].status if seen else NOT_RUN] += 1
+        out.append({**env, "counts": dict(sorted(counts.items())), "passed": counts[CheckStatus.PASSED],
+                    "ran": sum(v for k, v in counts.items() if k not in (CheckStatus.SKIPPED, NOT_RUN))})
     return out
 
 
-def home_page(cat: Catalogue, ver: Verification, envs: list[dict[str, str]]) -> dict[str, Any]:
+def home_page(cat: Catalogue, ver: VerificationMatrix, envs: list[dict[str, str]]) -> dict[str, Any]:
     counts = Counter(e.area for e in cat.entries.values())
     without = Counter(e.verification.status for e in cat.entries.values() if e.verification is not None)
     return {"root": "", "area_rows": [{"area": a, "count": counts[a.id]} for a in cat.areas],
@@ -134,10 +133,11 @@ def home_page(cat: Catalogue, ver: Verification, envs: list[dict[str, str]]) -> 
             "totals": _env_totals(cat, ver, envs), "manual": without["manual"], "pending": without["pending"]}
 
 
-def verification_page(cat: Catalogue, ver: Verification, envs: list[dict[str, str]],
+def verification_page(cat: Catalogue, ver: VerificationMatrix, envs: list[dict[str, str]],
                       checks: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
     """Checks grouped by area and entry; each row carries its statuses for the filter buttons."""
-    groups, statuses = [], Counter()
+    groups: list[dict[str, Any]] = []
+    statuses: Counter[str] = Counter()
     for area in cat.areas:
         entries = []
         for entry in (e for e in cat.ordered() if e.area == area.id and e.checks):
@@ -151,6 +151,6 @@ def verification_page(cat: Catalogue, ver: Verification, envs: list[dict[str, st
     unchecked = [{"id": e.id, "title": code_spans(e.title), "verification": e.verification}
                  for e in cat.ordered() if not e.checks]
     filters = [{"status": s, "label": STATUS_LABEL.get(s, s.replace("-", " ")), "count": statuses[s]}
-               for s in ("failed", "error", "timeout", "passed", "skipped", "not-run") if statuses[s]]
+               for s in FILTER_ORDER if statuses[s]]
     return {"root": "../", "envs": envs, "groups": groups, "totals": _env_totals(cat, ver, envs),
             "unchecked": unchecked, "filters": filters, "check_count": sum(g["checks"] for g in groups)}

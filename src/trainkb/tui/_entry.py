@@ -8,7 +8,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Input, Markdown, OptionList, Static
 from textual.widgets.option_list import Option
 
-from .._schema import Entry
+from ..catalogue import Entry
 
 __all__ = ["EntryView", "inline_code"]
 

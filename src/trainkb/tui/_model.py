@@ -4,32 +4,33 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import TypeVar
 
-from .._catalogue import Catalogue
-from .._layers import layer_reports, load_layers
-from .._locate import PathList, find_catalogues
 from .._markdown import entry_header, entry_markdown
-from .._schema import Area, Entry
 from .._terminal import printable
-from .._verification import Verification, load_verification
+from ..catalogue import (
+    Area,
+    Catalogue,
+    Entry,
+    PathList,
+    VerificationMatrix,
+    find_catalogues,
+    layer_reports,
+    load_layers,
+    load_verification,
+)
 from ..search import Index, SearchResponse, get_index, search
 from ..triage import Triage, triage_text
 
-__all__ = ["ENTRY_SCHEME", "PASTE_LIMIT", "KnowledgeBase", "fix_code", "tail_for_paste"]
+__all__ = ["ENTRY_SCHEME", "KnowledgeBase", "fix_code"]
 
 ENTRY_SCHEME = "entry:"
-PASTE_LIMIT = 256 * 1024  # the paste box keeps the tail; search reads only the tail anyway
 
 
-def tail_for_paste(text: str, limit: int = PASTE_LIMIT) -> str:
-    """The last ``limit`` characters, starting at a line start where possible."""
-    if len(text) <= limit:
-        return text
-    cut = text.find("\n", len(text) - limit)
-    return text[len(text) - limit:] if cut < 0 else text[cut + 1:]
+_Model = TypeVar("_Model", Entry, Area)
 
 
-def _shown(model: Entry | Area) -> Entry | Area:
+def _shown(model: _Model) -> _Model:
     """``model`` with every control character in its text spelled out (lint flags them; the terminal
     must never obey one). Unchanged, and not copied, when it holds none."""
 
@@ -49,8 +50,8 @@ def _shown(model: Entry | Area) -> Entry | Area:
 
 def _displayable(cat: Catalogue) -> Catalogue:
     """The catalogue as the TUI shows it: no record text can carry an escape sequence to the terminal."""
-    cat.entries = {entry_id: _shown(entry) for entry_id, entry in cat.entries.items()}  # type: ignore[misc]
-    cat.areas = [_shown(area) for area in cat.areas]  # type: ignore[misc]
+    cat.entries = {entry_id: _shown(entry) for entry_id, entry in cat.entries.items()}
+    cat.areas = [_shown(area) for area in cat.areas]
     cat.origin = {entry_id: printable(name, newlines=False) for entry_id, name in cat.origin.items()}
     return cat
 
@@ -71,7 +72,7 @@ def fix_code(entry: Entry) -> str:
 class KnowledgeBase:
     catalogue: Catalogue
     index: Index
-    verification: Verification
+    verification: VerificationMatrix
 
     @classmethod
     def load(cls, catalogue: PathList | None = None) -> KnowledgeBase:
@@ -99,7 +100,8 @@ class KnowledgeBase:
     def related(self, entry_id: str) -> list[tuple[str, str]]:
         """(relation label, id) for links then backlinks: the keyboard-followable list."""
         entry = self.catalogue.entries[entry_id]
-        out = [(link.relation, link.id) for link in entry.links if link.id in self.catalogue.entries]
+        out: list[tuple[str, str]] = [(link.relation, link.id) for link in entry.links
+                                      if link.id in self.catalogue.entries]
         out += [("linked from", b.source) for b in self.catalogue.backlinks.get(entry_id, [])]
         return out
 

@@ -11,7 +11,7 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widgets import TextArea
 
-from ._model import PASTE_LIMIT, tail_for_paste
+from ..search import MAX_CHARS, paste_tail
 
 __all__ = ["PasteBox"]
 
@@ -36,8 +36,8 @@ class PasteBox(TextArea):
     class Pasted(Message):
         """A bracketed paste landed (as opposed to typing): the app may move on to the matches."""
 
-    def __init__(self, text: str = "", **kwargs: object) -> None:
-        super().__init__(text, soft_wrap=False, show_line_numbers=True, **kwargs)  # type: ignore[arg-type]
+    def __init__(self, text: str = "", *, id: str | None = None) -> None:
+        super().__init__(text, soft_wrap=False, show_line_numbers=True, id=id)
         self.border_title = "Paste a traceback, log or symptom"
         self.evidence_row: int | None = None
 
@@ -45,11 +45,11 @@ class PasteBox(TextArea):
         """Textual calls TextArea._on_paste after this one: only a huge paste is handled here."""
         self.evidence_row = None
         self.post_message(self.Pasted())
-        if len(event.text) <= PASTE_LIMIT:
+        if len(event.text) <= MAX_CHARS:  # search reads no more of a paste than this
             return
         event.stop()
         event.prevent_default()  # TextArea's handler would insert the whole text
-        kept = tail_for_paste(event.text)
+        kept, _dropped = paste_tail(event.text)
         self.replace(kept, self.document.start, self.document.end)
         self.notify(f"Pasted {len(event.text) / 1e6:.1f} MB; kept the last {len(kept) // 1024} KB "
                     f"(tracebacks end at the bottom).", timeout=6)

@@ -26,6 +26,7 @@ from ._locate import AREA_FILE
 __all__ = [
     "AREA_FILE",
     "ENTRY_ID_PATTERN",
+    "RELATION_LABELS",
     "Area",
     "AreasFile",
     "Check",
@@ -37,6 +38,7 @@ __all__ = [
     "Link",
     "Mutation",
     "Reference",
+    "Relation",
     "Requires",
     "Section",
     "Signature",
@@ -49,6 +51,14 @@ ENTRY_ID_PATTERN = r"^[A-Z]{1,4}[1-9][0-9]{0,3}$"
 SLUG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 
 Relation = Literal["see-also", "cause-of", "caused-by", "pairs-with", "contrast"]
+# how a link reads to a person (`kb show`, the TUI's Markdown, the site): "Causes: D3 — ..."
+RELATION_LABELS: dict[Relation, str] = {
+    "see-also": "See also",
+    "cause-of": "Causes",
+    "caused-by": "Caused by",
+    "pairs-with": "Pairs with",
+    "contrast": "Contrast with",
+}
 NonEmpty = Annotated[str, Field(min_length=1)]
 Slug = Annotated[str, Field(pattern=SLUG_PATTERN, max_length=60)]
 EntryId = Annotated[str, Field(pattern=ENTRY_ID_PATTERN)]
@@ -167,13 +177,16 @@ class ExpectHangs(_Strict):
     hangs: HangsSpec
 
 
+_EXPECT_TAGS: dict[type[BaseModel], str] = {ExpectRaises: "raises", ExpectWarns: "warns", ExpectHangs: "hangs"}
+
+
 def _expect_tag(value: Any) -> str | None:
     if isinstance(value, str):
         return "ok"
     if isinstance(value, dict) and len(value) == 1:
-        return next(iter(value))
+        return str(next(iter(value)))
     if isinstance(value, BaseModel):
-        return {ExpectRaises: "raises", ExpectWarns: "warns", ExpectHangs: "hangs"}.get(type(value))
+        return _EXPECT_TAGS.get(type(value))
     return None
 
 

@@ -37,7 +37,7 @@ class Catalogue:
     positions: dict[str, Located] = field(default_factory=dict)
     problems: list[YamlProblem] = field(default_factory=list)
     duplicates: dict[str, list[Path]] = field(default_factory=dict)
-    # Layered catalogues (trainkb/_layers.py): (name, folder) base first; the layer of each entry
+    # Layered catalogues (_layers.py): (name, folder) base first; the layer of each entry
     # that a layer above the base added; the files that ``overrides:`` replaced; what layering found.
     layers: list[tuple[str, Path]] = field(default_factory=list)
     origin: dict[str, str] = field(default_factory=dict)

@@ -2,20 +2,64 @@
 
 from __future__ import annotations
 
+import enum
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict, cast
 
 if TYPE_CHECKING:  # readers of reports must not pay for pydantic
     from ._schema import Entry
 
-__all__ = ["REPORT_FORMAT", "CheckStatus", "Verification", "load_verification", "read_report", "torch_release"]
+__all__ = ["REPORT_FORMAT", "CheckReport", "CheckStatus", "ReportRow", "ReportedResult", "VerificationMatrix",
+           "load_verification", "read_report", "torch_release"]
 
 REPORT_FORMAT = "trainkb-check-report"  # written by `kb check --json`, read here
+# A file-size cap, not a paste limit: a merged matrix of every check in a dozen environments is a few MB;
+# a file far larger is not a report, and is refused before it is read whole.
 MAX_REPORT_BYTES = 64 * 1024 * 1024
 _ROW_FIELDS = ("entry", "check", "environment", "status")
+
+
+class CheckStatus(enum.StrEnum):
+    """What one check came to in one environment: written by `kb check`, shown by the TUI and the site.
+
+    A check that runs past its time limit FAILED (its message says it timed out), unless it was
+    expected to hang.
+    """
+
+    PASSED = "passed"
+    FAILED = "failed"  # the claim did not hold: the snippet raised, warned or finished otherwise than declared
+    ERROR = "error"  # the check could not be judged: the snippet or its process broke before it could say
+    SKIPPED = "skipped"  # its requirements (CUDA, several GPUs, a package) are not met here
+
+
+class ReportRow(TypedDict):
+    """One check in one environment, as `kb check --json` writes it and every reader reads it."""
+
+    entry: str
+    check: str
+    environment: str
+    status: str  # a CheckStatus; a report written by another version may hold one this version does not know
+    seconds: float
+    message: str
+    demonstrates: str
+    claim: str
+    expect: str
+    evidence: NotRequired[str]  # the tail of the traceback or warning the check produced
+    output: NotRequired[str]  # the tail of what a check that did not pass printed
+
+
+class CheckReport(TypedDict):
+    """A check report: one run, or a matrix merged from several environments (`kb report`)."""
+
+    format: str
+    version: int
+    environments: list[dict[str, Any]]
+    summary: dict[str, int]
+    results: list[ReportRow]
+    mutants: NotRequired[dict[str, Any]]  # what `kb check --mutants` found
 
 
 def torch_release(env: dict[str, Any]) -> str:
@@ -24,7 +68,9 @@ def torch_release(env: dict[str, Any]) -> str:
 
 
 @dataclass(frozen=True)
-class CheckStatus:
+class ReportedResult:
+    """One check's row of one report, as the matrix keeps it."""
+
     environment: str
     status: str
     seconds: float | None
@@ -33,14 +79,14 @@ class CheckStatus:
 
 
 @dataclass
-class Verification:
+class VerificationMatrix:
     """Results per (entry, check) across every environment found in the reports."""
 
     environments: list[dict[str, Any]] = field(default_factory=list)
-    results: dict[tuple[str, str], list[CheckStatus]] = field(default_factory=dict)
+    results: dict[tuple[str, str], list[ReportedResult]] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)  # report files that were not read, and why
 
-    def for_check(self, entry_id: str, check_name: str) -> list[CheckStatus]:
+    def for_check(self, entry_id: str, check_name: str) -> list[ReportedResult]:
         return self.results.get((entry_id, check_name), [])
 
     def environment(self, name: str) -> dict[str, Any]:
@@ -65,15 +111,15 @@ class Verification:
         names = [e["name"] for e in self.environments]
         for name in names:
             statuses = [s for c in entry.checks for s in self.for_check(entry.id, c.name) if s.environment == name]
-            ran = [s for s in statuses if s.status != "skipped"]
+            ran = [s for s in statuses if s.status != CheckStatus.SKIPPED]
             if not ran:
                 continue
-            passed = sum(s.status == "passed" for s in ran)
+            passed = sum(s.status == CheckStatus.PASSED for s in ran)
             verdict = "verified" if passed == len(ran) else "FAILING"
             lines.append(f"{verdict} on {self.label(name)}, {passed} of {len(ran)} checks")
         cuda_checks = [c for c in entry.checks if c.requires.cuda]
         for check in cuda_checks:
-            ran_on_gpu = [s for s in self.for_check(entry.id, check.name) if s.status != "skipped"]
+            ran_on_gpu = [s for s in self.for_check(entry.id, check.name) if s.status != CheckStatus.SKIPPED]
             if not ran_on_gpu:
                 lines.append(f"CUDA check `{check.name}`: not run here (no CUDA report covers it)")
         if not lines:
@@ -107,7 +153,7 @@ def _shape_problem(data: Any) -> str | None:
     return None
 
 
-def read_report(path: Path) -> dict[str, Any]:
+def read_report(path: Path) -> CheckReport:
     """A check report, validated; ValueError (or OSError) with the reason when it is not one."""
     with path.open("rb") as handle:
         raw = handle.read(MAX_REPORT_BYTES + 1)
@@ -120,13 +166,13 @@ def read_report(path: Path) -> dict[str, Any]:
     problem = _shape_problem(data)
     if problem is not None:
         raise ValueError(f"{path}: {problem}")
-    return data
+    return cast(CheckReport, data)
 
 
-def load_verification(reports_dir: Path | Sequence[Path]) -> Verification:
+def load_verification(reports_dir: Path | Sequence[Path]) -> VerificationMatrix:
     """Every report under ``reports_dir`` (or each of several folders, later ones winning); a file
     that is not one is listed in ``problems``, never fatal."""
-    found = Verification()
+    found = VerificationMatrix()
     folders = [reports_dir] if isinstance(reports_dir, Path) else list(reports_dir)
     seen: dict[str, dict[str, Any]] = {}
     for path in [p for folder in folders if folder.is_dir() for p in sorted(folder.glob("*.json"))]:
@@ -138,9 +184,9 @@ def load_verification(reports_dir: Path | Sequence[Path]) -> Verification:
         for env in data["environments"]:
             seen[env["name"]] = env
         for row in data["results"]:
-            key = (row.get("entry", ""), row.get("check", ""))
-            status = CheckStatus(row.get("environment", ""), row.get("status", "?"), row.get("seconds"),
-                                 row.get("message", ""), seen.get(row.get("environment", ""), {}).get("timestamp"))
+            key = (row["entry"], row["check"])
+            status = ReportedResult(row["environment"], row["status"], row.get("seconds"), row.get("message", ""),
+                                    seen.get(row["environment"], {}).get("timestamp"))
             found.results.setdefault(key, [])
             found.results[key] = [s for s in found.results[key] if s.environment != status.environment] + [status]
     found.environments = list(seen.values())

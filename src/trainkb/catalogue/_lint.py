@@ -6,18 +6,18 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ._catalogue import Catalogue
-from ._github import workflow_command
+from .._github import workflow_command
+from .._terminal import CONTROL
+from ..search._index import unreachable_terms
+from ..search._sigregex import compile_signature, re2_error, utf8
 from ._jsonschema import MODELINE, SCHEMA_FILE, render_schema
+from ._loader import Catalogue
 from ._mutation import mutation_problems
 from ._regexsafety import backtracking_risk
 from ._schema import Entry
-from ._terminal import CONTROL
 from ._yamlio import YamlProblem, dotted
-from .search._index import unreachable_terms
-from .search._sigregex import compile_signature, re2_error, utf8
 
-__all__ = ["Finding", "lint_catalogue"]
+__all__ = ["LintFinding", "lint_catalogue"]
 
 _FILENAME = re.compile(r"^(?P<id>[A-Z]+[0-9]+)-(?P<slug>[a-z0-9]+(?:-[a-z0-9]+)*)\.yaml$")
 _PROSE_FIELDS = ("symptom", "root_cause", "fix")
@@ -35,7 +35,7 @@ _SUMMARY_MARKUP = (
 
 
 @dataclass(frozen=True)
-class Finding:
+class LintFinding:
     """One lint finding; ``rule`` is stable and documented in README."""
 
     path: str
@@ -62,18 +62,18 @@ class Finding:
 class _Collector:
     def __init__(self, cat: Catalogue) -> None:
         self.cat = cat
-        self.findings: list[Finding] = []
+        self.findings: list[LintFinding] = []
 
     def add(self, entry_id: str, loc: tuple[str | int, ...], rule: str, message: str) -> None:
         _, (line, col) = self.cat.positions[entry_id].position_of(loc)
-        self.findings.append(Finding(self.cat.display_path(entry_id), line, col, dotted(loc), rule, message))
+        self.findings.append(LintFinding(self.cat.display_path(entry_id), line, col, dotted(loc), rule, message))
 
     def add_file(self, path: str, rule: str, message: str, line: int = 1) -> None:
-        self.findings.append(Finding(path, line, 1, "", rule, message))
+        self.findings.append(LintFinding(path, line, 1, "", rule, message))
 
 
-def _from_problem(problem: YamlProblem) -> Finding:
-    return Finding(problem.path, problem.line, problem.col, problem.field, "schema", problem.message)
+def _from_problem(problem: YamlProblem) -> LintFinding:
+    return LintFinding(problem.path, problem.line, problem.col, problem.field, "schema", problem.message)
 
 
 def _check_location(out: _Collector, entry: Entry, path: Path) -> None:
@@ -259,7 +259,7 @@ def _check_schema_file(out: _Collector) -> None:
             out.add_file(shown, "schema-stale", f"schema.json is out of date; run `kb schema -o {shown}`")
 
 
-def lint_catalogue(cat: Catalogue) -> list[Finding]:
+def lint_catalogue(cat: Catalogue) -> list[LintFinding]:
     """Every finding for the catalogue, load problems first, in a stable order.
 
     Over layers, the findings are the layers' own: their records, and how they fit the base
@@ -268,7 +268,7 @@ def lint_catalogue(cat: Catalogue) -> list[Finding]:
     out = _Collector(cat)
     layered = bool(cat.layers)
     out.findings += [_from_problem(p) for p in cat.problems[cat.base_problems if layered else 0:]]
-    out.findings += [Finding(path, line, col, "", rule, message)
+    out.findings += [LintFinding(path, line, col, "", rule, message)
                      for path, line, col, rule, message in cat.layer_findings]
     for entry_id, paths in sorted(cat.duplicates.items()) if not layered else []:
         for path in paths[1:]:

@@ -18,9 +18,9 @@ from typing import Any
 
 import yaml
 
-from ._locate import MAX_FILE_BYTES
+from ._locate import MAX_RECORD_BYTES
 
-__all__ = ["MAX_FILE_BYTES", "Located", "YamlProblem", "dotted", "load_yaml"]
+__all__ = ["MAX_RECORD_BYTES", "Located", "YamlProblem", "dotted", "load_yaml"]
 
 try:  # libyaml is several times faster; fall back to pure Python when it is absent.
     _Loader: type = yaml.CSafeLoader
@@ -167,12 +167,12 @@ def _read_bounded(file: Path, shown: str) -> bytes:
             kind = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
             raise _Fail(YamlProblem(shown, 1, 1, "", f"is {kind}; a record must be a regular YAML file"))
         too_big = YamlProblem(shown, 1, 1, "", f"file is {info.st_size / 1e6:.1f} MB; records are limited to "
-                              f"{MAX_FILE_BYTES // 1024} KB")
-        if info.st_size > MAX_FILE_BYTES:
+                              f"{MAX_RECORD_BYTES // 1024} KB")
+        if info.st_size > MAX_RECORD_BYTES:
             raise _Fail(too_big)
         with os.fdopen(os.dup(fd), "rb") as handle:
-            raw = handle.read(MAX_FILE_BYTES + 1)
-        if len(raw) > MAX_FILE_BYTES:
+            raw = handle.read(MAX_RECORD_BYTES + 1)
+        if len(raw) > MAX_RECORD_BYTES:
             raise _Fail(too_big)
         return raw
     finally:

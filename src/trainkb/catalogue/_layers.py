@@ -14,7 +14,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ._catalogue import Catalogue, _display, _validate, load_catalogue
+from ._loader import Catalogue, _display, _validate, load_catalogue
 from ._locate import LAYER_FILE
 from ._yamlio import load_yaml
 

@@ -15,11 +15,14 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-__all__ = ["AREA_FILE", "ENV_VAR", "LAYER_FILE", "MAX_FILE_BYTES", "RECORD_SUFFIXES", "catalogue_digest",
-           "find_catalogue", "find_catalogues", "find_reports", "is_layer", "layers_digest", "record_files"]
+__all__ = ["AREA_FILE", "ENV_VAR", "LAYER_FILE", "MAX_RECORD_BYTES", "RECORD_SUFFIXES", "PathList", "bundled_folder",
+           "catalogue_digest", "find_catalogue", "find_catalogues", "find_reports", "is_layer", "layers_digest",
+           "record_files", "shipped_folder"]
 
 ENV_VAR = "TRAINKB_CATALOGUE"
-MAX_FILE_BYTES = 256 * 1024  # a record (or areas.yaml) larger than this is refused, never read in full
+# A file-size cap, not a paste limit: a record (or areas.yaml) larger than this is refused, never read in
+# full; the largest real record is about 16 KB, and the search cache hashes no more than this of a file.
+MAX_RECORD_BYTES = 256 * 1024
 RECORD_SUFFIXES = (".yaml", ".yml")
 AREA_FILE = "areas.yaml"
 LAYER_FILE = "catalogue.yaml"  # marks a folder as a layer over a base catalogue; names the layer
@@ -27,20 +30,23 @@ LAYER_FILE = "catalogue.yaml"  # marks a folder as a layer over a base catalogue
 PathList = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
 
 
-def _checkout_catalogue() -> Path | None:
-    """The top-level catalogue/ when trainkb runs from a source checkout (editable install)."""
-    top = Path(__file__).resolve().parents[2]
-    candidate = top / "catalogue"
-    if (top / "pyproject.toml").is_file() and (candidate / "areas.yaml").is_file():
-        return candidate
-    return None
+def bundled_folder(name: str) -> Path:
+    """The copy of the checkout's top-level ``name/`` that the wheel ships as ``trainkb/_bundled_<name>``."""
+    return Path(str(resources.files("trainkb") / f"_bundled_{name}"))
+
+
+def shipped_folder(name: str, marker: str) -> Path:
+    """``name/`` at the top of a source checkout (editable install) when it holds ``marker``, else the
+    wheel's bundled copy: the one answer to "checkout or installed wheel?" (catalogue, reports, site)."""
+    top = Path(__file__).resolve().parents[3]
+    checkout = top / name
+    if (top / "pyproject.toml").is_file() and (checkout / marker).exists():
+        return checkout
+    return bundled_folder(name)
 
 
 def _default_catalogue() -> Path:
-    checkout = _checkout_catalogue()
-    if checkout is not None:
-        return checkout
-    return Path(str(resources.files("trainkb") / "_bundled_catalogue"))
+    return shipped_folder("catalogue", AREA_FILE)
 
 
 def _folders(value: PathList | None) -> list[str]:
@@ -79,7 +85,7 @@ def find_reports(catalogue_root: Path) -> Path:
     beside = catalogue_root.parent / "reports"
     if beside.is_dir():
         return beside
-    return Path(str(resources.files("trainkb") / "_bundled_reports"))
+    return bundled_folder("reports")
 
 
 def record_files(root: Path) -> list[Path]:
@@ -112,12 +118,12 @@ def _digest_file(digest: Any, path: Path) -> None:
     except OSError as exc:
         digest.update(f"unreadable {exc.errno}".encode())
         return
-    if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FILE_BYTES:
+    if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_RECORD_BYTES:
         digest.update(f"refused {info.st_mode} {info.st_size} {info.st_mtime_ns}".encode())
         return
     try:
         with path.open("rb") as handle:
-            digest.update(handle.read(MAX_FILE_BYTES + 1))
+            digest.update(handle.read(MAX_RECORD_BYTES + 1))
     except OSError as exc:
         digest.update(f"unreadable {exc.errno}".encode())
 

@@ -1,0 +1,113 @@
+"""The record model end to end: where catalogues live, which files are records, how they load and lint.
+
+Every feature (search, site, TUI, check, commands) imports this front door, never its modules.
+Locating a catalogue and hashing it (``_locate``) is plain standard library and loads eagerly,
+so `kb search` can check its cache without pydantic or YAML; every other name is loaded on
+first use (PEP 562), which keeps that path light.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+from ._locate import (
+    AREA_FILE,
+    ENV_VAR,
+    LAYER_FILE,
+    MAX_RECORD_BYTES,
+    RECORD_SUFFIXES,
+    PathList,
+    bundled_folder,
+    catalogue_digest,
+    find_catalogue,
+    find_catalogues,
+    find_reports,
+    is_layer,
+    layers_digest,
+    record_files,
+    shipped_folder,
+)
+
+if TYPE_CHECKING:
+    from ._jsonschema import MODELINE, SCHEMA_FILE, render_schema
+    from ._layers import LayerFile, layer_name, layer_reports, load_layers
+    from ._lint import TODO, LintFinding, lint_catalogue
+    from ._loader import Backlink, Catalogue, load_catalogue, validation_problems
+    from ._mutation import apply_mutation, mutation_problems
+    from ._regexsafety import backtracking_risk
+    from ._reports import (
+        REPORT_FORMAT,
+        CheckReport,
+        CheckStatus,
+        ReportedResult,
+        ReportRow,
+        VerificationMatrix,
+        load_verification,
+        read_report,
+        torch_release,
+    )
+    from ._schema import (
+        ENTRY_ID_PATTERN,
+        RELATION_LABELS,
+        Area,
+        AreasFile,
+        Check,
+        Entry,
+        ExpectHangs,
+        ExpectRaises,
+        ExpectWarns,
+        ExternalPointer,
+        Link,
+        Mutation,
+        Reference,
+        Relation,
+        Requires,
+        Section,
+        Signature,
+        VersionNote,
+    )
+    from ._yamlio import Located, YamlProblem, dotted, load_yaml
+
+# name -> the private module that defines it, imported on first access
+_LAZY = {
+    **dict.fromkeys(["MODELINE", "SCHEMA_FILE", "render_schema"], "_jsonschema"),
+    **dict.fromkeys(["LayerFile", "layer_name", "layer_reports", "load_layers"], "_layers"),
+    **dict.fromkeys(["TODO", "LintFinding", "lint_catalogue"], "_lint"),
+    **dict.fromkeys(["Backlink", "Catalogue", "load_catalogue", "validation_problems"], "_loader"),
+    **dict.fromkeys(["apply_mutation", "mutation_problems"], "_mutation"),
+    **dict.fromkeys(["backtracking_risk"], "_regexsafety"),
+    **dict.fromkeys(["REPORT_FORMAT", "CheckReport", "CheckStatus", "ReportRow", "ReportedResult",
+                     "VerificationMatrix", "load_verification", "read_report", "torch_release"], "_reports"),
+    **dict.fromkeys(["ENTRY_ID_PATTERN", "RELATION_LABELS", "Area", "AreasFile", "Check", "Entry", "ExpectHangs",
+                     "ExpectRaises", "ExpectWarns", "ExternalPointer", "Link", "Mutation", "Reference", "Relation",
+                     "Requires", "Section", "Signature", "VersionNote"], "_schema"),
+    **dict.fromkeys(["Located", "YamlProblem", "dotted", "load_yaml"], "_yamlio"),
+}
+
+__all__ = [
+    "AREA_FILE", "ENTRY_ID_PATTERN", "ENV_VAR", "LAYER_FILE", "MAX_RECORD_BYTES", "MODELINE", "RECORD_SUFFIXES",
+    "RELATION_LABELS", "REPORT_FORMAT", "SCHEMA_FILE", "TODO", "Area", "AreasFile", "Backlink", "Catalogue",
+    "Check", "CheckReport", "CheckStatus", "Entry", "ExpectHangs", "ExpectRaises", "ExpectWarns",
+    "ExternalPointer", "LayerFile", "Link", "LintFinding", "Located", "Mutation", "PathList", "Reference",
+    "Relation", "ReportRow", "ReportedResult", "Requires", "Section", "Signature", "VerificationMatrix",
+    "VersionNote", "YamlProblem", "apply_mutation", "backtracking_risk", "bundled_folder", "catalogue_digest",
+    "dotted", "find_catalogue", "find_catalogues", "find_reports", "is_layer", "layer_name", "layer_reports",
+    "layers_digest", "lint_catalogue", "load_catalogue", "load_layers", "load_verification", "load_yaml",
+    "mutation_problems", "read_report", "record_files", "render_schema", "shipped_folder", "torch_release",
+    "validation_problems",
+]
+
+
+def __getattr__(name: str) -> object:
+    """Import the module behind a lazy name once, then keep the name here like any other."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
