@@ -10,7 +10,7 @@ TORCH  := torch==2.13.0
 TORCH_INDEX_URL ?=
 TORCH_INDEX := $(if $(TORCH_INDEX_URL),--index-url $(TORCH_INDEX_URL))
 
-.PHONY: setup run test lint check ruff pytest schema snapshots bench clean
+.PHONY: setup run test quick lint check ruff mypy pytest schema snapshots bench clean
 
 setup: $(STAMP)
 
@@ -26,11 +26,21 @@ $(STAMP): pyproject.toml
 run: setup
 	$(BIN)/kb
 
+# `ruff format` owns the layout: run `$(BIN)/ruff format src tests benchmarks` before committing.
 ruff: setup
 	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff format --check src tests benchmarks
+
+# strict over src/ (pyproject.toml [tool.mypy])
+mypy: setup
+	$(BIN)/mypy
 
 pytest: setup
 	$(BIN)/pytest -q
+
+# the edit-and-test loop: every test except the slow and the browser ones, which `make test` runs too
+quick: setup
+	$(BIN)/pytest -q -m "not slow and not browser"
 
 lint: setup
 	$(BIN)/kb lint
@@ -47,7 +57,7 @@ snapshots: setup
 	$(BIN)/pytest -q tests/tui/test_snapshots.py --snapshot-update
 
 # --mutants: every declared counterfactual must fail, in the same run and warm pool.
-test: setup ruff lint pytest
+test: setup ruff mypy lint pytest
 	mkdir -p build
 	$(BIN)/kb check --mutants --json build/kb-check.json --junit build/kb-check.xml
 
@@ -55,4 +65,4 @@ bench: setup
 	$(BIN)/python benchmarks/check_overhead.py
 
 clean:
-	rm -rf $(VENV) dist build .pytest_cache .ruff_cache
+	rm -rf $(VENV) dist build .pytest_cache .ruff_cache .mypy_cache

@@ -1,4 +1,4 @@
-"""Shared fixtures: small throw-away catalogues written to tmp_path."""
+"""Shared fixtures (small throw-away catalogues written to tmp_path) and the browser marker."""
 
 from __future__ import annotations
 
@@ -31,3 +31,11 @@ def make_catalogue(tmp_path: Path) -> Callable[..., Path]:
         return root
 
     return make
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects anything
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that drives Chromium (it uses the `browser` fixture, itself or through another) is marked browser."""
+    for item in items:
+        if "browser" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.browser)

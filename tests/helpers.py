@@ -1,7 +1,9 @@
-"""Builders for small test catalogues."""
+"""Data and builders the tests share (fixtures live in the conftest files; data lives here)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import textwrap
 
 from trainkb.catalogue import MODELINE
@@ -66,3 +68,55 @@ Epoch 0:  12%|█▏        | 12/100 [00:03<00:22,  3.9it/s]
 [rank1]:     loss = model(batch).sum()
 [rank1]: RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one.
 """
+
+
+# A team layer over the bundled catalogue (tests/test_layers.py, tests/test_precommit.py).
+TEAM_AREAS = """\
+areas:
+  - id: cluster
+    title: Our training stack
+    order: 50
+    scope: Failures of the team's own shard loader and launcher.
+    sections:
+      - {id: loaders, title: Shard loaders}
+"""
+
+# The check prints the signature's wording; the example is what torch 2.13 printed here.
+TEAM_RECORD = """\
+# yaml-language-server: $schema=../schema.json
+id: Q1
+title: The shard loader asks torch for a buffer of negative length
+area: cluster
+section: loaders
+tags: [shard-loader]
+fix_summary: Check the manifest's end offset against its start before allocating the buffer.
+symptom: |
+  Loading a shard dies at once with a RuntimeError about a negative dimension.
+root_cause: |
+  The manifest's end offset precedes its start, so the computed length is below zero.
+fix: |
+  Validate `end >= start` when the manifest is read and name the shard in the error.
+signatures:
+  - regex: Trying to create tensor with negative dimension -?[0-9]+
+    type: RuntimeError
+    example: "RuntimeError: Trying to create tensor with negative dimension -1: [-1]"
+    note: printed by torch 2.13
+    names_cause: true
+checks:
+  - name: negative-length-raises
+    claim: torch refuses to allocate a tensor whose length is negative.
+    demonstrates: failure
+    code: |
+      import torch
+      start, end = 4, 3  # a manifest whose end precedes its start
+      torch.empty(end - start)
+    expect:
+      raises: {type: RuntimeError, match: negative dimension}
+"""
+
+
+def team_paste() -> str:
+    """The failure as torch prints it here (real output, not a copy of the record's example)."""
+    run = subprocess.run([sys.executable, "-c", "import torch; torch.empty(3 - 4)"], capture_output=True, text=True)
+    assert "negative dimension" in run.stderr
+    return run.stderr

@@ -10,60 +10,11 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from helpers import TEAM_AREAS, TEAM_RECORD, team_paste
 
 from trainkb.catalogue import ENV_VAR, find_catalogue, find_catalogues, lint_catalogue, load_layers
 from trainkb.cli import main
 from trainkb.search._index import load_index
-
-TEAM_AREAS = """\
-areas:
-  - id: cluster
-    title: Our training stack
-    order: 50
-    scope: Failures of the team's own shard loader and launcher.
-    sections:
-      - {id: loaders, title: Shard loaders}
-"""
-
-# The check prints the signature's wording; the example is what torch 2.13 printed here.
-TEAM_RECORD = """\
-# yaml-language-server: $schema=../schema.json
-id: Q1
-title: The shard loader asks torch for a buffer of negative length
-area: cluster
-section: loaders
-tags: [shard-loader]
-fix_summary: Check the manifest's end offset against its start before allocating the buffer.
-symptom: |
-  Loading a shard dies at once with a RuntimeError about a negative dimension.
-root_cause: |
-  The manifest's end offset precedes its start, so the computed length is below zero.
-fix: |
-  Validate `end >= start` when the manifest is read and name the shard in the error.
-signatures:
-  - regex: Trying to create tensor with negative dimension -?[0-9]+
-    type: RuntimeError
-    example: "RuntimeError: Trying to create tensor with negative dimension -1: [-1]"
-    note: printed by torch 2.13
-    names_cause: true
-checks:
-  - name: negative-length-raises
-    claim: torch refuses to allocate a tensor whose length is negative.
-    demonstrates: failure
-    code: |
-      import torch
-      start, end = 4, 3  # a manifest whose end precedes its start
-      torch.empty(end - start)
-    expect:
-      raises: {type: RuntimeError, match: negative dimension}
-"""
-
-
-def _paste() -> str:
-    """The failure as torch prints it here (real output, not a copy of the record's example)."""
-    run = subprocess.run([sys.executable, "-c", "import torch; torch.empty(3 - 4)"], capture_output=True, text=True)
-    assert "negative dimension" in run.stderr
-    return run.stderr
 
 
 @pytest.fixture
@@ -104,7 +55,7 @@ def test_team_entries_are_listed_searched_and_shown(team, capsys):
     assert rows["D8"]["path"].startswith("catalogue/")
     assert (rows["Q1"]["layer"], rows["D8"]["layer"]) == ("team-x", None)
 
-    paste = _paste()
+    paste = team_paste()
     code, out, _ = _kb(["search", "--catalogue", str(team), "--json", paste], capsys)
     response = json.loads(out)
     assert code == 0 and not response["abstained"]
@@ -125,7 +76,7 @@ def test_team_entries_are_listed_searched_and_shown(team, capsys):
 
 def test_environment_path_list_layers_too(team, capsys, monkeypatch):
     monkeypatch.setenv(ENV_VAR, f"{find_catalogue()}{os.pathsep}{team}")
-    code, out, _ = _kb(["search", "--json", _paste()], capsys)
+    code, out, _ = _kb(["search", "--json", team_paste()], capsys)
     assert code == 0 and json.loads(out)["results"][0]["id"] == "Q1"
 
 
@@ -133,7 +84,7 @@ def test_tui_marks_the_layer(team):
     from trainkb.tui._model import KnowledgeBase
 
     kb = KnowledgeBase.load(str(team))
-    assert kb.search(_paste()).results[0].id == "Q1"
+    assert kb.search(team_paste()).results[0].id == "Q1"
     assert "from the team-x catalogue" in kb.header("Q1")[1]
     assert "team-x" not in kb.header("D8")[1] + kb.markdown("D8")
 

@@ -116,6 +116,7 @@ def _cleaned(paste: str) -> str:
     return "\n".join(line.text for line in parse(paste).lines)
 
 
+@pytest.mark.slow
 def test_a_new_failure_ranks_first_over_the_whole_bundled_catalogue(tmp_path, capsys, monkeypatch):
     """A traceback captured here from torch that no bundled entry explains: after `kb new`, search finds it."""
     run = subprocess.run([sys.executable, "-c", "import torch; torch.empty(-1)"], capture_output=True, text=True)

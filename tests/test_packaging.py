@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.timeout(600)
+@pytest.mark.slow
 def test_wheel_from_sdist_installs_and_lists(tmp_path):
     dist = tmp_path / "dist"
     # `python -m build` builds the sdist first and the wheel from that sdist.

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_layers import TEAM_AREAS, TEAM_RECORD, _paste
+from helpers import TEAM_AREAS, TEAM_RECORD, team_paste
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
@@ -66,7 +66,7 @@ def test_lint_hook_passes_a_clean_layer_and_fails_on_todos(team_repo):
     assert "Passed" in run.stdout
 
     crash = repo.parent / "crash.log"
-    crash.write_text(_paste(), encoding="utf-8")
+    crash.write_text(team_paste(), encoding="utf-8")
     drafted = _run([sys.executable, "-m", "trainkb", "new", "--catalogue", "catalogue", "--area", "cluster",
                     "--id", "Q2", "--from", str(crash)], repo, env)
     assert drafted.returncode == 0, drafted.stderr
@@ -75,6 +75,7 @@ def test_lint_hook_passes_a_clean_layer_and_fails_on_todos(team_repo):
     assert "Failed" in run.stdout and "[todo]" in run.stdout and "catalogue/cluster/Q2-" in run.stdout
 
 
+@pytest.mark.slow
 def test_check_hook_runs_the_changed_record(team_repo):
     repo, env = team_repo
     record = repo / "catalogue" / "cluster" / "Q1-negative-shard-length.yaml"

@@ -87,6 +87,7 @@ def test_idle_timeout_diagnoses_a_hang(cat):
     assert time.monotonic() - started < 30
 
 
+@pytest.mark.slow
 def test_two_rank_gloo_job_failing_on_one_rank(tmp_path):
     """A real torchrun job; the real catalogue must name the DDP unused-parameter entry."""
     script = tmp_path / "train.py"

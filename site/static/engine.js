@@ -2,12 +2,74 @@
  *
  * Everything that depends on the catalogue or that the Python engine may retune (regexes,
  * thresholds, weights, signature specificity, BM25 postings) comes from the exported index
- * (window.TRAINKB_INDEX.search); this file only mirrors the algorithm. Keep it in step with
- * _input.py, _normalize.py, _score.py and _search.py: tests/site/test_parity.py compares every
- * benchmark case's ranked entries, scores and confidences with `kb search`.
+ * (window.TRAINKB_INDEX.search), whose layout is the engine contract declared in
+ * src/trainkb/search/contract.py (docs/search.md); this file only mirrors the algorithm. Keep it
+ * in step with _input.py, _normalize.py, _score.py and _search.py: tests/site/test_parity.py
+ * compares every benchmark case's ranked entries, scores and confidences with `kb search`.
  */
 (function (root) {
   "use strict";
+
+  /* The engine contract this file reads: its version and every field it relies on. An index of
+   * another version, or one lacking a field, is refused with an Error rather than searched wrongly.
+   * Bump with ENGINE_CONTRACT_VERSION in src/trainkb/search/contract.py (docs/search.md says when). */
+  var CONTRACT_VERSION = 1;
+  var CONTRACT = {
+    version: CONTRACT_VERSION,
+    fields: ["version", "constants", "patterns", "advice", "entries", "sigs", "phrases", "excludes", "aliases",
+             "postings", "idf", "background", "sig_terms", "gate", "ungated"],
+    constants: ["MAX_CHARS", "MAX_LINES", "MAX_LINE_CHARS", "MAX_CONTINUATION", "NEWLINE_SEARCH", "MAX_PREFIXES",
+                "ROOT_CAUSE_LINES", "SENTENCE_WORDS", "MIN_DUMP_ITEMS", "FAILURE_WEIGHT", "OTHER_WEIGHT",
+                "WRAPPER_WEIGHT", "WRAPPER_TYPES", "STOP", "MAX_HITS_PER_SIG", "EXACT_STRENGTH", "FUZZY_STRENGTH",
+                "TYPE_BONUS", "MIN_FUZZY_CHARS", "MIN_SHARED_TERMS", "SHARED_TERMS_SHARE", "MIN_LINE_CHARS",
+                "MAX_TERM_REPEATS", "FULL_ALIAS_WORDS", "PROSE_SATURATION", "BM25_SHARE", "COVER_SHARE",
+                "EXTRA_SIGNATURE", "OTHER_KIND_SHARE", "MAX_EVIDENCE", "SUBSTITUTION_PENALTY", "FUZZY_FLOOR",
+                "PROSE_CANDIDATES", "MAX_QUERY_TERMS", "ALIAS_STRENGTH", "KNOWN_FAILURE", "SOME_EVIDENCE",
+                "MAX_TEXT_SEGMENTS", "MAX_MESSAGE_SEGMENTS", "UNKNOWN_ERROR_CAP", "EXCLUDED_CAP", "AMBIGUOUS_SHARE",
+                "NOISE_MIN_TERMS", "NOISE_KNOWN_SHARE", "ROLE_WEIGHT", "HIGH", "MEDIUM", "SIGNATURE_LEAD",
+                "MIN_SCORE", "ADVICE_MESSAGE_CHARS"],
+    patterns: ["ANSI", "CONTROL", "PREFIX", "BOX", "TB_HEADER", "FRAME", "FRAME_START", "CHAIN", "NCCL_LINE",
+               "EXC_LINE", "WARN_LINE", "WHAT", "EXC_INLINE", "WRAPPER", "ROOT_CAUSE", "LAUNCHER_FAILED", "FIELD",
+               "LOGGY", "SENTENCE", "PROGRESS", "COMMAND", "OPTION", "DUMP_ITEM", "DUMP_START", "SETTING",
+               "ENVIRONMENT", "SPACES", "WORD", "TOKEN", "NUMBER", "MASKS"],
+    advice: ["launcher", "symptom", "exception", "cut", "log", "prose"],
+    entries: ["id", "title", "area", "fix_summary"],
+    sigs: ["entry", "source", "regex", "literal", "type", "texts", "terms", "required", "numbers", "spec", "ambiguous",
+           "names_cause"],
+    phrases: ["entry", "text", "alias", "spec", "ambiguous"],
+    excludes: ["entry", "regex"]
+  };
+
+  /* Throws when ``data`` is not an index this engine can read: another contract version, or a field missing. */
+  function checkContract(data) {
+    var rebuild = " Rebuild the site with the trainkb that ships this engine.js (`kb site build`).";
+    if (data === null || typeof data !== "object") {
+      throw new Error("trainkb search engine: the site has no search index (search-index.js did not load)." + rebuild);
+    }
+    if (data.version !== CONTRACT_VERSION) {
+      throw new Error("trainkb search engine out of date: engine.js reads index contract version " + CONTRACT_VERSION +
+                      " but the site's search index is version " + data.version + "." + rebuild);
+    }
+    var missing = [];
+    function need(object, names, where) {
+      if (object === null || typeof object !== "object") return;
+      for (var i = 0; i < names.length; i++) {
+        if (!Object.prototype.hasOwnProperty.call(object, names[i])) missing.push(where + names[i]);
+      }
+    }
+    need(data, CONTRACT.fields, "");
+    ["constants", "patterns", "advice"].forEach(function (table) { need(data[table], CONTRACT[table], table + "."); });
+    ["entries", "sigs", "phrases", "excludes"].forEach(function (list) {
+      (Array.isArray(data[list]) ? data[list] : []).forEach(function (item, i) {
+        need(item, CONTRACT[list], list + "[" + i + "].");
+      });
+    });
+    if (missing.length) {
+      throw new Error("trainkb search engine out of date: the site's search index (contract version " + data.version +
+                      ") lacks " + missing.slice(0, 5).join(", ") + (missing.length > 5 ? " and " + (missing.length - 5) +
+                      " more" : "") + "." + rebuild);
+    }
+  }
 
   function re(spec, extra) {
     return new RegExp(spec[0], spec[1] + (extra || ""));
@@ -370,9 +432,10 @@
   };
 
   /* ---- rapidfuzz partial_ratio_alignment, on a bit-parallel LCS ----
-   * A port of rapidfuzz's C++ partial_ratio_impl (the one `fuzz.partial_ratio_alignment` runs):
-   * the same windows in the same order with the same cut-offs, so ties resolve to the same
-   * window. Strings are compared as arrays of code points, as Python indexes a str. */
+   * A port of rapidfuzz's C++ partial_ratio_impl (the one `fuzz.partial_ratio_alignment` runs in
+   * rapidfuzz 3.11 and later, rapidfuzz-cpp 3.2+; pyproject.toml keeps rapidfuzz below 4): the same
+   * windows in the same order with the same cut-offs, so ties resolve to the same window. Strings
+   * are compared as arrays of code points, as Python indexes a str. */
 
   function codePoints(text) {
     var out = [];
@@ -470,8 +533,9 @@
           }
           var cellDiff = second - first;
           if (cellDiff === 1) continue;
+          // the least distance the range can hold: half the cells not needed for the known edits can improve it
           var knownEdits = Math.abs(scores[first] - scores[second]);
-          var minScore = Math.min(scores[first], scores[second]) - (cellDiff + Math.floor(knownEdits / 2));
+          var minScore = Math.min(scores[first], scores[second]) - Math.floor((cellDiff - Math.floor(knownEdits / 2)) / 2) * 2;
           if (minScore < cutoffDist) {
             var center = Math.floor(cellDiff / 2);
             next.push([first, first + center], [first + center, second]);
@@ -542,6 +606,7 @@
   /* ---- score (_score.py) ---- */
 
   function Engine(data) {
+    checkContract(data);
     var C = data.constants, P = data.patterns;
     this.C = C;
     this.norm = new Normalizer(C, P);
@@ -550,21 +615,18 @@
     this.sigs = data.sigs.map(function (s) {
       return { entry: s.entry, source: s.source, regex: re(s.regex, "g"), literal: s.literal, type: s.type,
                texts: s.texts.map(codePoints), nterms: s.terms.length, terms: s.terms, spec: s.spec,
-               required: s.required,
-               numbers: s.numbers, namesCause: s.names_cause,
-               ambiguous: s.background >= C.AMBIGUOUS_REPORTS || s.shared >= C.AMBIGUOUS_SHARED ||
-                 s.family >= C.AMBIGUOUS_FAMILY };
+               required: s.required, numbers: s.numbers, ambiguous: s.ambiguous, namesCause: s.names_cause };
     });
     this.aliases = data.aliases;  // entry -> [[words, idf total], ...]
-    // aliases written as error fragments: [entry, masked text, alias as written, length in code points,
-    // many root causes print it, its words]
+    // aliases written as error fragments, with their words
     var norm = this.norm;
     this.phrases = data.phrases.map(function (p) {
-      return [p[0], p[1], p[2], codePoints(p[1]).length, p[3] >= C.AMBIGUOUS_REPORTS, norm.terms(p[2])];
+      return { entry: p.entry, text: p.text, alias: p.alias, spec: p.spec, ambiguous: p.ambiguous,
+               words: norm.terms(p.alias) };
     });
     this.background = data.background;  // word -> weight in the prose model (1 when absent)
     this.adviceTexts = data.advice;
-    this.excludes = data.excludes.map(function (x) { return [x[0], new RegExp(x[1], x[2])]; });
+    this.excludes = data.excludes.map(function (x) { return [x.entry, re(x.regex)]; });
     this.gate = data.gate;
     this.ungated = data.ungated;
     this.postings = data.postings;
@@ -721,12 +783,12 @@
       if (message === null || message.weight < C.OTHER_WEIGHT || !message.type) return;
       var text = " " + self.norm.normalize(pySlice(message.text, C.MAX_LINE_CHARS)) + " ";
       self.phrases.forEach(function (p) {
-        var phrase = p[1], pos = text.indexOf(phrase);
+        var phrase = p.text, pos = text.indexOf(phrase);
         if (pos < 0 || isAlnum(codeBefore(text, pos)) || isAlnum(text.codePointAt(pos + phrase.length))) return;
         var line = query.lines[message.line];
-        addHit(hits, p[0], { line: line.number, text: pyStrip(line.text), signature: p[2], span: null, at: message.line,
-                             via: "alias", ambiguous: p[4], words: p[5], strength: C.ALIAS_STRENGTH * message.weight *
-                               Math.min(1.0, C.BREVITY_BASE + p[3] / C.BREVITY_CHARS) });
+        addHit(hits, p.entry, { line: line.number, text: pyStrip(line.text), signature: p.alias, span: null,
+                                at: message.line, via: "alias", ambiguous: p.ambiguous, words: p.words,
+                                strength: C.ALIAS_STRENGTH * message.weight * p.spec });
       });
     });
     return hits;
@@ -951,7 +1013,8 @@
              advice: abstained ? this.advice(query, symptom) : null };
   };
 
-  var api = { Engine: Engine, partialRatio: partialRatio, alignment: alignment, stem: stem };
+  var api = { Engine: Engine, CONTRACT: CONTRACT, checkContract: checkContract, partialRatio: partialRatio,
+              alignment: alignment, stem: stem };
   root.TrainkbEngine = api;
   if (typeof module !== "undefined" && module.exports) module.exports = api;
 })(typeof window !== "undefined" ? window : globalThis);

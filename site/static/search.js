@@ -18,7 +18,8 @@
     });
   }
 
-  /* The index, then the engine; one promise for every caller. */
+  /* The index, then the engine; one promise for every caller. It rejects, and every box says so, when
+   * a script fails to load or engine.js refuses the index (another engine contract version, a field missing). */
   function ready() {
     if (!loading) {
       loading = loadScript("static/search-index.js")
@@ -101,6 +102,14 @@
     state[key] = value;
     history.replaceState(state, "");
   }
+  /* search cannot run: say why in the results area instead of showing results of a mismatched engine */
+  function showBroken(out) {
+    return function (error) {
+      out.textContent = "";
+      out.hidden = false;
+      out.appendChild(el("p", "engine-error", "Search is unavailable: " + (error && error.message || error)));
+    };
+  }
   /* a paste, not a few words: several lines, or a long line */
   function looksPasted(text) { return /\n/.test(text.trim()) || text.length > 120; }
 
@@ -165,7 +174,7 @@
         list.appendChild(li);
       });
       if (response.results.length) pasteOut.appendChild(list);
-    });
+    }, showBroken(pasteOut));
   }
   if (pasteForm) {
     pasteForm.addEventListener("submit", function (event) { event.preventDefault(); runPaste(); });
@@ -199,7 +208,7 @@
         list.appendChild(li);
       });
       out.appendChild(list);
-    });
+    }, showBroken(out));
   }
   function searchPage(hash) { window.location.href = root + "search/index.html#" + hash; }
   if (box) {

@@ -15,12 +15,26 @@ import sys
 import tempfile
 import threading
 import traceback
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from types import TracebackType
 
 __all__ = ["install", "uninstall"]
 
-_installed: dict[str, object] = {}
+
+class _Hooks:
+    """The hooks trainkb replaced (and calls first), and how many entries to name.
+
+    A plain class, not a dataclass: `import trainkb` stays cheap.
+    """
+
+    def __init__(self, excepthook: Callable[[type[BaseException], BaseException, TracebackType | None], object],
+                 threading_hook: Callable[[threading.ExceptHookArgs], object], top: int = 3) -> None:
+        self.excepthook = excepthook
+        self.threading = threading_hook
+        self.top = top
+
+
+_installed: _Hooks | None = None
 
 
 def _job_id() -> str | None:
@@ -92,7 +106,7 @@ def _report(exc_type: type[BaseException], value: BaseException, tb: TracebackTy
                 return
             from ._advice import advise
 
-            advice = advise(text, top=int(_installed.get("top", 3)))  # type: ignore[call-overload]
+            advice = advise(text, top=_installed.top if _installed else 3)
             if advice:
                 sys.stderr.write(advice)
                 sys.stderr.flush()
@@ -101,14 +115,14 @@ def _report(exc_type: type[BaseException], value: BaseException, tb: TracebackTy
 
 
 def _excepthook(exc_type: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:
-    previous = _installed.get("excepthook", sys.__excepthook__)
-    previous(exc_type, value, tb)  # type: ignore[operator]
+    previous = _installed.excepthook if _installed else sys.__excepthook__
+    previous(exc_type, value, tb)
     _report(exc_type, value, tb)
 
 
 def _threading_hook(args: threading.ExceptHookArgs) -> None:
-    previous = _installed.get("threading", threading.__excepthook__)
-    previous(args)  # type: ignore[operator]
+    previous = _installed.threading if _installed else threading.__excepthook__
+    previous(args)
     if args.exc_value is not None:
         _report(args.exc_type, args.exc_value, args.exc_traceback)
 
@@ -119,16 +133,18 @@ def install(top: int = 3) -> None:
     ``sys.unraisablehook`` is left alone: exceptions in ``__del__`` and finalizers are
     rarely the failure that stopped a run, and advice there would be noise.
     """
-    if "excepthook" not in _installed:
-        _installed["excepthook"] = sys.excepthook
-        _installed["threading"] = threading.excepthook
+    global _installed
+    if _installed is None:
+        _installed = _Hooks(sys.excepthook, threading.excepthook)
         sys.excepthook = _excepthook
         threading.excepthook = _threading_hook
-    _installed["top"] = top
+    _installed.top = top
 
 
 def uninstall() -> None:
     """Put the previous hooks back."""
-    if "excepthook" in _installed:
-        sys.excepthook = _installed.pop("excepthook")  # type: ignore[assignment]
-        threading.excepthook = _installed.pop("threading")  # type: ignore[assignment]
+    global _installed
+    if _installed is not None:
+        sys.excepthook = _installed.excepthook
+        threading.excepthook = _installed.threading
+        _installed = None

@@ -201,11 +201,12 @@ def draft_record(cat: Catalogue, text: str | None, response: SearchResponse | No
     ranked = [r for r in response.results if r.id in cat.entries] if response else []
     if entry_id is not None:
         entry_id = entry_id.strip().upper()
-        if _ID.match(entry_id) is None:
+        id_match = _ID.match(entry_id)
+        if id_match is None:
             raise DraftError(f"{entry_id!r} is not an entry id (capitals then a number, e.g. Q1)")
         if entry_id in cat.entries:
             raise DraftError(f"id {entry_id} is already used by {cat.display_path(entry_id)}")
-        area = area or _area_of_prefix(cat, _ID.match(entry_id)[1])
+        area = area or _area_of_prefix(cat, id_match[1])
     area = area or (cat.entries[ranked[0].id].area if ranked else None)
     if area is None:
         raise DraftError("give --area: nothing in the catalogue resembles this failure to take it from")

@@ -52,6 +52,7 @@ def _leftover_dirs(tmp: Path) -> list[str]:
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
+@pytest.mark.slow
 def test_a_signal_to_kb_check_stops_every_check_and_cleans_up(make_catalogue, tmp_path, tmp, signum):
     started = tmp_path / "started"
     code = ESCAPES.format(started=str(started), sleep=600)
@@ -68,6 +69,7 @@ def test_a_signal_to_kb_check_stops_every_check_and_cleans_up(make_catalogue, tm
     assert _leftover_dirs(tmp) == []
 
 
+@pytest.mark.slow
 def test_processes_in_new_sessions_end_with_their_check_and_a_pipe_reaches_eof(make_catalogue, tmp_path, tmp):
     """`kb check ID | tail` returns: no escaped process keeps kb's output pipe open."""
     code = ESCAPES.format(started=str(tmp_path / "started"), sleep=0)
@@ -82,6 +84,7 @@ def test_processes_in_new_sessions_end_with_their_check_and_a_pipe_reaches_eof(m
     assert _leftover_dirs(tmp) == []
 
 
+@pytest.mark.slow
 def test_sigkill_of_kb_check_leaves_no_process_and_no_folder(make_catalogue, tmp_path, tmp):
     started = tmp_path / "started"
     code = ESCAPES.format(started=str(started), sleep=600)
@@ -95,6 +98,7 @@ def test_sigkill_of_kb_check_leaves_no_process_and_no_folder(make_catalogue, tmp
     assert _leftover_dirs(tmp) == []
 
 
+@pytest.mark.slow
 def test_a_snippet_that_kills_its_parent_fails_alone_and_clearly(make_catalogue, tmp_path, tmp):
     report = tmp_path / "report.json"
     checks = checks_yaml(

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 
+import pytest
 from helpers import checks_yaml, record
 
 from trainkb.catalogue import load_catalogue
@@ -42,6 +43,7 @@ assert not seen, f"readable in an ancestor's /proc/<pid>/environ: {{seen}}"
 """
 
 
+@pytest.mark.slow
 def test_no_secret_reaches_a_check_or_its_ancestors(make_catalogue):
     code = LOOKS_FOR_SECRETS.format(secrets=sorted(SECRETS.values()))
     root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml({"code": code, "expect": "ok"}))})

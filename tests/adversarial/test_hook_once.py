@@ -39,6 +39,7 @@ def _free_port() -> int:
 
 
 @pytest.mark.timeout(900)
+@pytest.mark.slow
 def test_every_rank_raises_and_each_job_prints_its_advice_once(make_catalogue, tmp_path):
     cat = make_catalogue({"alpha/D1-sample.yaml": record(extra=SIG)})
     script = tmp_path / "train.py"

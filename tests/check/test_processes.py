@@ -10,6 +10,7 @@ import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import pytest
 from helpers import checks_yaml, record
 
 from trainkb.cli import main
@@ -55,6 +56,7 @@ def _alive(pid: int) -> bool:
     return state not in {"Z", "X"}
 
 
+@pytest.mark.slow
 def test_two_rank_gloo_checks_and_deadlock_with_no_survivors(make_catalogue, tmp_path):
     """Run `kb check` as a real process; afterwards no rank and no grandchild may be alive."""
     piddir = tmp_path / "pids"

@@ -8,12 +8,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from browsers import CHROMIUM, CHROMIUM_ARGS, require_browser
 
 from trainkb.catalogue import Catalogue, find_catalogue, load_catalogue, load_verification
 from trainkb.site import build_site
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 STAMP = "2000-01-01 00:00 UTC"
 
 REPORT = {
@@ -74,16 +73,10 @@ def build_small(make_catalogue: Callable[..., Path], tmp_path: Path) -> Callable
     return build
 
 
-def chromium_or_skip() -> None:
-    if not CHROMIUM.exists():
-        pytest.skip("needs Debian's chromium at /usr/bin/chromium (CI installs it; see .ci/run)")
-    pytest.importorskip("playwright.sync_api", reason="needs the playwright python package (pip install playwright)")
-
-
 @pytest.fixture(scope="module")
 def browser():  # type: ignore[no-untyped-def]
-    """Headless Chromium driven by playwright; skipped with the reason when it is missing."""
-    chromium_or_skip()
+    """Headless Chromium driven by playwright; skipped with the reason when it is missing (failed under CI=true)."""
+    require_browser()
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:

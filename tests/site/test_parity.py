@@ -17,10 +17,11 @@ import pytest
 from rapidfuzz import fuzz
 
 from trainkb.catalogue import Catalogue
-from trainkb.search import Index, _input, _normalize, search
+from trainkb.search import Index, _normalize, search
 from trainkb.search._index import build_data
+from trainkb.search._jsregex import js_regex, signature_regex
 from trainkb.search._sigregex import compile_signature
-from trainkb.site._export import js_regex, signature_regex
+from trainkb.search.contract import engine_patterns
 
 SHARED_CASES = Path("/work/shared/bench/dev-cases.jsonl")
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
@@ -150,8 +151,7 @@ def test_regexes_keep_python_meaning(real_catalogue: Catalogue, real_site: Path,
     the line's ends) and by the browser line by line: their exported regexes match the spans RE2
     finds in each line, and RE2 over a whole paste finds exactly the per-line spans.
     """
-    modules = (_input, _normalize)
-    patterns = [(p.pattern, p.flags) for m in modules for p in vars(m).values() if isinstance(p, re.Pattern)]
+    patterns = [(p.pattern, p.flags) for p in engine_patterns().values()]
     patterns += [(p.pattern, p.flags) for _holder, p in _normalize.MASKS]
     sigs = [s.regex or re.escape(s.literal) for e in real_catalogue.ordered() for s in e.signatures]
     texts = ["模型训练报错KeyError: 'prompt'", "rank ３ pid ٣٣ at 12:00:01\n", "a\u2028b\x85c\u00a0d\n",

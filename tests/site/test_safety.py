@@ -113,7 +113,8 @@ def test_no_signature_freezes_the_page(build_small, browser) -> None:  # type: i
                (r"got \S*\s*\S*\s*\S*x", "got a b x", "got " + "a" * 1900), ("size \\d+ mismatch", "size 3 mismatch",
                                                                              "size 3 mismatch")]
     records = {f"alpha/D{i + 1}-hostile.yaml": _record(f"D{i + 1}", extra="signatures:\n  - regex: "
-                                                       f"{_json.dumps(rx)}\n    example: {_json.dumps(ex)}\n    names_cause: true\n")
+                                                       f"{_json.dumps(rx)}\n    example: {_json.dumps(ex)}\n"
+                                                       "    names_cause: true\n")
                for i, (rx, ex, _line) in enumerate(hostile)}
     site = build_small(records)
     page = browser.new_page()

@@ -51,6 +51,7 @@ def _score(runs: list[tuple[Captured, Triage | None]]) -> tuple[int, list[str]]:
 
 
 @pytest.mark.timeout(1200)
+@pytest.mark.slow
 def test_fault_grid_names_the_culprit(capsys: pytest.CaptureFixture[str]) -> None:
     workers = max(2, min(6, (os.cpu_count() or 2) // 2))
     start = time.monotonic()

@@ -12,6 +12,7 @@ from faultgrid import JOB
 
 
 @pytest.mark.timeout(240)
+@pytest.mark.slow
 def test_kb_run_torchrun_prints_triage_before_matches(tmp_path: Path) -> None:
     env = dict(os.environ, TRIAGE_FAULT="nan", TRIAGE_RANK="1", TRIAGE_TIMEOUT="3", OMP_NUM_THREADS="1",
                XDG_CACHE_HOME=str(tmp_path / "cache"))

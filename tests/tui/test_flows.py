@@ -152,6 +152,27 @@ async def test_follow_link_back_and_forward(app):
         assert app.history == ["D1", "D2"]
 
 
+async def test_textual_back_still_pops_a_screen(app):
+    """Entry history has its own actions, so Textual's `app.back` (pop the screen) keeps working."""
+    from textual.screen import Screen
+
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.open_entry("D1")
+        await settle(pilot, app)
+        app.open_entry("D2")
+        await settle(pilot, app)
+        await app.push_screen(Screen())
+        assert len(app.screen_stack) == 2
+        await app.run_action("back")
+        await pilot.pause()
+        assert len(app.screen_stack) == 1
+        assert app.current_entry == "D2"
+        app.query_one("#results").focus()  # the paste box would take "[" as text
+        await pilot.press("left_square_bracket")
+        await settle(pilot, app)
+        assert app.current_entry == "D1"
+
+
 async def test_markdown_link_click_navigates(app):
     from textual.widgets import Markdown
 

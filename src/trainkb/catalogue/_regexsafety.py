@@ -11,15 +11,16 @@ is refused, and so are two unbounded repeats that can take turns over the same c
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING, Any
 
-try:  # Python 3.11+
-    from re import _compiler as sre_compile  # type: ignore[attr-defined]
-    from re import _constants as sre_constants  # type: ignore[attr-defined]
-    from re import _parser as sre_parse  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover
-    import sre_compile  # type: ignore[no-redef]
-    import sre_constants  # type: ignore[no-redef]
-    import sre_parse  # type: ignore[no-redef]
+if TYPE_CHECKING:  # typeshed types re's private parser under its old names, which warn when imported
+    import sre_compile
+    import sre_constants
+    import sre_parse
+else:
+    from re import _compiler as sre_compile
+    from re import _constants as sre_constants
+    from re import _parser as sre_parse
 
 __all__ = ["backtracking_risk", "nested_quantifier", "overlapping_repeats"]
 
@@ -29,24 +30,29 @@ _PROBE = [chr(c) for c in range(9, 127)] + ["\u00a0", "\u00e9", "\u00df", "\u066
 
 _REPEATS = {sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT, sre_constants.POSSESSIVE_REPEAT}
 
+# The parse tree is a sequence of (opcode, argument) items whose argument's shape depends on the
+# opcode; typeshed's union for it leaves out a repeat's (min, max, body), so it cannot be indexed as
+# typed. Items and sequences are Any here; the opcode tests say what each argument holds.
+_Tree = Any
 
-def _children(op: object, av: object) -> list[object]:
+
+def _children(op: object, av: _Tree) -> list[_Tree]:
     if op in _REPEATS:
-        return [av[2]]  # type: ignore[index]
+        return [av[2]]
     if op is sre_constants.SUBPATTERN:
-        return [av[3]]  # type: ignore[index]
+        return [av[3]]
     if op is sre_constants.BRANCH:
-        return list(av[1])  # type: ignore[index]
+        return list(av[1])
     if op in {sre_constants.ASSERT, sre_constants.ASSERT_NOT}:
-        return [av[1]]  # type: ignore[index]
+        return [av[1]]
     if op is sre_constants.ATOMIC_GROUP:
         return [av]
     return []
 
 
-def _varies(pattern: object) -> bool:
+def _varies(pattern: _Tree) -> bool:
     """True when ``pattern`` holds a repeat of variable count or an alternation."""
-    for op, av in pattern:  # type: ignore[attr-defined]
+    for op, av in pattern:
         if op in _REPEATS and av[0] != av[1] and op is not sre_constants.POSSESSIVE_REPEAT:
             return True
         if op is sre_constants.BRANCH:
@@ -56,8 +62,8 @@ def _varies(pattern: object) -> bool:
     return False
 
 
-def _find_nested(pattern: object) -> bool:
-    for op, av in pattern:  # type: ignore[attr-defined]
+def _find_nested(pattern: _Tree) -> bool:
+    for op, av in pattern:
         outer_unbounded = av[1] == sre_constants.MAXREPEAT if op in _REPEATS else False
         if outer_unbounded and op is not sre_constants.POSSESSIVE_REPEAT and _varies(av[2]):
             return True
@@ -66,35 +72,35 @@ def _find_nested(pattern: object) -> bool:
     return False
 
 
-def _charset(item: tuple[object, object]) -> frozenset[str]:
+def _charset(item: tuple[_Tree, _Tree]) -> frozenset[str]:
     """The probe characters one single-character atom (a literal, a class, ".") matches."""
     one = sre_parse.SubPattern(sre_parse.State(), [item])
     compiled = sre_compile.compile(one, re.IGNORECASE)
     return frozenset(c for c in _PROBE if compiled.fullmatch(c))
 
 
-def _single_repeat(op: object, av: object) -> tuple[int, int, frozenset[str]] | None:
+def _single_repeat(op: object, av: _Tree) -> tuple[int, int, frozenset[str]] | None:
     """(min, max, characters) of a repeat of one single-character atom, e.g. ``\\s*`` or ``.+``."""
     if op not in _REPEATS or op is sre_constants.POSSESSIVE_REPEAT:
         return None
-    body = list(av[2])  # type: ignore[index]
+    body = list(av[2])
     if len(body) != 1 or body[0][0] not in _SINGLE:
         return None
-    return av[0], av[1], _charset(body[0])  # type: ignore[index]
+    return av[0], av[1], _charset(body[0])
 
 
-def _flatten(pattern: object) -> list[tuple[object, object]]:
+def _flatten(pattern: _Tree) -> list[tuple[_Tree, _Tree]]:
     """The items of a sequence with plain (unrepeated) groups opened up."""
-    out: list[tuple[object, object]] = []
-    for op, av in pattern:  # type: ignore[attr-defined]
+    out: list[tuple[_Tree, _Tree]] = []
+    for op, av in pattern:
         if op is sre_constants.SUBPATTERN:
-            out += _flatten(av[3])  # type: ignore[index]
+            out += _flatten(av[3])
         else:
             out.append((op, av))
     return out
 
 
-def _overlap_in(pattern: object) -> bool:
+def _overlap_in(pattern: _Tree) -> bool:
     """Two unbounded repeats that can take turns over the same characters, with nothing required
     between them that the first cannot match (``.*.*x``, ``\\S*\\s*\\S*``)."""
     live: frozenset[str] = frozenset()  # what the unbounded repeats so far could still be consuming
@@ -106,7 +112,7 @@ def _overlap_in(pattern: object) -> bool:
             # a required run the live repeats cannot take (the "\\s+" of "\\d+\\s+\\w+") separates them
             live = repeat[2] if repeat[0] > 0 else live | repeat[2]
         elif op in _SINGLE or (repeat is not None and repeat[0] > 0):
-            chars = _charset((op, av)) if op in _SINGLE else repeat[2]  # type: ignore[index]
+            chars = _charset((op, av)) if repeat is None else repeat[2]  # a single atom, or a repeat of one
             if not chars & live:  # a required character no live repeat can take: they cannot trade
                 live = frozenset()
         if any(_overlap_in(child) for child in _children(op, av)):

@@ -177,13 +177,16 @@ class ExpectHangs(_Strict):
     hangs: HangsSpec
 
 
+_EXPECT_TAGS: dict[type[BaseModel], str] = {ExpectRaises: "raises", ExpectWarns: "warns", ExpectHangs: "hangs"}
+
+
 def _expect_tag(value: Any) -> str | None:
     if isinstance(value, str):
         return "ok"
     if isinstance(value, dict) and len(value) == 1:
-        return next(iter(value))
+        return str(next(iter(value)))
     if isinstance(value, BaseModel):
-        return {ExpectRaises: "raises", ExpectWarns: "warns", ExpectHangs: "hangs"}.get(type(value))
+        return _EXPECT_TAGS.get(type(value))
     return None
 
 

@@ -13,7 +13,7 @@ import time
 from collections.abc import Iterator
 from multiprocessing import spawn
 from multiprocessing.connection import Connection
-from multiprocessing.context import BaseContext
+from multiprocessing.context import BaseContext, ForkServerContext, SpawnContext
 from multiprocessing.process import BaseProcess
 from typing import Any
 
@@ -72,7 +72,7 @@ def free_port() -> int:
         while True:
             with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
                 sock.bind(("127.0.0.1", 0))
-                port = sock.getsockname()[1]
+                port: int = sock.getsockname()[1]
             if port not in _used_ports:
                 _used_ports.add(port)
                 return port
@@ -93,27 +93,31 @@ class _Registry:
         atexit.register(self.kill_all)
 
     def add(self, process: BaseProcess) -> None:
+        assert process.pid is not None, "a process is registered once started"
         with self._lock:
             for pid in [pid for pid, p in self._processes.items() if p.exitcode is not None]:
                 del self._processes[pid]
-            self._processes[process.pid] = process  # type: ignore[index]
+            self._processes[process.pid] = process
 
     def kill(self, process: BaseProcess) -> None:
+        pid = process.pid
+        if pid is None:  # never started: nothing to kill or forget
+            return
         if process.exitcode is None:
             for kill in (os.killpg, os.kill):
                 with contextlib.suppress(ProcessLookupError, PermissionError):
-                    kill(process.pid, signal.SIGKILL)  # type: ignore[arg-type]
+                    kill(pid, signal.SIGKILL)
         process.join(1)
         with self._lock:
-            self._processes.pop(process.pid, None)  # type: ignore[arg-type]
+            self._processes.pop(pid, None)
 
     def kill_all(self, grace: float = 5.0) -> None:
         with self._lock:
             processes = list(self._processes.values())
         for process in processes:
-            if process.exitcode is None:
+            if process.exitcode is None and process.pid is not None:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(process.pid, signal.SIGTERM)  # type: ignore[arg-type]
+                    os.kill(process.pid, signal.SIGTERM)
         deadline = time.monotonic() + grace
         for process in processes:
             process.join(max(0.0, deadline - time.monotonic()))
@@ -144,7 +148,8 @@ class WarmPool:
 
     def __init__(self, preload: list[str] | None = None, cold: bool = False) -> None:
         self._cold = cold
-        self._ctx: BaseContext = multiprocessing.get_context("spawn" if cold else "forkserver")
+        self._ctx: SpawnContext | ForkServerContext = (multiprocessing.get_context("spawn") if cold
+                                                       else multiprocessing.get_context("forkserver"))
         if not cold:
             self._ctx.set_forkserver_preload(["trainkb.check._warm", *(preload or [])])
         self._start_lock = threading.RLock()
@@ -260,7 +265,8 @@ class WarmPool:
         try:
             if not reader.poll(120):
                 raise RuntimeError("the environment probe did not answer within 120 s")
-            return reader.recv()
+            env: dict[str, Any] = reader.recv()
+            return env
         finally:
             self.stop(process)
 

@@ -164,7 +164,7 @@ class _Launch:
             for ready in wait([*open_results, *alive], timeout=remaining):
                 if ready in self.results:
                     self._receive(ready, self.results[ready])
-                elif self.ranks[sentinels[ready]].running:
+                elif isinstance(ready, int) and self.ranks[sentinels[ready]].running:  # a process sentinel
                     self._ended(sentinels[ready])
             if stop_early and early_verdict(check, self.ranks) is not None:
                 return False

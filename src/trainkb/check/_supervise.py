@@ -80,7 +80,7 @@ def _release_forkserver() -> None:
     """
     from multiprocessing import forkserver
 
-    server = forkserver._forkserver  # type: ignore[attr-defined]
+    server: Any = forkserver._forkserver  # its _forkserver_* fields are private: typeshed declares none
     if server._forkserver_alive_fd is not None:
         with contextlib.suppress(OSError):
             os.close(server._forkserver_alive_fd)
@@ -104,7 +104,8 @@ def _await_spec(feed: int) -> dict[str, Any]:
     """In the snippet process: block until the supervisor passes on the check to run."""
     with os.fdopen(feed, "rb") as stream:
         try:
-            return pickle.load(stream)
+            spec: dict[str, Any] = pickle.load(stream)
+            return spec
         except EOFError:  # the supervisor was stopped before a check came
             os._exit(0)
 

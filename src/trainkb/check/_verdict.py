@@ -68,10 +68,16 @@ def _died(state: RankState) -> str | None:
     return f"rank {state.rank} died with {name}{extra.get(name, '')}"
 
 
+def _raised(state: RankState) -> dict[str, Any] | None:
+    """What the rank's snippet raised (type, mro, message, traceback); None when it raised nothing."""
+    raised: dict[str, Any] | None = state.outcome.get("raised") if state.outcome else None
+    return raised
+
+
 def _describe(state: RankState) -> str:
     if (died := _died(state)) is not None:
         return died
-    raised = state.outcome and state.outcome.get("raised")
+    raised = _raised(state)
     if raised:
         return f"rank {state.rank} raised {_short(raised['type'])}: {_first_line(raised['message'])}"
     if state.exitcode not in (0, None):
@@ -79,8 +85,7 @@ def _describe(state: RankState) -> str:
     return f"rank {state.rank} finished normally"
 
 
-def _raise_matches(state: RankState, spec: Any) -> bool:
-    raised = state.outcome and state.outcome.get("raised")
+def _raise_matches(raised: dict[str, Any] | None, spec: Any) -> bool:
     return bool(raised and _type_matches(raised["mro"], spec.type) and re.search(spec.match, raised["message"]))
 
 
@@ -89,8 +94,8 @@ def early_verdict(check: Check, ranks: list[RankState]) -> Verdict | None:
     expect = check.expect
     if isinstance(expect, ExpectRaises):
         for state in ranks:
-            if _raise_matches(state, expect.raises):
-                raised = state.outcome["raised"]  # type: ignore[index]
+            raised = _raised(state)
+            if raised is not None and _raise_matches(raised, expect.raises):
                 return Verdict(CheckStatus.PASSED, f"rank {state.rank} raised {_short(raised['type'])} as expected",
                                [raised["traceback"]])
         return None
@@ -131,10 +136,11 @@ def decide(check: Check, ranks: list[RankState], elapsed: float, deadline_hit: b
         return Verdict(CheckStatus.FAILED, f"timed out after {limit:g} s (rank {alive} still running)")
     if isinstance(expect, ExpectRaises):
         spec = expect.raises
-        raised = [s for s in ranks if s.outcome and s.outcome.get("raised")]
-        if raised:
-            return Verdict(CheckStatus.FAILED, f"{_describe(raised[0])}; expected {spec.type} matching /{spec.match}/",
-                           [raised[0].outcome["raised"]["traceback"]])  # type: ignore[index]
+        raisers = [(s, raised) for s in ranks if (raised := _raised(s))]
+        if raisers:
+            first, raised = raisers[0]
+            return Verdict(CheckStatus.FAILED, f"{_describe(first)}; expected {spec.type} matching /{spec.match}/",
+                           [raised["traceback"]])
         return Verdict(CheckStatus.FAILED, f"completed without raising; expected {spec.type} matching /{spec.match}/")
     if isinstance(expect, ExpectWarns):
         spec_w = expect.warns

@@ -108,7 +108,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def _run_checks(tasks: list[CheckTask], args: argparse.Namespace, root: Path,
-                mutants: bool) -> tuple[list[CheckResult], dict, MutantRun | None]:
+                mutants: bool) -> tuple[list[CheckResult], dict[str, Any], MutantRun | None]:
     """Start the warm pool, probe the environment, run the tasks (then their mutants, in the same
     pool); every check is stopped on any exit."""
     from .. import check as checker

@@ -81,7 +81,7 @@ def _serve(args: argparse.Namespace) -> int:
         server = make_server(directory, args.host, args.port)
     except (OSError, OverflowError) as exc:
         raise UsageError(f"cannot listen on {args.host}:{args.port}: {getattr(exc, 'strerror', None) or exc}") from None
-    host, port = server.server_address[:2]
+    host, port = server.socket.getsockname()[:2]
     print(f"serving {directory}/ at http://{host}:{port}/ (Ctrl+C stops)", flush=True)
     try:
         server.serve_forever()

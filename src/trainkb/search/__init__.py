@@ -2,6 +2,8 @@
 
 ``search(text)`` is a pure function of the text and the catalogue; the catalogue's index
 is built once per process and cached on disk keyed by the catalogue's content hash.
+``trainkb.search.contract.engine_contract(index)`` is what the browser's port of this engine reads
+(the site's index); it is a module of its own so that `kb search` does not import it.
 """
 
 from __future__ import annotations

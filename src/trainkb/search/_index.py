@@ -18,7 +18,7 @@ import os
 import re
 import sys
 import tempfile
-from collections import Counter
+from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 __all__ = ["FORMAT", "Index", "build_data", "cache_dir", "load_index", "unreachable_terms"]
 
-FORMAT = 8  # the plain-data layout; the cache key also hashes this module, the normaliser and the background
+FORMAT = 9  # the plain-data layout; the cache key also hashes this module, the normaliser and the background
 BACKGROUND = Path(__file__).with_name("background.json")  # words public failure reports share
 BACKGROUND_RATE = 0.01  # a word more failure reports than this share hold weighs that share over its own
 _KEEP = 8  # cached indexes kept (one per catalogue state; old ones are deleted)
@@ -88,7 +88,7 @@ class Index:
         self.idf: dict[str, float] = data["idf"]
         # per entry, each title or alias as (its sorted words, their idf total), summed in that order
         self.aliases: dict[int, list[tuple[tuple[str, ...], float]]] = {}
-        for entry, _text, words in data["aliases"]:
+        for entry, words in data["aliases"]:
             words = tuple(words)
             self.aliases.setdefault(entry, []).append((words, sum(self.idf.get(w, 0.0) for w in words)))
         # aliases long enough to be error fragments: (entry, masked text, alias as written, background count)
@@ -182,7 +182,7 @@ def _field_texts(entry: Any) -> dict[str, str]:
     }
 
 
-def _bm25(docs: list[Counter[str]]) -> tuple[dict[str, list[tuple[int, float]]], dict[str, float]]:
+def _bm25(docs: list[dict[str, float]]) -> tuple[dict[str, list[tuple[int, float]]], dict[str, float]]:
     """Postings with the BM25 term-frequency part precomputed, and each term's idf."""
     lengths = [sum(doc.values()) for doc in docs]
     average = sum(lengths) / max(len(lengths), 1) or 1.0
@@ -244,13 +244,12 @@ def build_data(entries: list[Any], digest: str, layers: dict[str, str] | None = 
             sigs.append(_signature_data(index, sig))
             examples.append((index, sig.example))
         for alias in [entry.title, *entry.aliases]:
-            # the masked text is for the browser port (site/_export.py); Python uses the words
-            aliases.append((index, normalize(alias), sorted(set(terms(alias)))))
+            aliases.append((index, sorted(set(terms(alias)))))
         for alias in entry.aliases:
             masked = normalize(alias)
             if len(masked) >= MIN_PHRASE and len(masked.split()) >= 3:  # a phrase, not an API name
                 phrases.append([index, masked, alias, sorted(set(terms(alias)))])
-        doc: Counter[str] = Counter()
+        doc: dict[str, float] = defaultdict(float)  # weighted term counts
         for name, text in _field_texts(entry).items():
             for term in terms(text):
                 doc[term] += FIELD_WEIGHTS[name]

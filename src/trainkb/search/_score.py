@@ -109,16 +109,25 @@ def _owners(query: Query) -> list[Message | None]:
     return owners
 
 
+def _brevity(size: int) -> float:
+    """A signature or alias of ``size`` characters names the failure less surely the shorter it is."""
+    return min(1.0, BREVITY_BASE + size / BREVITY_CHARS)
+
+
 def _specificity(sig: Sig) -> float:
     """Short or shared signatures name the failure less surely than long, unique ones."""
     size = len(sig.literal) if sig.literal is not None else len(sig.source)
-    brevity = min(1.0, BREVITY_BASE + size / BREVITY_CHARS)
-    return brevity * (1.0 - SHARED_DISCOUNT * min(sig.shared, MAX_SHARED))
+    return _brevity(size) * (1.0 - SHARED_DISCOUNT * min(sig.shared, MAX_SHARED))
+
+
+def _widely_printed(reports: int) -> bool:
+    """Public failure reports holding a message this often show that many root causes print it."""
+    return reports >= AMBIGUOUS_REPORTS
 
 
 def _ambiguous(sig: Sig) -> bool:
     """Many root causes print this message: public failure reports share it, or many entries claim it."""
-    return sig.background >= AMBIGUOUS_REPORTS or sig.shared >= AMBIGUOUS_SHARED or sig.family >= AMBIGUOUS_FAMILY
+    return _widely_printed(sig.background) or sig.shared >= AMBIGUOUS_SHARED or sig.family >= AMBIGUOUS_FAMILY
 
 
 def _type_bonus(sig: Sig, message: Message | None) -> float:
@@ -159,7 +168,7 @@ def _exact(index: Index, query: Query) -> dict[int, list[Evidence]]:
         sig = index.sigs[number]
         if not sig.required <= present:
             continue
-        found = []
+        found: list[tuple[int, tuple[int, int] | None]] = []
         matcher = sig.matcher
         for match in matcher.finditer(data) if matcher is not None else ():
             at = bisect_right(starts, match.start()) - 1
@@ -170,7 +179,8 @@ def _exact(index: Index, query: Query) -> dict[int, list[Evidence]]:
         if not found and sig.literal:
             if masked is None:
                 masked = [normalize(line.text) for line in lines]
-            found = [(i, None) for i, text in enumerate(masked) if sig.literal in text][:MAX_HITS_PER_SIG]
+            found = [(i, None) for i, text in enumerate(masked) if sig.literal in text]
+            del found[MAX_HITS_PER_SIG:]
         for at, span in found:
             strength = EXACT_STRENGTH * weights[at] * _specificity(sig) + _type_bonus(sig, owners[at])
             hits.setdefault(sig.entry, []).append(Evidence(lines[at].number, lines[at].text.strip() if span is None
@@ -178,6 +188,12 @@ def _exact(index: Index, query: Query) -> dict[int, list[Evidence]]:
                                                            ambiguous=_ambiguous(sig),
                                                            words=sig.terms, names_cause=sig.names_cause))
     return hits
+
+
+def _message_text(query: Query, owners: list[Message | None], at: int) -> str:
+    """The text of the message line ``at`` belongs to; the line's own text when it is in none."""
+    owner = owners[at]
+    return owner.text if owner else query.lines[at].text
 
 
 def _segments(query: Query) -> list[tuple[int, str, float, Message | None]]:
@@ -190,7 +206,8 @@ def _segments(query: Query) -> list[tuple[int, str, float, Message | None]]:
     plain = [i for i, line in enumerate(query.lines) if line.role == "text" and owners[i] is None
              and len(line.text) >= MIN_LINE_CHARS]
     found: dict[str, tuple[int, str, float, Message | None]] = {}
-    candidates = [(m.line, m.text, m.weight, m) for m in query.messages[-MAX_MESSAGE_SEGMENTS:]]
+    candidates: list[tuple[int, str, float, Message | None]] = [
+        (m.line, m.text, m.weight, m) for m in query.messages[-MAX_MESSAGE_SEGMENTS:]]
     candidates += [(i, query.lines[i].text, ROLE_WEIGHT["text"], None) for i in plain[-MAX_TEXT_SEGMENTS:]]
     for segment in candidates:
         seen = found.get(segment[1])
@@ -271,9 +288,9 @@ def _phrases(index: Index, query: Query, segments: list[tuple[int, str, float, M
             if pos < 0 or text[pos - 1].isalnum() or text[pos + len(phrase)].isalnum():
                 continue
             line = query.lines[message.line]
-            strength = ALIAS_STRENGTH * message.weight * min(1.0, BREVITY_BASE + len(phrase) / BREVITY_CHARS)
+            strength = ALIAS_STRENGTH * message.weight * _brevity(len(phrase))
             hits.setdefault(entry, []).append(Evidence(line.number, line.text.strip(), alias, None, strength,
-                                                       message.line, "alias", background >= AMBIGUOUS_REPORTS,
+                                                       message.line, "alias", _widely_printed(background),
                                                        frozenset(terms(alias))))
     return hits
 
@@ -359,13 +376,12 @@ def score_entries(index: Index, query: Query) -> list[Scored]:
     owners = _owners(query)
     # the words of a message many root causes print (and its boilerplate lines) cannot tell those causes apart
     ambiguous = frozenset(w for found in (exact, fuzzy) for evs in found.values() for ev in evs if ev.ambiguous
-                          for w in (*ev.words, *terms(owners[ev.at].text if owners[ev.at] else
-                                                      query.lines[ev.at].text)))
+                          for w in (*ev.words, *terms(_message_text(query, owners, ev.at))))
     prose = _prose(index, query, ambiguous)
     noise = _noise(index, terms(query.prose))  # a paste of words the catalogue never uses is not prose
     on_failure = [ev for found in (exact, fuzzy) for evs in found.values() for ev in evs
-                  if ev.strength >= KNOWN_FAILURE and owners[ev.at] is not None
-                  and owners[ev.at].weight >= FAILURE_WEIGHT]
+                  if ev.strength >= KNOWN_FAILURE and (owner := owners[ev.at]) is not None
+                  and owner.weight >= FAILURE_WEIGHT]
     no_failure = not any(m.weight >= FAILURE_WEIGHT and m.type for m in query.messages)
     # known: a signature names the failure's cause; known only as a message many causes print, it is
     # known to the entries that claim that message and unknown to the others

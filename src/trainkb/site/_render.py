@@ -9,22 +9,26 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
 from markdown_it import MarkdownIt
+from markdown_it.renderer import RendererHTML
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
+from markdown_it.utils import EnvType, OptionsDict
 from markupsafe import Markup
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
+from pygments.lexer import Lexer
 from pygments.lexers import TextLexer, get_lexer_by_name
 from pygments.util import ClassNotFound
 
 __all__ = ["code_spans", "highlight_code", "plain", "pygments_css", "render_inline", "render_markdown", "safe_url"]
 
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.\-]*:")
-_FORMATTER = HtmlFormatter(nowrap=True)
+_FORMATTER: HtmlFormatter[str] = HtmlFormatter(nowrap=True)
 _ENTRY_ID = re.compile(r"(?<![\w./-])(?:DP|DF|[DPOCLVRXMATGEK])[1-9][0-9]{0,2}(?![\w/-])")
 # ids that are also hardware names (an L4 or T4 GPU, an M1 Mac): linked only as "(L4)" or "see L4"
 _HARDWARE = frozenset({"A10", "A30", "A40", "A100", "A800", "K80", "L4", "L40", "M1", "M2", "M3", "M4",
@@ -104,11 +108,12 @@ def safe_url(url: str) -> bool:
 
 
 @lru_cache(maxsize=64)
-def _lexer(language: str):  # type: ignore[no-untyped-def]  # pygments lexers are untyped
+def _lexer(language: str) -> Lexer:
     try:
-        return get_lexer_by_name(language or "text", stripnl=False)
+        lexer: Lexer = get_lexer_by_name(language or "text", stripnl=False)
     except ClassNotFound:
-        return TextLexer(stripnl=False)
+        lexer = TextLexer(stripnl=False)
+    return lexer
 
 
 def highlight_code(code: str, language: str = "python") -> str:
@@ -120,14 +125,21 @@ def _fence(code: str, language: str, _attrs: str) -> str:
     return f'<pre class="highlight"><code>{highlight_code(code, language.split()[0] if language else "")}</code></pre>'
 
 
+class _SafeLinks(MarkdownIt):
+    """markdown-it with this module's link check in its documented hook."""
+
+    def validateLink(self, url: str) -> bool:
+        return safe_url(url)
+
+
 def _parser() -> MarkdownIt:
-    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False, "highlight": _fence})
+    md = _SafeLinks("commonmark", {"html": False, "linkify": False, "typographer": False, "highlight": _fence})
     md.enable("table")  # the commonmark preset leaves GFM tables off; records use them
     md.disable("image")
     md.core.ruler.push("entry_links", _entry_links)
-    md.validateLink = safe_url  # type: ignore[method-assign]  # markdown-it's documented hook
 
-    def link_open(renderer, tokens, idx, options, env):  # type: ignore[no-untyped-def]
+    def link_open(renderer: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict,
+                  env: EnvType) -> str:
         if _SCHEME.match(str(tokens[idx].attrGet("href") or "")):
             tokens[idx].attrSet("rel", "noopener noreferrer")
             tokens[idx].attrSet("class", "external")
@@ -146,7 +158,8 @@ def _env(ids: frozenset[str] | None, root: str) -> dict[str, Any]:
 
 def render_markdown(text: str, ids: frozenset[str] | None = None, root: str = "../") -> str:
     """HTML of one Markdown field of a record (symptom, root cause, fix); ``ids`` are linked where named."""
-    return _MD.render(text, _env(ids, root))
+    rendered: str = _MD.render(text, _env(ids, root))
+    return rendered
 
 
 def pygments_css() -> str:
@@ -159,4 +172,5 @@ def pygments_css() -> str:
 
 def render_inline(text: str, ids: frozenset[str] | None = None, root: str = "../") -> str:
     """HTML of a one-line field (a link's why, a claim, a version note) without a <p>."""
-    return _MD.renderInline(text, _env(ids, root))
+    rendered: str = _MD.renderInline(text, _env(ids, root))
+    return rendered

@@ -7,7 +7,7 @@ import urllib.parse
 from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 __all__ = ["make_server"]
 
@@ -16,8 +16,11 @@ class _Handler(SimpleHTTPRequestHandler):
     """Static files with the headers a static host would send, and nothing a static host would not:
     no folder listings, no dotfiles (the build marker), and the site's own 404 page."""
 
-    extensions_map: ClassVar[dict[str, str]] = {**SimpleHTTPRequestHandler.extensions_map,
-                                                ".js": "text/javascript", ".svg": "image/svg+xml"}
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # per instance (typeshed declares extensions_map an instance attribute); the base handles
+        # the request inside __init__, so this comes first
+        self.extensions_map = {**self.extensions_map, ".js": "text/javascript", ".svg": "image/svg+xml"}
+        super().__init__(*args, **kwargs)
 
     def end_headers(self) -> None:
         self.send_header("X-Content-Type-Options", "nosniff")

@@ -10,6 +10,7 @@ with what to collect next time.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ._read import Event, RankState, Reader
@@ -121,14 +122,14 @@ def _first(ranks: list[int], when: dict[int, float | None]) -> list[int]:
     torchrun's "Root Cause" is no tie-breaker: it is the first exit the agent noticed, not the
     first failure, and ranks failing on their own within a second are all worth reading.
     """
-    known = [when[r] for r in ranks if when[r] is not None]
+    known = [t for r in ranks if (t := when[r]) is not None]
     if len(ranks) <= 1 or len(known) < len(ranks):
         return ranks
     earliest = min(known)
     return [r for r in ranks if (when[r] or 0.0) - earliest < TIE_SECONDS]
 
 
-def _odd_ones_out(ops: dict[int, object]) -> list[int]:
+def _odd_ones_out(ops: Mapping[int, object]) -> list[int]:
     """The ranks whose value differs from every other rank's shared value; all of them on a tie."""
     counts = Counter(ops.values()).most_common()
     if len(counts) < 2:
@@ -155,7 +156,7 @@ def decide(reader: Reader) -> Triage:
     fingerprints: dict[int, object] = {}
     for state in states.values():
         fingerprints.update(state.fingerprints)
-    enqueued = {r: s.seq["last_enqueued"] for r, s in states.items() if "last_enqueued" in s.seq}
+    enqueued = {r: n for r, s in states.items() if isinstance(n := s.seq.get("last_enqueued"), int)}
     watchdog = {r: (s.seq.get("seq_num"), s.seq.get("op")) for r, s in states.items() if "seq_num" in s.seq}
     silent = [r for r in states if how[r] in ("none", "sigterm")]
     ended_alone = [r for r in silent if how[r] == "none"]
@@ -193,8 +194,8 @@ def decide(reader: Reader) -> Triage:
                                     event.origin if event else None, when[rank], state.exitcode, dict(state.seq),
                                     state.last_line))
     gap = None
-    culprit_times = [when[r] for r in culprits if when[r] is not None and how[r] in ("exception", "signal", "exited")]
-    victim_times = [when[r] for r in victims if when[r] is not None and r not in culprits]
+    culprit_times = [t for r in culprits if (t := when[r]) is not None and how[r] in ("exception", "signal", "exited")]
+    victim_times = [t for r in victims if (t := when[r]) is not None and r not in culprits]
     if culprit_times and victim_times:
         gap = round(min(victim_times) - min(culprit_times), 3)
     return Triage(verdicts, culprits, basis, reader.root_cause, gap, _collect(reader, basis, victims, how))

@@ -51,8 +51,8 @@ class TrainKBApp(App[None]):
         Binding("ctrl+l", "focus_paste", "Paste box", id="focus-paste"),
         Binding("ctrl+n", "clear_paste", "New paste", id="clear-paste"),
         Binding("escape", "focus_paste", "Paste box", show=False, id="focus-paste-esc"),
-        Binding("alt+left,left_square_bracket", "back", "Back", id="back"),
-        Binding("alt+right,right_square_bracket", "forward", "Forward", id="forward"),
+        Binding("alt+left,left_square_bracket", "history_back", "Back", id="back"),
+        Binding("alt+right,right_square_bracket", "history_forward", "Forward", id="forward"),
         Binding("c", "copy_fix", "Copy fix code", id="copy-fix"),
         Binding("o", "open_site", "Open on site", id="open-site"),
         Binding("ctrl+f", "find", "Find in entry", id="find"),
@@ -199,16 +199,17 @@ class TrainKBApp(App[None]):
             self.open_entry(event.option.id.split("|", 1)[1])
 
     @on(Tree.NodeSelected, "#tree")
-    def _browse_selected(self, event: Tree.NodeSelected) -> None:
+    def _browse_selected(self, event: Tree.NodeSelected[str]) -> None:
         if event.node.data:
             self.open_entry(event.node.data)
 
-    def action_back(self) -> None:
+    # Not `action_back`: Textual's own (async) App.action_back pops a screen, and stays usable.
+    def action_history_back(self) -> None:
         if self.position > 0:
             self.position -= 1
             self.open_entry(self.history[self.position], record=False)
 
-    def action_forward(self) -> None:
+    def action_history_forward(self) -> None:
         if self.position < len(self.history) - 1:
             self.position += 1
             self.open_entry(self.history[self.position], record=False)

@@ -18,8 +18,8 @@ class BrowsePane(Vertical):
     BrowsePane #tree { height: 1fr; }
     """
 
-    def __init__(self, kb: KnowledgeBase, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+    def __init__(self, kb: KnowledgeBase, *, id: str | None = None) -> None:
+        super().__init__(id=id)
         self.kb = kb
 
     def compose(self) -> ComposeResult:

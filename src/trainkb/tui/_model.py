@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import TypeVar
 
 from .._markdown import entry_header, entry_markdown
 from .._terminal import printable
@@ -26,7 +27,10 @@ __all__ = ["ENTRY_SCHEME", "KnowledgeBase", "fix_code"]
 ENTRY_SCHEME = "entry:"
 
 
-def _shown(model: Entry | Area) -> Entry | Area:
+_Model = TypeVar("_Model", Entry, Area)
+
+
+def _shown(model: _Model) -> _Model:
     """``model`` with every control character in its text spelled out (lint flags them; the terminal
     must never obey one). Unchanged, and not copied, when it holds none."""
 
@@ -46,8 +50,8 @@ def _shown(model: Entry | Area) -> Entry | Area:
 
 def _displayable(cat: Catalogue) -> Catalogue:
     """The catalogue as the TUI shows it: no record text can carry an escape sequence to the terminal."""
-    cat.entries = {entry_id: _shown(entry) for entry_id, entry in cat.entries.items()}  # type: ignore[misc]
-    cat.areas = [_shown(area) for area in cat.areas]  # type: ignore[misc]
+    cat.entries = {entry_id: _shown(entry) for entry_id, entry in cat.entries.items()}
+    cat.areas = [_shown(area) for area in cat.areas]
     cat.origin = {entry_id: printable(name, newlines=False) for entry_id, name in cat.origin.items()}
     return cat
 
@@ -96,7 +100,8 @@ class KnowledgeBase:
     def related(self, entry_id: str) -> list[tuple[str, str]]:
         """(relation label, id) for links then backlinks: the keyboard-followable list."""
         entry = self.catalogue.entries[entry_id]
-        out = [(link.relation, link.id) for link in entry.links if link.id in self.catalogue.entries]
+        out: list[tuple[str, str]] = [(link.relation, link.id) for link in entry.links
+                                      if link.id in self.catalogue.entries]
         out += [("linked from", b.source) for b in self.catalogue.backlinks.get(entry_id, [])]
         return out
 

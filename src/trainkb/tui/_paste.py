@@ -36,8 +36,8 @@ class PasteBox(TextArea):
     class Pasted(Message):
         """A bracketed paste landed (as opposed to typing): the app may move on to the matches."""
 
-    def __init__(self, text: str = "", **kwargs: object) -> None:
-        super().__init__(text, soft_wrap=False, show_line_numbers=True, **kwargs)  # type: ignore[arg-type]
+    def __init__(self, text: str = "", *, id: str | None = None) -> None:
+        super().__init__(text, soft_wrap=False, show_line_numbers=True, id=id)
         self.border_title = "Paste a traceback, log or symptom"
         self.evidence_row: int | None = None
 

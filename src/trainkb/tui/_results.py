@@ -26,8 +26,8 @@ class ResultsList(OptionList):
     ResultsList:focus { border: round $secondary; }
     """
 
-    def __init__(self, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
         self.border_title = "Matches"
         self.compact_rows = False  # narrow terminals drop the score bar
 

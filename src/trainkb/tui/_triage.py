@@ -17,8 +17,8 @@ class TriagePanel(Static):
     TriagePanel { height: auto; max-height: 10; border: round $warning; padding: 0 1; display: none; }
     """
 
-    def __init__(self, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
         self.border_title = "Ranks"
 
     def show(self, triage: Triage | None) -> None:

@@ -1,0 +1,184 @@
+"""The engine contract: everything the browser's search engine reads, declared and versioned.
+
+site/static/engine.js ports the algorithm of this package and nothing else: every regex,
+threshold, weight, word list, postings table and per-signature figure it needs comes from
+``engine_contract(index)``, which the site serialises as its search index. So a retuned
+constant or a new record changes the browser at the next build without touching the JS, and
+what the JS may rely on is this module's declaration, not whatever the Python modules hold.
+
+``ENGINE_CONTRACT_VERSION`` numbers the layout. engine.js declares the version it reads and
+refuses (a thrown Error, and the site says its search is out of date) an index of another
+version or one that lacks a field it declares. Bump the version, here and in engine.js, when a
+field is renamed, removed, gains a different meaning or layout, or becomes required; a new
+value of an existing constant is not a new layout. docs/search.md describes every field.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, TypedDict
+
+from . import _hint, _input, _normalize, _score, _search
+from ._index import Index
+from ._jsregex import js_regex, signature_regex
+
+__all__ = ["ENGINE_CONTRACT_VERSION", "EngineContract", "engine_contract", "engine_patterns"]
+
+ENGINE_CONTRACT_VERSION = 1
+
+
+class EntryContract(TypedDict):
+    """What a result shows of its entry."""
+
+    id: str
+    title: str
+    area: str
+    fix_summary: str
+
+
+class SignatureContract(TypedDict):
+    """One signature as the exact, fuzzy and gate steps of the engine read it."""
+
+    entry: int  # position of its entry in ``entries``
+    source: str  # the literal or regex as written: evidence names it
+    regex: list[str]  # [source, flags] of a JavaScript regex with RE2's meaning; matches nothing when unsafe
+    literal: str | None  # the masked literal, also searched in masked lines
+    type: str | None  # the exception class it belongs to (the type bonus)
+    texts: list[str]  # masked literal and example: what fuzzy alignment compares
+    terms: list[str]  # its words: how many a line shares decides whether to align it
+    required: list[str]  # words every match holds: the gate before the regex runs
+    numbers: list[str]  # numbers it spells out: a line with other numbers is a sibling message
+    spec: float  # specificity: short and shared signatures name the failure less surely
+    ambiguous: bool  # many root causes print this message: it never names the cause alone
+    names_cause: bool  # the record says whoever prints this message has the entry's root cause
+
+
+class PhraseContract(TypedDict):
+    """An alias written as an error fragment, found verbatim in an exception message."""
+
+    entry: int
+    text: str  # the masked alias searched for
+    alias: str  # the alias as written: evidence names it
+    spec: float  # how much a fragment this long counts
+    ambiguous: bool  # public failure reports share it: it never names the cause alone
+
+
+class ExcludeContract(TypedDict):
+    """Output that rules an entry out, run line by line like a signature."""
+
+    entry: int
+    regex: list[str]
+
+
+class EngineContract(TypedDict):
+    """The browser engine's whole input (the ``search`` part of the site's search-index.js)."""
+
+    version: int  # ENGINE_CONTRACT_VERSION
+    constants: dict[str, Any]  # name -> number, word list or weight table (``_constants``)
+    patterns: dict[str, Any]  # name -> [source, flags]; MASKS -> [[placeholder, source, flags], ...]
+    advice: dict[str, str]  # what to paste when search abstains, by what the paste holds
+    entries: list[EntryContract]
+    sigs: list[SignatureContract]
+    phrases: list[PhraseContract]
+    excludes: list[ExcludeContract]
+    aliases: dict[int, list[tuple[tuple[str, ...], float]]]  # entry -> [(sorted words, idf total)] per title/alias
+    postings: dict[str, list[tuple[int, float]]]  # word -> [(entry, BM25 term-frequency part), ...]
+    idf: dict[str, float]  # word -> idf
+    background: dict[str, float]  # word -> weight in the prose model, when public reports share it
+    sig_terms: dict[str, list[int]]  # word -> signatures holding it
+    gate: dict[str, list[int]]  # a signature's rarest required word -> signatures
+    ungated: list[int]  # signatures with no required word: always tried
+
+
+def _constants() -> dict[str, Any]:
+    """Every number, word list and weight table engine.js reads, by the name it reads it under."""
+    return {
+        # reading the paste (_input.py)
+        "MAX_CHARS": _input.MAX_CHARS, "MAX_LINES": _input.MAX_LINES, "MAX_LINE_CHARS": _input.MAX_LINE_CHARS,
+        "MAX_CONTINUATION": _input.MAX_CONTINUATION, "NEWLINE_SEARCH": _input.NEWLINE_SEARCH,
+        "MAX_PREFIXES": _input.MAX_PREFIXES, "ROOT_CAUSE_LINES": _input.ROOT_CAUSE_LINES,
+        "SENTENCE_WORDS": _input.SENTENCE_WORDS, "MIN_DUMP_ITEMS": _input.MIN_DUMP_ITEMS,
+        "FAILURE_WEIGHT": _input.FAILURE_WEIGHT, "OTHER_WEIGHT": _input.OTHER_WEIGHT,
+        "WRAPPER_WEIGHT": _input.WRAPPER_WEIGHT, "WRAPPER_TYPES": sorted(_input._WRAPPER_TYPES),
+        # words (_normalize.py)
+        "STOP": sorted(_normalize._STOP),
+        # scoring (_score.py)
+        "MAX_HITS_PER_SIG": _score.MAX_HITS_PER_SIG, "EXACT_STRENGTH": _score.EXACT_STRENGTH,
+        "FUZZY_STRENGTH": _score.FUZZY_STRENGTH, "TYPE_BONUS": _score.TYPE_BONUS,
+        "MIN_FUZZY_CHARS": _score.MIN_FUZZY_CHARS, "MIN_SHARED_TERMS": _score.MIN_SHARED_TERMS,
+        "SHARED_TERMS_SHARE": _score.SHARED_TERMS_SHARE, "MIN_LINE_CHARS": _score.MIN_LINE_CHARS,
+        "MAX_TERM_REPEATS": _score.MAX_TERM_REPEATS, "FULL_ALIAS_WORDS": _score.FULL_ALIAS_WORDS,
+        "PROSE_SATURATION": _score.PROSE_SATURATION, "BM25_SHARE": _score.BM25_SHARE,
+        "COVER_SHARE": _score.COVER_SHARE, "EXTRA_SIGNATURE": _score.EXTRA_SIGNATURE,
+        "OTHER_KIND_SHARE": _score.OTHER_KIND_SHARE, "MAX_EVIDENCE": _score.MAX_EVIDENCE,
+        "SUBSTITUTION_PENALTY": _score.SUBSTITUTION_PENALTY, "FUZZY_FLOOR": _score.FUZZY_FLOOR,
+        "PROSE_CANDIDATES": _score.PROSE_CANDIDATES, "MAX_QUERY_TERMS": _score.MAX_QUERY_TERMS,
+        "ALIAS_STRENGTH": _score.ALIAS_STRENGTH, "KNOWN_FAILURE": _score.KNOWN_FAILURE,
+        "SOME_EVIDENCE": _score.SOME_EVIDENCE, "MAX_TEXT_SEGMENTS": _score.MAX_TEXT_SEGMENTS,
+        "MAX_MESSAGE_SEGMENTS": _score.MAX_MESSAGE_SEGMENTS, "UNKNOWN_ERROR_CAP": _score.UNKNOWN_ERROR_CAP,
+        "EXCLUDED_CAP": _score.EXCLUDED_CAP, "AMBIGUOUS_SHARE": _score.AMBIGUOUS_SHARE,
+        "NOISE_MIN_TERMS": _score.NOISE_MIN_TERMS, "NOISE_KNOWN_SHARE": _score.NOISE_KNOWN_SHARE,
+        "ROLE_WEIGHT": dict(_score.ROLE_WEIGHT),
+        # confidence (_search.py) and advice (_hint.py)
+        "HIGH": _search.HIGH, "MEDIUM": _search.MEDIUM, "SIGNATURE_LEAD": _search.SIGNATURE_LEAD,
+        "MIN_SCORE": _search.MIN_SCORE, "ADVICE_MESSAGE_CHARS": _hint.ADVICE_MESSAGE_CHARS,
+    }
+
+
+def engine_patterns() -> dict[str, re.Pattern[str]]:
+    """The parser's and normaliser's regexes engine.js runs, by the name it reads them under (MASKS aside)."""
+    i, n = _input, _normalize
+    return {
+        "ANSI": i._ANSI, "CONTROL": i._CONTROL, "PREFIX": i._PREFIX, "BOX": i._BOX, "TB_HEADER": i._TB_HEADER,
+        "FRAME": i._FRAME, "FRAME_START": i._FRAME_START, "CHAIN": i._CHAIN, "NCCL_LINE": i._NCCL_LINE,
+        "EXC_LINE": i._EXC_LINE, "WARN_LINE": i._WARN_LINE, "WHAT": i._WHAT, "EXC_INLINE": i._EXC_INLINE,
+        "WRAPPER": i._WRAPPER, "ROOT_CAUSE": i._ROOT_CAUSE, "LAUNCHER_FAILED": i._LAUNCHER_FAILED,
+        "FIELD": i._FIELD, "LOGGY": i._LOGGY, "SENTENCE": i._SENTENCE, "PROGRESS": i._PROGRESS,
+        "COMMAND": i._COMMAND, "OPTION": i._OPTION, "DUMP_ITEM": i._DUMP_ITEM, "DUMP_START": i._DUMP_START,
+        "SETTING": i._SETTING, "ENVIRONMENT": i._ENVIRONMENT,
+        "SPACES": n._SPACES, "WORD": n._WORD, "TOKEN": n._TOKEN, "NUMBER": n.NUMBER,
+    }
+
+
+def _patterns() -> dict[str, Any]:
+    out: dict[str, Any] = {name: js_regex(pattern) for name, pattern in engine_patterns().items()}
+    out["MASKS"] = [[holder, *js_regex(pattern)] for holder, pattern in _normalize.MASKS]
+    return out
+
+
+def engine_contract(index: Index) -> EngineContract:
+    """The browser engine's input for ``index``: plain data, ready for ``json.dumps``.
+
+    What depends only on the catalogue (a signature's specificity and ambiguity, alias idf totals,
+    JavaScript regexes) is computed here by the Python engine's own functions, once per build.
+    """
+    sigs: list[SignatureContract] = [
+        {"entry": sig.entry, "source": sig.source, "regex": signature_regex(sig.pattern), "literal": sig.literal,
+         "type": sig.type, "texts": list(sig.texts), "terms": sorted(sig.terms), "required": sorted(sig.required),
+         "numbers": sorted(sig.numbers), "spec": _score._specificity(sig), "ambiguous": _score._ambiguous(sig),
+         "names_cause": sig.names_cause}
+        for sig in index.sigs
+    ]
+    phrases: list[PhraseContract] = [
+        {"entry": entry, "text": text, "alias": alias, "spec": _score._brevity(len(text)),
+         "ambiguous": _score._widely_printed(background)}
+        for entry, text, alias, background in index.phrases
+    ]
+    return {
+        "version": ENGINE_CONTRACT_VERSION,
+        "constants": _constants(),
+        "patterns": _patterns(),
+        "advice": dict(_hint.ADVICE),
+        "entries": [{"id": e["id"], "title": e["title"], "area": e["area"], "fix_summary": e["fix_summary"]}
+                    for e in index.entries],
+        "sigs": sigs,
+        "phrases": phrases,
+        "excludes": [{"entry": entry, "regex": signature_regex(pattern)} for entry, pattern in index.excludes],
+        "aliases": index.aliases,
+        "postings": index.postings,
+        "idf": index.idf,
+        "background": index.background,
+        "sig_terms": index.sig_terms,
+        "gate": index.gate,
+        "ungated": index.ungated,
+    }
