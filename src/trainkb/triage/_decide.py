@@ -16,10 +16,13 @@ from ._read import Event, RankState, Reader
 
 __all__ = ["RankVerdict", "Triage", "decide"]
 
-VICTIM_KINDS = frozenset({"timeout", "connection", "mismatch"})
+VICTIM_KINDS = frozenset({"timeout", "connection", "mismatch", "barrier"})
+WAITED = ("timeout", "connection", "abort", "barrier")  # a victim's kinds that show it waited on a peer
 TIE_SECONDS = 1.0  # torchrun's summary and error files stamp whole seconds
 _HOW = {"timeout": "timed out waiting in a collective", "connection": "lost the connection to a peer",
-        "mismatch": "reported the collective mismatch", "sigterm": "stopped by the launcher (SIGTERM)",
+        "mismatch": "reported the collective mismatch",
+        "barrier": "failed in the debug barrier before a collective because of a peer",
+        "sigterm": "stopped by the launcher (SIGTERM)",
         "abort": "aborted by the NCCL watchdog after its timeout (SIGABRT)", "exception": "raised",
         "signal": "killed by a signal", "exited": "exited with an error and no traceback",
         "silent": "no error of its own", "none": "no error seen"}
@@ -80,7 +83,8 @@ def _signal_kind(state: RankState, event: Event, reader: Reader) -> str:
         return "sigterm"
     if launcher:  # torchrun escalates to SIGKILL when SIGTERM is ignored
         return "sigterm"
-    if "SIGABRT" in event.text and any(e.kind in VICTIM_KINDS for e in state.events):
+    aborted = "SIGABRT" in event.text or event.text.endswith("Aborted")  # summary, or faulthandler's own line
+    if aborted and any(e.kind in VICTIM_KINDS for e in state.events):
         return "abort"
     return "signal"
 
@@ -94,7 +98,7 @@ def _classify(state: RankState, reader: Reader) -> tuple[str, Event | None]:
     for event, kind in signals:
         if kind == "signal":
             return "signal", event
-    for kind in ("mismatch", "timeout", "connection"):
+    for kind in ("mismatch", "barrier", "timeout", "connection"):
         hits = [e for e in state.events if e.kind == kind]
         if hits:
             return kind, hits[0]
@@ -151,7 +155,7 @@ def decide(reader: Reader) -> Triage:
         how[rank], shown[rank] = _classify(state, reader)
     when = {r: _time(states[r], shown[r]) for r in states}
     own = [r for r in states if how[r] in ("exception", "signal")]
-    victims = [r for r in states if how[r] in ("timeout", "connection", "abort", "mismatch")]
+    victims = [r for r in states if how[r] in (*WAITED, "mismatch")]
     fingerprints: dict[int, object] = {}
     for state in states.values():
         fingerprints.update(state.fingerprints)
@@ -174,7 +178,7 @@ def decide(reader: Reader) -> Triage:
         basis, culprits = "behind", sorted(r for r, v in enqueued.items() if v == low)
     elif len(watchdog) >= 2 and (odd := _odd_ones_out(watchdog)):
         basis, culprits = "behind", odd
-    elif victims and silent and any(how[r] in ("timeout", "connection", "abort") for r in victims):
+    elif victims and silent and any(how[r] in WAITED for r in victims):
         basis, culprits = "silent", silent
     elif len(states) >= 2 and not victims and any(how[r] == "exited" for r in states):
         basis, culprits = "own-error", _first([r for r in states if how[r] == "exited"], when)
@@ -197,7 +201,17 @@ def decide(reader: Reader) -> Triage:
     victim_times = [when[r] for r in victims if when[r] is not None and r not in culprits]
     if culprit_times and victim_times:
         gap = round(min(victim_times) - min(culprit_times), 3)
-    return Triage(verdicts, culprits, basis, reader.root_cause, gap, _collect(reader, basis, victims, how))
+    tips = _collect(reader, basis, victims, how)
+    if basis == "mismatch" and len(culprits) > 1:
+        tips.insert(0, _NO_MAJORITY if len(culprits) == len(states) == 2 else _TIE)
+    return Triage(verdicts, culprits, basis, reader.root_cause, gap, tips)
+
+
+_NO_MAJORITY = ("two ranks entered different collectives and there is no third to side with either: the output "
+                "cannot tell which one left the common path; compare the line each suspect's traceback calls its "
+                "collective from")
+_TIE = ("the ranks named in the mismatch errors split evenly: read every rank's own mismatch error (one per rank, "
+        "naming its collective) to see which side the others are on")
 
 
 def _collect(reader: Reader, basis: str, victims: list[int], how: dict[int, str]) -> list[str]:
