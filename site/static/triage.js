@@ -206,6 +206,7 @@
         var t = text.trim();
         if (EXC.test(t) && text[2] !== " ") {
           addEvent(this.rank(this.summaryRank), { kind: classify(t), text: clip(t, 400), line: number, time: this.summaryTime, source: "summary" });
+          this.fingerprints(text, this.rank(this.summaryRank));
           return true;
         }
       }

@@ -189,6 +189,7 @@ class Reader:
         when = float(stamp) if isinstance(stamp, (str, int, float)) and str(stamp).isdigit() else None
         state = self._rank(rank)
         state.add(Event(classify(first), first, None, when, "error_file", origin))
+        self._fingerprints(first, state)
         stack = extra.get("py_callstack") if isinstance(extra, dict) else None
         if isinstance(stack, str) and not state.tail:
             state.tail.extend(stack.splitlines()[-TAIL_LINES:])
@@ -362,6 +363,7 @@ class Reader:
                     state = self._rank(self._summary_rank)
                     state.add(Event(classify(text.strip()), text.strip()[:400], number, self._summary_time,
                                     "summary", self.origin))
+                    self._fingerprints(text, state)  # the error file of a rank stopped before its lines reached the log
                     return True
             return False
         key, value = m[1], m[2].strip()
