@@ -347,12 +347,17 @@
     "cannot tell which one left the common path; compare the line each suspect's traceback calls its collective from";
   var TIE = "the ranks named in the mismatch errors split evenly: read every rank's own mismatch error (one per rank, " +
     "naming its collective) to see which side the others are on";
+  var BARRIER_TIP = "the ranks failed in the barrier TORCH_DISTRIBUTED_DEBUG=DETAIL runs before each collective, which " +
+    "rank 0 coordinates: ranks that reached it and gave up waiting for rank 0 point at rank 0 arriving " +
+    "late (stuck, slow, or starved of CPU); read rank 0's log, and a longer process-group timeout tells " +
+    "a slow rank 0 from a stuck one";
   function collect(reader, basis, victims, how) {
-    var tips = [];
-    if (basis === "none" && victims.length && victims.length === how.size) {
+    var tips = [], barrier = Array.from(how.values()).indexOf("barrier") >= 0;
+    if (basis === "none" && barrier) tips.push(BARRIER_TIP);
+    else if (basis === "none" && victims.length && victims.length === how.size) {
       tips.push("every rank in this output is a victim: the one that broke is not in it (another node, or a rank whose lines were cut off); read that rank's own log");
     }
-    if (basis === "none" || basis === "silent") {
+    if ((basis === "none" && !barrier) || basis === "silent") {
       if (victims.some(function (r) { return how.get(r) === "timeout"; }) || basis === "none") {
         tips.push("TORCH_FR_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1: Flight Recorder dumps each rank's last collectives on a timeout (`torchfrtrace` lines them up)");
         tips.push("TORCH_DISTRIBUTED_DEBUG=DETAIL: a mismatched collective raises naming both ranks");

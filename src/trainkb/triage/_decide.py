@@ -214,13 +214,22 @@ _TIE = ("the ranks named in the mismatch errors split evenly: read every rank's 
         "naming its collective) to see which side the others are on")
 
 
+_BARRIER_TIP = ("the ranks failed in the barrier TORCH_DISTRIBUTED_DEBUG=DETAIL runs before each collective, which "
+                "rank 0 coordinates: ranks that reached it and gave up waiting for rank 0 point at rank 0 arriving "
+                "late (stuck, slow, or starved of CPU); read rank 0's log, and a longer process-group timeout tells "
+                "a slow rank 0 from a stuck one")
+
+
 def _collect(reader: Reader, basis: str, victims: list[int], how: dict[int, str]) -> list[str]:
     """What to turn on next time, when this output could not settle the question."""
     tips = []
-    if basis == "none" and victims and len(victims) == len(how):
+    barrier = any(h == "barrier" for h in how.values())
+    if basis == "none" and barrier:
+        tips.append(_BARRIER_TIP)
+    elif basis == "none" and victims and len(victims) == len(how):
         tips.append("every rank in this output is a victim: the one that broke is not in it (another node, or a "
                     "rank whose lines were cut off); read that rank's own log")
-    if basis == "none" or (basis == "silent" and any(how[r] == "timeout" for r in victims)):
+    if (basis == "none" and not barrier) or (basis == "silent" and any(how[r] == "timeout" for r in victims)):
         tips.append("TORCH_FR_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1: Flight Recorder dumps each rank's "
                     "last collectives on a timeout (`torchfrtrace` lines them up)")
         tips.append("TORCH_DISTRIBUTED_DEBUG=DETAIL: a mismatched collective raises naming both ranks")
