@@ -33,7 +33,7 @@
   var WRAPPERS = { ChildFailedError: 1, SystemExit: 1, KeyboardInterrupt: 1 };
   var SPLITLINES = /\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]/;
   var VICTIM_KINDS = { timeout: 1, connection: 1, mismatch: 1, barrier: 1 };
-  var WAITED = ["timeout", "connection", "abort", "barrier"];
+  var WAITED = ["timeout", "connection", "abort", "barrier"], TIMED_OUT = ["timeout", "abort", "barrier"];
   var HOW = { timeout: "timed out waiting in a collective", connection: "lost the connection to a peer",
     mismatch: "reported the collective mismatch",
     barrier: "failed in the debug barrier before a collective because of a peer", sigterm: "stopped by the launcher (SIGTERM)",
@@ -315,7 +315,8 @@
       var low = Math.min.apply(null, enqueued.map(function (e) { return e[1]; }));
       basis = "behind"; culprits = enqueued.filter(function (e) { return e[1] === low; }).map(function (e) { return e[0]; });
     } else if (watchdog.length >= 2 && (odd = oddOnesOut(watchdog)).length) { basis = "behind"; culprits = odd; }
-    else if (victims.length && silent.length && victims.some(function (r) { return WAITED.indexOf(how.get(r)) >= 0; })) {
+    else if (victims.length && silent.length && victims.some(function (r) { return WAITED.indexOf(how.get(r)) >= 0; }) &&
+             (how.get(silent[0]) === "none" || victims.some(function (r) { return TIMED_OUT.indexOf(how.get(r)) >= 0; }))) {
       basis = "silent"; culprits = silent;
     } else if (ranks.length >= 2 && !victims.length && having(["exited"]).length) {
       basis = "own-error"; culprits = first(having(["exited"]), when);
@@ -354,7 +355,10 @@
   function collect(reader, basis, victims, how) {
     var tips = [], barrier = Array.from(how.values()).indexOf("barrier") >= 0;
     if (basis === "none" && barrier) tips.push(BARRIER_TIP);
-    else if (basis === "none" && victims.length && victims.length === how.size) {
+    else if (basis === "none" && Array.from(how.values()).indexOf("sigterm") >= 0 &&
+             victims.some(function (r) { return how.get(r) === "connection"; })) {
+      tips.push("the peers lost their connection to a rank that ended first, and no rank here did: a rank that exited without an error (exit code 0) leaves no line of its own unless every line is tagged");
+    } else if (basis === "none" && victims.length && victims.length === how.size) {
       tips.push("every rank in this output is a victim: the one that broke is not in it (another node, or a rank whose lines were cut off); read that rank's own log");
     }
     if ((basis === "none" && !barrier) || basis === "silent") {

@@ -18,6 +18,7 @@ __all__ = ["RankVerdict", "Triage", "decide"]
 
 VICTIM_KINDS = frozenset({"timeout", "connection", "mismatch", "barrier"})
 WAITED = ("timeout", "connection", "abort", "barrier")  # a victim's kinds that show it waited on a peer
+TIMED_OUT = ("timeout", "abort", "barrier")  # ... and those a hung peer causes (it closes no connection)
 TIE_SECONDS = 1.0  # torchrun's summary and error files stamp whole seconds
 _HOW = {"timeout": "timed out waiting in a collective", "connection": "lost the connection to a peer",
         "mismatch": "reported the collective mismatch",
@@ -178,7 +179,10 @@ def decide(reader: Reader) -> Triage:
         basis, culprits = "behind", sorted(r for r, v in enqueued.items() if v == low)
     elif len(watchdog) >= 2 and (odd := _odd_ones_out(watchdog)):
         basis, culprits = "behind", odd
-    elif victims and silent and any(how[r] in WAITED for r in victims):
+    elif victims and silent and any(how[r] in WAITED for r in victims) and (
+            how[silent[0]] == "none" or any(how[r] in TIMED_OUT for r in victims)):
+        # a rank the launcher stopped was alive until a peer failed: it can be the cause only by hanging,
+        # and a hang makes its peers time out; lost connections alone come from a rank that ended first
         basis, culprits = "silent", silent
     elif len(states) >= 2 and not victims and any(how[r] == "exited" for r in states):
         basis, culprits = "own-error", _first([r for r in states if how[r] == "exited"], when)
@@ -226,6 +230,9 @@ def _collect(reader: Reader, basis: str, victims: list[int], how: dict[int, str]
     barrier = any(h == "barrier" for h in how.values())
     if basis == "none" and barrier:
         tips.append(_BARRIER_TIP)
+    elif basis == "none" and any(how[r] == "sigterm" for r in how) and any(how[r] == "connection" for r in victims):
+        tips.append("the peers lost their connection to a rank that ended first, and no rank here did: a rank that "
+                    "exited without an error (exit code 0) leaves no line of its own unless every line is tagged")
     elif basis == "none" and victims and len(victims) == len(how):
         tips.append("every rank in this output is a victim: the one that broke is not in it (another node, or a "
                     "rank whose lines were cut off); read that rank's own log")
