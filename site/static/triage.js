@@ -340,12 +340,29 @@
     var rcVictim = reader.rootCause !== null && culprits.indexOf(reader.rootCause) < 0 &&
       verdicts.some(function (v) { return v.rank === reader.rootCause && v.role === "victim"; });
     var tips = collect(reader, basis, victims, how);
-    if (basis === "mismatch" && culprits.length > 1) tips.unshift(culprits.length === 2 && ranks.length === 2 ? NO_MAJORITY : TIE);
+    if (basis === "mismatch" && culprits.length > 1 && culprits.length === 2 && ranks.length === 2) {
+      var sites = [];
+      culprits.forEach(function (r) { var site = callSite(reader.ranks.get(r)); if (site) sites.push("rank " + r + ": " + site); });
+      tips.unshift(NO_MAJORITY + (sites.length ? " (" + sites.join("; ") + ")" : ""));
+    } else if (basis === "mismatch" && culprits.length > 1) tips.unshift(TIE);
     return { culprits: culprits, sole_culprit: sole, basis: basis, reason: BASIS[basis], root_cause_rank: reader.rootCause,
              root_cause_is_victim: rcVictim, gap_seconds: gap, collect: tips, ranks: verdicts };
   }
   var NO_MAJORITY = "two ranks entered different collectives and there is no third to side with either: the output " +
     "cannot tell which one left the common path; compare the line each suspect's traceback calls its collective from";
+  var FRAME = /^\s*File "([^"]+)", line (\d+), in \S+/;
+  /* the last frame of the rank's traceback outside torch and site-packages (_decide.py _call_site) */
+  function callSite(state) {
+    var lines = state.tail;
+    for (var i = lines.length - 1; i >= 0; i--) {
+      var m = FRAME.exec(lines[i]);
+      if (m && m[1].indexOf("site-packages") < 0 && m[1].indexOf("/torch/") < 0) {
+        var code = i + 1 < lines.length ? lines[i + 1].trim() : "";
+        return m[1].split("/").pop() + " line " + m[2] + (code ? ", `" + code + "`" : "");
+      }
+    }
+    return null;
+  }
   var TIE = "the ranks named in the mismatch errors split evenly: read every rank's own mismatch error (one per rank, " +
     "naming its collective) to see which side the others are on";
   var BARRIER_TIP = "the ranks failed in the barrier TORCH_DISTRIBUTED_DEBUG=DETAIL runs before each collective, which " +

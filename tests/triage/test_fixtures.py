@@ -107,6 +107,10 @@ def test_two_rank_mismatch_says_the_evidence_cannot_decide() -> None:
         assert triage is not None and triage.culprits == [0, 1] and triage.sole_culprit is None
         assert "no third to side with either" in triage.collect[0]
         assert {v.role for v in triage.ranks} == {"suspect"}
+        # where each suspect's own code entered its collective: the deviating rank is the one on the odd line
+        deviant = int(capture[-1])
+        assert f"rank {deviant}: faultjob.py line 68, `dist.broadcast(p.grad, src=rank)`" in triage.collect[0]
+        assert f"rank {1 - deviant}: faultjob.py line 70, `dist.all_reduce(p.grad)`" in triage.collect[0]
 
 
 def test_debug_barrier_failure_names_nobody() -> None:

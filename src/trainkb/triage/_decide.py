@@ -9,6 +9,7 @@ with what to collect next time.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -206,14 +207,31 @@ def decide(reader: Reader) -> Triage:
     if culprit_times and victim_times:
         gap = round(min(victim_times) - min(culprit_times), 3)
     tips = _collect(reader, basis, victims, how)
-    if basis == "mismatch" and len(culprits) > 1:
-        tips.insert(0, _NO_MAJORITY if len(culprits) == len(states) == 2 else _TIE)
+    if basis == "mismatch" and len(culprits) > 1 and len(culprits) == len(states) == 2:
+        sites = [f"rank {r}: {site}" for r in culprits if (site := _call_site(states[r]))]
+        tips.insert(0, _NO_MAJORITY + (f" ({'; '.join(sites)})" if sites else ""))
+    elif basis == "mismatch" and len(culprits) > 1:
+        tips.insert(0, _TIE)
     return Triage(verdicts, culprits, basis, reader.root_cause, gap, tips)
 
 
 _NO_MAJORITY = ("two ranks entered different collectives and there is no third to side with either: the output "
                 "cannot tell which one left the common path; compare the line each suspect's traceback calls its "
                 "collective from")
+_FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+), in \S+')
+
+
+def _call_site(state: RankState) -> str | None:
+    """The last frame of the rank's traceback outside torch and site-packages: where its code called the collective."""
+    lines = list(state.tail)
+    for i in range(len(lines) - 1, -1, -1):
+        m = _FRAME.match(lines[i])
+        if m and "site-packages" not in m["path"] and "/torch/" not in m["path"]:
+            code = lines[i + 1].strip() if i + 1 < len(lines) else ""
+            return f"{m['path'].rsplit('/', 1)[-1]} line {m['line']}" + (f", `{code}`" if code else "")
+    return None
+
+
 _TIE = ("the ranks named in the mismatch errors split evenly: read every rank's own mismatch error (one per rank, "
         "naming its collective) to see which side the others are on")
 
