@@ -20,18 +20,23 @@
   var SENT = /Sending process (\d+) closing signal (SIG[A-Z]+)/;
   var WATCHDOG = /Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(\d+), OpType=(\w+)(?:, NumelIn=(\d+))?/;
   var ENQUEUED = /[Ll]ast enqueued (?:NCCL )?work: (-?\d+), last completed (?:NCCL )?work: (-?\d+)/;
-  var FINGERPRINT = /Rank (\d+) is running collective: CollectiveFingerPrint\(SequenceNumber=(\d+), OpType=(\w+)/g;
+  var FINGERPRINT = /Rank (\d+) is running collective: CollectiveFingerPrint\((?:SequenceNumber=(\d+), )?OpType=(\w+)(?:, TensorShape=(\[[^\]]*\]))?/g;
+  var MAX_INFERRED_RANK = 1024;
   var SIGNAL_TRACE = /Signal (\d+) \((SIG[A-Z]+)\) received by PID (\d+)/;
+  var FATAL = /^Fatal Python error: (Aborted|Segmentation fault|Bus error|Floating point exception)\b/;
   var ISO = /(\d{4})-(\d\d)-(\d\d)[ T_](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,6}))?/;
   var GLOG = /\b[EWIF](\d\d)(\d\d) (\d\d):(\d\d):(\d\d)\.(\d{1,9})\b/;
   var TIMEOUT = /Timed out waiting \d+ms|Watchdog caught collective operation timeout|timed out|[Tt]imeout at NCCL work|wait timeout after \d+ms/i;
   var CONNECTION = /Connection (?:closed|reset) by peer|Broken pipe|remote process exited|NCCL communicator was aborted|ncclRemoteError|[Ss]ocket [Tt]imeout|failed to recv, got 0 bytes|Connection refused/i;
   var MISMATCH = /Detected mismatch between collectives/;
+  var BARRIER = /successfully reached monitoredBarrier, but received errors|Monitored Barrier encountered error/;
   var WRAPPERS = { ChildFailedError: 1, SystemExit: 1, KeyboardInterrupt: 1 };
   var SPLITLINES = /\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]/;
-  var VICTIM_KINDS = { timeout: 1, connection: 1, mismatch: 1 };
+  var VICTIM_KINDS = { timeout: 1, connection: 1, mismatch: 1, barrier: 1 };
+  var WAITED = ["timeout", "connection", "abort", "barrier"], TIMED_OUT = ["timeout", "abort", "barrier"];
   var HOW = { timeout: "timed out waiting in a collective", connection: "lost the connection to a peer",
-    mismatch: "reported the collective mismatch", sigterm: "stopped by the launcher (SIGTERM)",
+    mismatch: "reported the collective mismatch",
+    barrier: "failed in the debug barrier before a collective because of a peer", sigterm: "stopped by the launcher (SIGTERM)",
     abort: "aborted by the NCCL watchdog after its timeout (SIGABRT)", exception: "raised",
     signal: "killed by a signal", exited: "exited with an error and no traceback",
     silent: "no error of its own", none: "no error seen" };
@@ -45,6 +50,7 @@
   function cpLen(text) { return Array.from(text).length; }
   function classify(message) {
     if (MISMATCH.test(message)) return "mismatch";
+    if (BARRIER.test(message)) return "barrier";
     if (CONNECTION.test(message)) return "connection";
     if (TIMEOUT.test(message)) return "timeout";
     return "exception";
@@ -71,6 +77,7 @@
     this.year = new Date().getUTCFullYear();
     this.inSummary = false; this.inRootCause = false; this.summaryTraceback = false;
     this.summaryRank = null; this.summaryTime = null; this.summaryLines = 0;
+    this.inferred = new Set();
   }
   Reader.prototype.rank = function (r) {
     var s = this.ranks.get(r);
@@ -149,8 +156,7 @@
       addEvent(state, { kind: "timeout", text: text.slice(m.index).split(" ran for")[0], line: number, time: when, source: "nccl" });
     }
     if ((m = ENQUEUED.exec(text))) { state.seq.last_enqueued = +m[1]; state.seq.last_completed = +m[2]; }
-    FINGERPRINT.lastIndex = 0;
-    while ((m = FINGERPRINT.exec(text)) !== null) state.fingerprints.set(+m[1], m[3]);
+    this.fingerprints(text, state);
     var exc = /^\s/.test(text) ? null : EXC.exec(text);
     if (exc && !WRAPPERS[exc[1].split(".").pop()]) {
       addEvent(state, { kind: classify(text), text: clip(text, 400), line: number, time: when, source: "log" });
@@ -163,8 +169,24 @@
         });
       }
       pushTail(state, text);
-    } else if ((m = SIGNAL_TRACE.exec(text))) {
+    } else if ((m = SIGNAL_TRACE.exec(text)) || (m = FATAL.exec(text))) {
       addEvent(state, { kind: "signal", text: m[0], line: number, time: when, source: "log" });
+    }
+  };
+  /* a DETAIL mismatch names the first rank (in rank order) that differs from the reporter: every
+     rank below it, other than the reporter, runs the reporter's collective (_read.py) */
+  Reader.prototype.fingerprints = function (text, state) {
+    var found = [], m;
+    FINGERPRINT.lastIndex = 0;
+    while ((m = FINGERPRINT.exec(text)) !== null) {
+      found.push([+m[1], m[3] + " SequenceNumber=" + (m[2] || "?") + " TensorShape=" + (m[4] || "?")]);
+    }
+    found.forEach(function (f) { state.fingerprints.set(f[0], f[1]); });
+    if (found.length >= 2 && text.indexOf("Detected mismatch") >= 0 && !this.inferred.has(found[0][0] + "," + found[1][0])) {
+      this.inferred.add(found[0][0] + "," + found[1][0]);
+      for (var r = 0; r < Math.min(found[1][0], MAX_INFERRED_RANK); r++) {
+        if (!state.fingerprints.has(r)) state.fingerprints.set(r, found[0][1]);
+      }
     }
   };
   Reader.prototype.summary = function (text, number) {
@@ -184,6 +206,7 @@
         var t = text.trim();
         if (EXC.test(t) && text[2] !== " ") {
           addEvent(this.rank(this.summaryRank), { kind: classify(t), text: clip(t, 400), line: number, time: this.summaryTime, source: "summary" });
+          this.fingerprints(text, this.rank(this.summaryRank));
           return true;
         }
       }
@@ -215,7 +238,7 @@
     var launcher = state.pid !== null ? reader.sent.get(state.pid) : undefined;
     if (ev.text.indexOf("SIGTERM") >= 0 || launcher === "SIGTERM") return "sigterm";
     if (launcher) return "sigterm";
-    if (ev.text.indexOf("SIGABRT") >= 0 && state.events.some(function (e) { return VICTIM_KINDS[e.kind]; })) return "abort";
+    if ((ev.text.indexOf("SIGABRT") >= 0 || ev.text.endsWith("Aborted")) && state.events.some(function (e) { return VICTIM_KINDS[e.kind]; })) return "abort";
     return "signal";
   }
   function classifyRank(state, reader) {
@@ -227,7 +250,7 @@
     var signals = state.events.filter(function (e) { return e.kind === "signal"; })
       .map(function (e) { return [e, signalKind(state, e, reader)]; });
     for (var i = 0; i < signals.length; i++) if (signals[i][1] === "signal") return ["signal", signals[i][0]];
-    var kinds = ["mismatch", "timeout", "connection"];
+    var kinds = ["mismatch", "barrier", "timeout", "connection"];
     for (var k = 0; k < kinds.length; k++) {
       var hit = state.events.filter(function (e) { return e.kind === kinds[k]; });
       if (hit.length) return [kinds[k], hit[0]];
@@ -271,7 +294,7 @@
     ranks.forEach(function (r) { var c = classifyRank(reader.ranks.get(r), reader); how.set(r, c[0]); shown.set(r, c[1]); });
     ranks.forEach(function (r) { when.set(r, eventTime(reader.ranks.get(r), shown.get(r))); });
     function having(list) { return ranks.filter(function (r) { return list.indexOf(how.get(r)) >= 0; }); }
-    var own = having(["exception", "signal"]), victims = having(["timeout", "connection", "abort", "mismatch"]);
+    var own = having(["exception", "signal"]), victims = having(WAITED.concat(["mismatch"]));
     var silent = having(["none", "sigterm"]);
     var endedAlone = silent.filter(function (r) { return how.get(r) === "none"; });
     // a rank that ended on its own while its peers waited comes before one the launcher killed
@@ -292,7 +315,8 @@
       var low = Math.min.apply(null, enqueued.map(function (e) { return e[1]; }));
       basis = "behind"; culprits = enqueued.filter(function (e) { return e[1] === low; }).map(function (e) { return e[0]; });
     } else if (watchdog.length >= 2 && (odd = oddOnesOut(watchdog)).length) { basis = "behind"; culprits = odd; }
-    else if (victims.length && silent.length && victims.some(function (r) { return ["timeout", "connection", "abort"].indexOf(how.get(r)) >= 0; })) {
+    else if (victims.length && silent.length && victims.some(function (r) { return WAITED.indexOf(how.get(r)) >= 0; }) &&
+             (how.get(silent[0]) === "none" || victims.some(function (r) { return TIMED_OUT.indexOf(how.get(r)) >= 0; }))) {
       basis = "silent"; culprits = silent;
     } else if (ranks.length >= 2 && !victims.length && having(["exited"]).length) {
       basis = "own-error"; culprits = first(having(["exited"]), when);
@@ -315,15 +339,46 @@
     var sole = culprits.length === 1 ? culprits[0] : null;
     var rcVictim = reader.rootCause !== null && culprits.indexOf(reader.rootCause) < 0 &&
       verdicts.some(function (v) { return v.rank === reader.rootCause && v.role === "victim"; });
+    var tips = collect(reader, basis, victims, how);
+    if (basis === "mismatch" && culprits.length > 1 && culprits.length === 2 && ranks.length === 2) {
+      var sites = [];
+      culprits.forEach(function (r) { var site = callSite(reader.ranks.get(r)); if (site) sites.push("rank " + r + ": " + site); });
+      tips.unshift(NO_MAJORITY + (sites.length ? " (" + sites.join("; ") + ")" : ""));
+    } else if (basis === "mismatch" && culprits.length > 1) tips.unshift(TIE);
     return { culprits: culprits, sole_culprit: sole, basis: basis, reason: BASIS[basis], root_cause_rank: reader.rootCause,
-             root_cause_is_victim: rcVictim, gap_seconds: gap, collect: collect(reader, basis, victims, how), ranks: verdicts };
+             root_cause_is_victim: rcVictim, gap_seconds: gap, collect: tips, ranks: verdicts };
   }
+  var NO_MAJORITY = "two ranks entered different collectives and there is no third to side with either: the output " +
+    "cannot tell which one left the common path; compare the line each suspect's traceback calls its collective from";
+  var FRAME = /^\s*File "([^"]+)", line (\d+), in \S+/;
+  /* the last frame of the rank's traceback outside torch and site-packages (_decide.py _call_site) */
+  function callSite(state) {
+    var lines = state.tail;
+    for (var i = lines.length - 1; i >= 0; i--) {
+      var m = FRAME.exec(lines[i]);
+      if (m && m[1].indexOf("site-packages") < 0 && m[1].indexOf("/torch/") < 0) {
+        var code = i + 1 < lines.length ? lines[i + 1].trim() : "";
+        return m[1].split("/").pop() + " line " + m[2] + (code ? ", `" + code + "`" : "");
+      }
+    }
+    return null;
+  }
+  var TIE = "the ranks named in the mismatch errors split evenly: read every rank's own mismatch error (one per rank, " +
+    "naming its collective) to see which side the others are on";
+  var BARRIER_TIP = "the ranks failed in the barrier TORCH_DISTRIBUTED_DEBUG=DETAIL runs before each collective, which " +
+    "rank 0 coordinates: ranks that reached it and gave up waiting for rank 0 point at rank 0 arriving " +
+    "late (stuck, slow, or starved of CPU); read rank 0's log, and a longer process-group timeout tells " +
+    "a slow rank 0 from a stuck one";
   function collect(reader, basis, victims, how) {
-    var tips = [];
-    if (basis === "none" && victims.length && victims.length === how.size) {
+    var tips = [], barrier = Array.from(how.values()).indexOf("barrier") >= 0;
+    if (basis === "none" && barrier) tips.push(BARRIER_TIP);
+    else if (basis === "none" && Array.from(how.values()).indexOf("sigterm") >= 0 &&
+             victims.some(function (r) { return how.get(r) === "connection"; })) {
+      tips.push("the peers lost their connection to a rank that ended first, and no rank here did: a rank that exited without an error (exit code 0) leaves no line of its own unless every line is tagged");
+    } else if (basis === "none" && victims.length && victims.length === how.size) {
       tips.push("every rank in this output is a victim: the one that broke is not in it (another node, or a rank whose lines were cut off); read that rank's own log");
     }
-    if (basis === "none" || basis === "silent") {
+    if ((basis === "none" && !barrier) || basis === "silent") {
       if (victims.some(function (r) { return how.get(r) === "timeout"; }) || basis === "none") {
         tips.push("TORCH_FR_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1: Flight Recorder dumps each rank's last collectives on a timeout (`torchfrtrace` lines them up)");
         tips.push("TORCH_DISTRIBUTED_DEBUG=DETAIL: a mismatched collective raises naming both ranks");

@@ -14,12 +14,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from captures import captures, expected
+from captures import FIXTURES, captures, expected
 
 from trainkb.cli import main
 from trainkb.triage import to_json, to_text, triage_path, triage_text
 
-BASIS = {"raise": "own-error", "sigkill": "own-error", "nan": "own-error", "exit": "silent",
+# an early exit is silent, except on rank 0 under gloo, which can abort at exit (faulthandler's SIGABRT)
+BASIS = {"raise": "own-error", "sigkill": "own-error", "nan": "own-error", "exit": {"silent", "own-error"},
          "hang": {"silent", "behind"}, "collective": "mismatch"}
 ALL = [pytest.param(p, id=f"{p.parent.name}/{p.name}") for b in ("gloo", "nccl") for p in captures(b)]
 
@@ -57,6 +58,75 @@ def test_log_dir_names_the_faulty_rank(capture: Path) -> None:
     _check(triage_path(capture / "logs", match=False), fault, n, k, log_dir=True)
 
 
+def test_rank0_exit_abort_is_its_own_signal() -> None:
+    """gloo, rank 0 calls sys.exit(0) mid-training and aborts at exit: its stderr's faulthandler line names it.
+
+    Only torchrun's summary gave its exit code (-6); from --log-dir alone, the rank the launcher stopped before
+    it printed looked the same as rank 0 until the "Fatal Python error: Aborted" line was read.
+    """
+    capture = FIXTURES / "gloo" / "exit-n3-r0"
+    for triage in (triage_path(capture / "logs", match=False),
+                   triage_text((capture / "combined.log").read_text(encoding="utf-8"), match=False)):
+        assert triage is not None and triage.sole_culprit == 0, to_text(triage)
+        culprit = triage.verdict()
+        assert culprit is not None and culprit.how == "signal" and culprit.error == "Fatal Python error: Aborted"
+
+
+def test_nccl_watchdog_abort_stays_a_victim() -> None:
+    """The same faulthandler line after the NCCL watchdog's timeout is a victim's abort, not an own failure."""
+    triage = triage_path(FIXTURES / "nccl" / "hang-n2-r1" / "logs", match=False)
+    assert triage is not None and triage.culprits == [1], to_text(triage)
+    assert next(v for v in triage.ranks if v.rank == 0).role == "victim"
+
+
+def test_one_mismatch_error_implies_the_majority() -> None:
+    """Only rank 0's mismatch error kept (its peers stopped before printing): it names rank 2 as the first rank
+    that differs, so rank 1 runs rank 0's collective and rank 2 is the odd one out."""
+    log = (FIXTURES / "gloo" / "collective-n3-r2" / "combined.log").read_text(encoding="utf-8")
+    only0 = "".join(line for line in log.splitlines(keepends=True) if line.startswith("[default0]:"))
+    assert "but Rank 2 is running" in only0
+    triage = triage_text(only0 + "[default1]:step 1 loss 0.4300\n[default2]:step 1 loss 0.1325\n", match=False)
+    assert triage is not None and triage.basis == "mismatch" and triage.culprits == [2], to_text(triage)
+    # the culprit's own error names rank 0 first and implies nothing about rank 1: no majority then
+    only2 = "".join(line for line in log.splitlines(keepends=True) if line.startswith("[default2]:"))
+    triage = triage_text(only2 + "[default0]:step 1 loss 0.2219\n[default1]:step 1 loss 0.4300\n", match=False)
+    assert triage is not None and triage.sole_culprit is None and triage.culprits == [0, 2], to_text(triage)
+
+
+def test_mismatch_read_from_the_summary_alone() -> None:
+    """torchrun's summary carries each failed rank's error file, mismatch text included."""
+    log = (FIXTURES / "gloo" / "collective-n3-r2" / "combined.log").read_text(encoding="utf-8")
+    summary = log[log.index("Failures:"):]
+    triage = triage_text(summary, match=False)
+    assert triage is not None and triage.culprits == [2] and triage.basis == "mismatch", to_text(triage)
+
+
+def test_two_rank_mismatch_says_the_evidence_cannot_decide() -> None:
+    for capture in ("collective-n2-r0", "collective-n2-r1"):
+        triage = triage_text((FIXTURES / "nccl" / capture / "combined.log").read_text(encoding="utf-8"), match=False)
+        assert triage is not None and triage.culprits == [0, 1] and triage.sole_culprit is None
+        assert "no third to side with either" in triage.collect[0]
+        assert {v.role for v in triage.ranks} == {"suspect"}
+        # where each suspect's own code entered its collective: the deviating rank is the one on the odd line
+        deviant = int(capture[-1])
+        assert f"rank {deviant}: faultjob.py line 68, `dist.broadcast(p.grad, src=rank)`" in triage.collect[0]
+        assert f"rank {1 - deviant}: faultjob.py line 70, `dist.all_reduce(p.grad)`" in triage.collect[0]
+
+
+def test_debug_barrier_failure_names_nobody() -> None:
+    """gloo on a loaded machine, 3 s timeout: the job failed in DETAIL's barrier before the injected mismatch.
+
+    Ranks 1 and 2 reached the barrier and gave up waiting for rank 0; rank 0 then lost its peers. Every rank
+    is a victim of the barrier: nobody is named, and the tip points at rank 0.
+    """
+    capture = FIXTURES / "gloo-load" / "collective-n3-r2"
+    for triage in (triage_path(capture / "logs", match=False),
+                   triage_text((capture / "combined.log").read_text(encoding="utf-8"), match=False)):
+        assert triage is not None and triage.culprits == [] and triage.basis == "none", to_text(triage)
+        assert {v.how for v in triage.ranks} == {"barrier"}
+        assert "rank 0 arriving late" in triage.collect[0]
+
+
 def test_culprit_error_and_entry_are_shown() -> None:
     capture = Path(__file__).parent / "fixtures" / "nccl" / "nan-n2-r1"
     triage = triage_path(capture)
@@ -80,7 +150,7 @@ def test_nccl_hang_reads_the_watchdog_counters() -> None:
 
 def test_victim_named_by_torchrun_is_called_out() -> None:
     """gloo, rank 1 exits quietly: torchrun's Root Cause names a rank that only lost its peer."""
-    capture = next(p for p in captures("gloo") if p.name.startswith("exit-"))
+    capture = FIXTURES / "gloo" / "exit-n4-r1"
     triage = triage_text((capture / "combined.log").read_text(encoding="utf-8"), match=False)
     assert triage is not None and triage.root_cause_is_victim
     assert "only suffered the failure" in to_text(triage)

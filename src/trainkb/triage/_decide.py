@@ -9,6 +9,7 @@ with what to collect next time.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -17,10 +18,14 @@ from ._read import Event, RankState, Reader
 
 __all__ = ["RankVerdict", "Triage", "decide"]
 
-VICTIM_KINDS = frozenset({"timeout", "connection", "mismatch"})
+VICTIM_KINDS = frozenset({"timeout", "connection", "mismatch", "barrier"})
+WAITED = ("timeout", "connection", "abort", "barrier")  # a victim's kinds that show it waited on a peer
+TIMED_OUT = ("timeout", "abort", "barrier")  # ... and those a hung peer causes (it closes no connection)
 TIE_SECONDS = 1.0  # torchrun's summary and error files stamp whole seconds
 _HOW = {"timeout": "timed out waiting in a collective", "connection": "lost the connection to a peer",
-        "mismatch": "reported the collective mismatch", "sigterm": "stopped by the launcher (SIGTERM)",
+        "mismatch": "reported the collective mismatch",
+        "barrier": "failed in the debug barrier before a collective because of a peer",
+        "sigterm": "stopped by the launcher (SIGTERM)",
         "abort": "aborted by the NCCL watchdog after its timeout (SIGABRT)", "exception": "raised",
         "signal": "killed by a signal", "exited": "exited with an error and no traceback",
         "silent": "no error of its own", "none": "no error seen"}
@@ -81,7 +86,8 @@ def _signal_kind(state: RankState, event: Event, reader: Reader) -> str:
         return "sigterm"
     if launcher:  # torchrun escalates to SIGKILL when SIGTERM is ignored
         return "sigterm"
-    if "SIGABRT" in event.text and any(e.kind in VICTIM_KINDS for e in state.events):
+    aborted = "SIGABRT" in event.text or event.text.endswith("Aborted")  # summary, or faulthandler's own line
+    if aborted and any(e.kind in VICTIM_KINDS for e in state.events):
         return "abort"
     return "signal"
 
@@ -95,7 +101,7 @@ def _classify(state: RankState, reader: Reader) -> tuple[str, Event | None]:
     for event, kind in signals:
         if kind == "signal":
             return "signal", event
-    for kind in ("mismatch", "timeout", "connection"):
+    for kind in ("mismatch", "barrier", "timeout", "connection"):
         hits = [e for e in state.events if e.kind == kind]
         if hits:
             return kind, hits[0]
@@ -152,7 +158,7 @@ def decide(reader: Reader) -> Triage:
         how[rank], shown[rank] = _classify(state, reader)
     when = {r: _time(states[r], shown[r]) for r in states}
     own = [r for r in states if how[r] in ("exception", "signal")]
-    victims = [r for r in states if how[r] in ("timeout", "connection", "abort", "mismatch")]
+    victims = [r for r in states if how[r] in (*WAITED, "mismatch")]
     fingerprints: dict[int, object] = {}
     for state in states.values():
         fingerprints.update(state.fingerprints)
@@ -175,7 +181,10 @@ def decide(reader: Reader) -> Triage:
         basis, culprits = "behind", sorted(r for r, v in enqueued.items() if v == low)
     elif len(watchdog) >= 2 and (odd := _odd_ones_out(watchdog)):
         basis, culprits = "behind", odd
-    elif victims and silent and any(how[r] in ("timeout", "connection", "abort") for r in victims):
+    elif victims and silent and any(how[r] in WAITED for r in victims) and (
+            how[silent[0]] == "none" or any(how[r] in TIMED_OUT for r in victims)):
+        # a rank the launcher stopped was alive until a peer failed: it can be the cause only by hanging,
+        # and a hang makes its peers time out; lost connections alone come from a rank that ended first
         basis, culprits = "silent", silent
     elif len(states) >= 2 and not victims and any(how[r] == "exited" for r in states):
         basis, culprits = "own-error", _first([r for r in states if how[r] == "exited"], when)
@@ -198,16 +207,55 @@ def decide(reader: Reader) -> Triage:
     victim_times = [t for r in victims if (t := when[r]) is not None and r not in culprits]
     if culprit_times and victim_times:
         gap = round(min(victim_times) - min(culprit_times), 3)
-    return Triage(verdicts, culprits, basis, reader.root_cause, gap, _collect(reader, basis, victims, how))
+    tips = _collect(reader, basis, victims, how)
+    if basis == "mismatch" and len(culprits) > 1 and len(culprits) == len(states) == 2:
+        sites = [f"rank {r}: {site}" for r in culprits if (site := _call_site(states[r]))]
+        tips.insert(0, _NO_MAJORITY + (f" ({'; '.join(sites)})" if sites else ""))
+    elif basis == "mismatch" and len(culprits) > 1:
+        tips.insert(0, _TIE)
+    return Triage(verdicts, culprits, basis, reader.root_cause, gap, tips)
+
+
+_NO_MAJORITY = ("two ranks entered different collectives and there is no third to side with either: the output "
+                "cannot tell which one left the common path; compare the line each suspect's traceback calls its "
+                "collective from")
+_FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+), in \S+')
+
+
+def _call_site(state: RankState) -> str | None:
+    """The last frame of the rank's traceback outside torch and site-packages: where its code called the collective."""
+    lines = list(state.tail)
+    for i in range(len(lines) - 1, -1, -1):
+        m = _FRAME.match(lines[i])
+        if m and "site-packages" not in m["path"] and "/torch/" not in m["path"]:
+            code = lines[i + 1].strip() if i + 1 < len(lines) else ""
+            return f"{m['path'].rsplit('/', 1)[-1]} line {m['line']}" + (f", `{code}`" if code else "")
+    return None
+
+
+_TIE = ("the ranks named in the mismatch errors split evenly: read every rank's own mismatch error (one per rank, "
+        "naming its collective) to see which side the others are on")
+
+
+_BARRIER_TIP = ("the ranks failed in the barrier TORCH_DISTRIBUTED_DEBUG=DETAIL runs before each collective, which "
+                "rank 0 coordinates: ranks that reached it and gave up waiting for rank 0 point at rank 0 arriving "
+                "late (stuck, slow, or starved of CPU); read rank 0's log, and a longer process-group timeout tells "
+                "a slow rank 0 from a stuck one")
 
 
 def _collect(reader: Reader, basis: str, victims: list[int], how: dict[int, str]) -> list[str]:
     """What to turn on next time, when this output could not settle the question."""
     tips = []
-    if basis == "none" and victims and len(victims) == len(how):
+    barrier = any(h == "barrier" for h in how.values())
+    if basis == "none" and barrier:
+        tips.append(_BARRIER_TIP)
+    elif basis == "none" and any(how[r] == "sigterm" for r in how) and any(how[r] == "connection" for r in victims):
+        tips.append("the peers lost their connection to a rank that ended first, and no rank here did: a rank that "
+                    "exited without an error (exit code 0) leaves no line of its own unless every line is tagged")
+    elif basis == "none" and victims and len(victims) == len(how):
         tips.append("every rank in this output is a victim: the one that broke is not in it (another node, or a "
                     "rank whose lines were cut off); read that rank's own log")
-    if basis == "none" or (basis == "silent" and any(how[r] == "timeout" for r in victims)):
+    if (basis == "none" and not barrier) or (basis == "silent" and any(how[r] == "timeout" for r in victims)):
         tips.append("TORCH_FR_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1: Flight Recorder dumps each rank's "
                     "last collectives on a timeout (`torchfrtrace` lines them up)")
         tips.append("TORCH_DISTRIBUTED_DEBUG=DETAIL: a mismatched collective raises naming both ranks")

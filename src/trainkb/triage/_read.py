@@ -24,6 +24,7 @@ MAX_EVENTS = 64  # per rank: a rank that repeats an error thousands of times kee
 TAIL_LINES = 60  # per rank: the lines kept to search the catalogue with
 MAX_LINE = 1024 * 1024  # characters kept of one line; the rest of a longer one is dropped
 MAX_SUMMARY_LINES = 5_000  # torchrun's summary is far shorter; past this, "Failures:" was not its start
+MAX_INFERRED_RANK = 1024  # agreements implied by one mismatch error, at most (hostile input stays cheap)
 RANK_SCAN = 256 * 1024  # after the first chunk, new ranks are looked for at each chunk's two ends only
 
 # lines worth a closer look all contain one of these; everything else is progress. Each starts with
@@ -46,9 +47,12 @@ _SENT = re.compile(r"Sending process (\d+) closing signal (SIG[A-Z]+)")
 _WATCHDOG = re.compile(r"Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(\d+), OpType=(\w+)"
                        r"(?:, NumelIn=(\d+))?")
 _ENQUEUED = re.compile(r"[Ll]ast enqueued (?:NCCL )?work: (-?\d+), last completed (?:NCCL )?work: (-?\d+)")
-_FINGERPRINT = re.compile(r"Rank (\d+) is running collective: CollectiveFingerPrint\(SequenceNumber=(\d+), "
-                          r"OpType=(\w+)")
+# older releases print no SequenceNumber; the key compared is sequence number, op type and first shape
+_FINGERPRINT = re.compile(r"Rank (\d+) is running collective: CollectiveFingerPrint\((?:SequenceNumber=(\d+), )?"
+                          r"OpType=(\w+)(?:, TensorShape=(\[[^\]]*\]))?")
 _SIGNAL_TRACE = re.compile(r"Signal (\d+) \((SIG[A-Z]+)\) received by PID (\d+)")
+# faulthandler's line in the dying rank's own stderr: the signal, seen even where torchrun's summary is not
+_FATAL = re.compile(r"^Fatal Python error: (Aborted|Segmentation fault|Bus error|Floating point exception)\b")
 # time stamps: logging's "[2024-05-01 12:00:00,123]" or ISO, torchrun's "2024-05-01_12:00:00", glog's "E0501 12:00:00.1"
 _ISO = re.compile(r"(\d{4})-(\d\d)-(\d\d)[ T_](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,6}))?")
 _GLOG = re.compile(r"\b[EWIF](\d\d)(\d\d) (\d\d):(\d\d):(\d\d)\.(\d{1,9})\b")
@@ -60,6 +64,9 @@ _CONNECTION = re.compile(r"Connection (?:closed|reset) by peer|Broken pipe|remot
                          r"NCCL communicator was aborted|ncclRemoteError|[Ss]ocket [Tt]imeout|"
                          r"failed to recv, got 0 bytes|Connection refused", re.I)
 _MISMATCH = re.compile(r"Detected mismatch between collectives")
+# TORCH_DISTRIBUTED_DEBUG's barrier before each collective failed because of a peer (rank 0 late, a peer gone)
+_BARRIER = re.compile(r"successfully reached monitoredBarrier, but received errors|"
+                      r"Monitored Barrier encountered error")
 _WRAPPERS = frozenset({"ChildFailedError", "SystemExit", "KeyboardInterrupt"})
 
 
@@ -67,7 +74,7 @@ _WRAPPERS = frozenset({"ChildFailedError", "SystemExit", "KeyboardInterrupt"})
 class Event:
     """One thing that happened to one rank, with where it was seen."""
 
-    kind: str  # exception | timeout | connection | mismatch | signal | exit
+    kind: str  # exception | timeout | connection | mismatch | barrier | signal | exit
     text: str  # the first line of the error, or a description of the signal/exit
     line: int | None = None  # 1-based line in the combined input (None: from a file of its own)
     time: float | None = None  # seconds since the epoch, UTC, when the output said
@@ -85,7 +92,7 @@ class RankState:
     pid: int | None = None
     error_file: str | None = None
     seq: dict[str, object] = field(default_factory=dict)  # SeqNum/OpType/NumelIn, last enqueued/completed
-    fingerprints: dict[int, str] = field(default_factory=dict)  # rank -> op type seen in mismatch errors
+    fingerprints: dict[int, str] = field(default_factory=dict)  # rank -> collective seen in mismatch errors
     tail: deque[str] = field(default_factory=lambda: deque(maxlen=TAIL_LINES))
     first_time: float | None = None
     last_time: float | None = None
@@ -97,9 +104,11 @@ class RankState:
 
 
 def classify(message: str) -> str:
-    """exception (the rank's own), or timeout/connection/mismatch (what a victim of a peer reports)."""
+    """exception (the rank's own), or timeout/connection/mismatch/barrier (what a victim of a peer reports)."""
     if _MISMATCH.search(message):
         return "mismatch"
+    if _BARRIER.search(message):
+        return "barrier"
     if _CONNECTION.search(message):
         return "connection"
     if _TIMEOUT.search(message):
@@ -146,6 +155,7 @@ class Reader:
         self._summary_lines = 0
         self._chunks = 0
         self._seen_pattern: re.Pattern[str] | None = None
+        self._inferred: set[tuple[int, int]] = set()  # (reporter, first differing rank) of mismatch errors read
 
     # --- public feeding -----------------------------------------------------------------------
     def feed_chunks(self, chunks: Iterable[str], rank: int | None = None, origin: str | None = None) -> None:
@@ -179,6 +189,7 @@ class Reader:
         when = float(stamp) if isinstance(stamp, (str, int, float)) and str(stamp).isdigit() else None
         state = self._rank(rank)
         state.add(Event(classify(first), first, None, when, "error_file", origin))
+        self._fingerprints(first, state)
         stack = extra.get("py_callstack") if isinstance(extra, dict) else None
         if isinstance(stack, str) and not state.tail:
             state.tail.extend(stack.splitlines()[-TAIL_LINES:])
@@ -299,8 +310,7 @@ class Reader:
             state.add(Event("timeout", text[m.start():].split(" ran for")[0], number, when, "nccl", self.origin))
         if m := _ENQUEUED.search(text):
             state.seq.update(last_enqueued=int(m[1]), last_completed=int(m[2]))
-        for fp in _FINGERPRINT.finditer(text):
-            state.fingerprints[int(fp[1])] = fp[3]
+        self._fingerprints(text, state)
         stripped = text.lstrip()
         exc = _EXC.match(text) if stripped == text else None
         if exc and exc["type"].rsplit(".", 1)[-1] not in _WRAPPERS:
@@ -310,8 +320,26 @@ class Reader:
             own = [self._strip(x, default_rank) for x in chunk[lo:start].splitlines()[1:]]
             state.tail.extend(t for t, r, _ in own if r == rank)
             state.tail.append(text)
-        elif m := _SIGNAL_TRACE.search(text):
+        elif (m := _SIGNAL_TRACE.search(text)) or (m := _FATAL.match(text)):
             state.add(Event("signal", m[0], number, when, "log", self.origin))
+
+    def _fingerprints(self, text: str, state: RankState) -> None:
+        """The collectives a DETAIL mismatch error names, and what its wording implies about other ranks.
+
+        torch (ProcessGroupWrapper) compares the reporting rank's fingerprint with every rank's in
+        rank order and names the first that differs; so every rank below that one, other than the
+        reporter, runs the reporter's collective. That agreement is known even when the launcher
+        stopped those ranks before they printed their own error.
+        """
+        found = [(int(m[1]), f"{m[3]} SequenceNumber={m[2] or '?'} TensorShape={m[4] or '?'}")
+                 for m in _FINGERPRINT.finditer(text)]
+        for rank, key in found:
+            state.fingerprints[rank] = key
+        if len(found) >= 2 and "Detected mismatch" in text and (found[0][0], found[1][0]) not in self._inferred:
+            (reporter, key), (first_differing, _) = found[0], found[1]
+            self._inferred.add((reporter, first_differing))
+            for rank in range(min(first_differing, MAX_INFERRED_RANK)):
+                state.fingerprints.setdefault(rank, key)
 
     def _summary(self, text: str, number: int) -> bool:
         """torchrun's ChildFailedError summary: per failed rank its time, exit code, error file, error."""
@@ -335,6 +363,7 @@ class Reader:
                     state = self._rank(self._summary_rank)
                     state.add(Event(classify(text.strip()), text.strip()[:400], number, self._summary_time,
                                     "summary", self.origin))
+                    self._fingerprints(text, state)  # the error file of a rank stopped before its lines reached the log
                     return True
             return False
         key, value = m[1], m[2].strip()

@@ -88,7 +88,7 @@ def to_text(triage: Triage, heading: str = "triage", first_line: int = 1) -> str
         what = _clip(v.error) if v.error and v.how not in ("silent",) else v.description
         if v.how == "silent" and v.exitcode is not None:
             what += f" (exit code {v.exitcode}{', sent by the launcher' if v.exitcode == -15 else ''})"
-        if v.how in ("timeout", "connection", "abort", "sigterm") and v.error:
+        if v.how in ("timeout", "connection", "abort", "barrier", "sigterm") and v.error:
             what = f"{v.description}: {_clip(v.error, 110)}"
         where = _where(_line(v.line, first_line), v.origin, v.time)
         lines.append(f"  rank {v.rank:<3} {v.role:<8} {what}{_seq(v.seq)}{where}")
