@@ -39,8 +39,12 @@ def build(corpus: Path = CORPUS) -> dict:
         for term in sorted(set(terms(text))):
             holders.setdefault(term, []).append(number)
     shared = {term: docs for term, docs in sorted(holders.items()) if len(docs) >= MIN_REPORTS}
-    return {"about": "words that two or more public failure reports share (benchmarks/background.py)",
-            "source": "benchmarks/real_failures.jsonl, split dev", "reports": len(dev), "terms": shared}
+    return {
+        "about": "words that two or more public failure reports share (benchmarks/background.py)",
+        "source": "benchmarks/real_failures.jsonl, split dev",
+        "reports": len(dev),
+        "terms": shared,
+    }
 
 
 def render(data: dict) -> str:

@@ -34,9 +34,13 @@ def _trivial_catalogue(count: int) -> Path:
     (root / "bench").mkdir(parents=True)
     (root / "areas.yaml").write_text(_AREAS)
     (root / "schema.json").write_text(render_schema())
-    checks = "".join(f"  - {{name: t{i}, claim: nothing, demonstrates: fix, code: pass, expect: ok}}\n"
-                     for i in range(count))
-    (root / "bench" / "D1-trivial.yaml").write_text(MODELINE + "\n" + textwrap.dedent("""\
+    checks = "".join(
+        f"  - {{name: t{i}, claim: nothing, demonstrates: fix, code: pass, expect: ok}}\n" for i in range(count)
+    )
+    (root / "bench" / "D1-trivial.yaml").write_text(
+        MODELINE
+        + "\n"
+        + textwrap.dedent("""\
         id: D1
         title: Trivial checks for timing
         area: bench
@@ -47,7 +51,9 @@ def _trivial_catalogue(count: int) -> Path:
         fix: none
         fix_summary: Nothing to fix here.
         checks:
-        """) + checks)
+        """)
+        + checks
+    )
     return root
 
 

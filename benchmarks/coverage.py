@@ -25,58 +25,103 @@ OUT = HERE.parent / "docs" / "coverage.md"
 
 # (cluster, pattern over the case's labels) for established root causes
 CAUSES = [
-    ("library or framework version skew (API removed or renamed, incompatible releases)",
-     r"version skew|removed in|renamed|incompatible with the installed|downgrad|no longer (?:has|accepts)"),
-    ("a bug in the project's own training code or scripts", r"bug in the repo|repo(?:sitory)? code|fixed upstream|"
-     r"training-code bug|repository's training|LLaMA-Factory bug|fish-speech bug|repository code|leftover|"
-     r"label assignment|library bug"),
-    ("a bug in the user's own model code (shapes, concatenation, misuse of an op)",
-     r"shape bug|model code|misuse|user's own|user's application|not Lightning"),
+    (
+        "library or framework version skew (API removed or renamed, incompatible releases)",
+        r"version skew|removed in|renamed|incompatible with the installed|downgrad|no longer (?:has|accepts)",
+    ),
+    (
+        "a bug in the project's own training code or scripts",
+        r"bug in the repo|repo(?:sitory)? code|fixed upstream|"
+        r"training-code bug|repository's training|LLaMA-Factory bug|fish-speech bug|repository code|leftover|"
+        r"label assignment|library bug",
+    ),
+    (
+        "a bug in the user's own model code (shapes, concatenation, misuse of an op)",
+        r"shape bug|model code|misuse|user's own|user's application|not Lightning",
+    ),
     ("a framework or library bug, fixed in a later release", r"torch bug|framework bug|unwrap_model|regression in"),
-    ("the model (or full fine-tuning) does not fit the GPU", r"too small for|needs a GPU|does not fit|"
-     r"needs more GPU memory|more than \d+ ?GB|too large for \d+ ?GB"),
-    ("a checkpoint or adapter built for a different model is loaded",
-     r"checkpoint of a different|checkpoint with rank"),
-    ("data not prepared as the code expects (preprocessing, paths, labels, corrupt files)",
-     r"data not preprocessed|corrupt|wrong image folder|no type maps|paths dictionary|label seen only|old-format"),
-    ("hardware, driver, toolkit, cluster or storage problems on the reporter's side",
-     r"hardware|failing drive|reporter's device|compute cluster|network mount|built against an incompatible|"
-     r"CUDA toolkit|import order|GPU configuration"),
-    ("gradient checkpointing combined with other features (reentrant + autograd.grad, DDP, ZeRO)",
-     r"reentrant|gradient checkpointing|checkpointing"),
+    (
+        "the model (or full fine-tuning) does not fit the GPU",
+        r"too small for|needs a GPU|does not fit|"
+        r"needs more GPU memory|more than \d+ ?GB|too large for \d+ ?GB",
+    ),
+    (
+        "a checkpoint or adapter built for a different model is loaded",
+        r"checkpoint of a different|checkpoint with rank",
+    ),
+    (
+        "data not prepared as the code expects (preprocessing, paths, labels, corrupt files)",
+        r"data not preprocessed|corrupt|wrong image folder|no type maps|paths dictionary|label seen only|old-format",
+    ),
+    (
+        "hardware, driver, toolkit, cluster or storage problems on the reporter's side",
+        r"hardware|failing drive|reporter's device|compute cluster|network mount|built against an incompatible|"
+        r"CUDA toolkit|import order|GPU configuration",
+    ),
+    (
+        "gradient checkpointing combined with other features (reentrant + autograd.grad, DDP, ZeRO)",
+        r"reentrant|gradient checkpointing|checkpointing",
+    ),
     ("fp16 numerics (NaN or overflow) outside GradScaler's reach", r"fp16|float16"),
     ("not a bug (expected behaviour, loss at its floor)", r"not a bug"),
 ]
 # (cluster, pattern over the case's labels and text) for reports whose cause is unknown
 SYMPTOMS = [
-    ("host RAM exhausted: worker or job Killed, exit 137/-9", r"host OOM|killed by signal: Killed|exitcode: -9|"
-     r"\bKilled\b"),
-    ("CUDA out of memory, cause not established", r"CUDA out of memory|OutOfMemoryError|CUDA OOM|\bOOM\b|"
-     r"out of memory"),
+    (
+        "host RAM exhausted: worker or job Killed, exit 137/-9",
+        r"host OOM|killed by signal: Killed|exitcode: -9|"
+        r"\bKilled\b",
+    ),
+    (
+        "CUDA out of memory, cause not established",
+        r"CUDA out of memory|OutOfMemoryError|CUDA OOM|\bOOM\b|"
+        r"out of memory",
+    ),
     ("loss becomes NaN or inf", r"\bnan\b|\binf\b"),
-    ("segmentation fault, bus error or other native crash", r"segmentation fault|segfault|SIGSEGV|core dumped|"
-     r"exitcode: -11|Bus error"),
-    ("device-side assert, illegal memory access and other CUDA runtime errors",
-     r"device-side assert|illegal memory access|CUDA error|launch failure"),
+    (
+        "segmentation fault, bus error or other native crash",
+        r"segmentation fault|segfault|SIGSEGV|core dumped|"
+        r"exitcode: -11|Bus error",
+    ),
+    (
+        "device-side assert, illegal memory access and other CUDA runtime errors",
+        r"device-side assert|illegal memory access|CUDA error|launch failure",
+    ),
     ("cuDNN / cuBLAS status errors", r"CUDNN_STATUS|CUBLAS_STATUS|cuDNN error"),
-    ("NCCL errors, watchdog timeouts and distributed hangs", r"NCCL|watchdog|ProcessGroup|ChildFailedError|torchrun|"
-     r"distributed|DDP|multi-?GPU|hangs?\b|stuck|freez"),
+    (
+        "NCCL errors, watchdog timeouts and distributed hangs",
+        r"NCCL|watchdog|ProcessGroup|ChildFailedError|torchrun|"
+        r"distributed|DDP|multi-?GPU|hangs?\b|stuck|freez",
+    ),
     ("slow training or low GPU utilisation", r"slow|utili[sz]ation|GPU-Util|starved|bottleneck"),
-    ("loss does not decrease, accuracy stays low, results do not reproduce",
-     r"not decreas|doesn't decrease|does not decrease|loss (?:is )?(?:stuck|flat|constant)|not (?:learn|converg)|"
-     r"accuracy|reproduc|decreas"),
-    ("shape, dtype or device mismatch", r"shape|size mismatch|dtype|expected scalar type|same device|mat1 and mat2|"
-     r"running_mean|must match|device mismatch"),
-    ("unexpected keyword or argument (API drift)", r"unexpected keyword|positional argument|has no attribute|"
-     r"cannot import|ImportError|ModuleNotFound"),
+    (
+        "loss does not decrease, accuracy stays low, results do not reproduce",
+        r"not decreas|doesn't decrease|does not decrease|loss (?:is )?(?:stuck|flat|constant)|not (?:learn|converg)|"
+        r"accuracy|reproduc|decreas",
+    ),
+    (
+        "shape, dtype or device mismatch",
+        r"shape|size mismatch|dtype|expected scalar type|same device|mat1 and mat2|"
+        r"running_mean|must match|device mismatch",
+    ),
+    (
+        "unexpected keyword or argument (API drift)",
+        r"unexpected keyword|positional argument|has no attribute|"
+        r"cannot import|ImportError|ModuleNotFound",
+    ),
     ("gradient checkpointing and autograd errors", r"gradient checkpoint|use_reentrant|grad_fn|backward"),
-    ("checkpoint saving, loading or resuming", r"resum|state_dict|loading checkpoint|load checkpoint|save checkpoint|"
-     r"checkpoint (?:load|sav)"),
+    (
+        "checkpoint saving, loading or resuming",
+        r"resum|state_dict|loading checkpoint|load checkpoint|save checkpoint|"
+        r"checkpoint (?:load|sav)",
+    ),
     ("torch.compile", r"torch\.compile|compile"),
     ("LoRA / PEFT fine-tuning", r"lora|peft"),
     ("DeepSpeed / FSDP / accelerate", r"deepspeed|zero|fsdp|accelerate"),
-    ("KeyError / ValueError / AssertionError raised in the project's code",
-     r"KeyError|ValueError|AssertionError|IndexError"),
+    (
+        "KeyError / ValueError / AssertionError raised in the project's code",
+        r"KeyError|ValueError|AssertionError|IndexError",
+    ),
     ("the training crashes or stops, with no error in the report", r"crash|stop|error|fail"),
 ]
 
@@ -118,26 +163,44 @@ def render(cases: list[dict]) -> str:
     for case in cases:
         if not case["expect"]:
             groups[cluster(case)].append(case)
-    out = ["# Coverage: what the public failure reports need", "",
-           "Generated by `python benchmarks/coverage.py` from `benchmarks/real_failures.jsonl` (public issue",
-           "threads sampled without regard to the catalogue; see `benchmarks/real_failures.md`). A case is",
-           "covered when an entry explains the root cause the thread establishes (its `expect`).", "",
-           "| | cases | covered | share | answered right (medium/high) |", "|---|---|---|---|---|"]
+    out = [
+        "# Coverage: what the public failure reports need",
+        "",
+        "Generated by `python benchmarks/coverage.py` from `benchmarks/real_failures.jsonl` (public issue",
+        "threads sampled without regard to the catalogue; see `benchmarks/real_failures.md`). A case is",
+        "covered when an entry explains the root cause the thread establishes (its `expect`).",
+        "",
+        "| | cases | covered | share | answered right (medium/high) |",
+        "|---|---|---|---|---|",
+    ]
     for name in ("dev", "test", "all"):
         part = [c for c in cases if name == "all" or c["split"] == name]
         cov = [c for c in part if c["expect"]]
-        out.append(f"| {name} | {len(part)} | {len(cov)} | {100 * len(cov) / len(part):.1f}% | "
-                   f"{answered(cov) if name != 'all' else right} |")
+        out.append(
+            f"| {name} | {len(part)} | {len(cov)} | {100 * len(cov) / len(part):.1f}% | "
+            f"{answered(cov) if name != 'all' else right} |"
+        )
     uncovered = sum(len(v) for v in groups.values())
     established = sum(len(v) for k, v in groups.items() if k[0] == "cause")
-    out += ["", f"{uncovered} cases are not covered: {established} with a root cause the thread establishes, "
-            f"{uncovered - established} without one.", ""]
+    out += [
+        "",
+        f"{uncovered} cases are not covered: {established} with a root cause the thread establishes, "
+        f"{uncovered - established} without one.",
+        "",
+    ]
     for kind, heading, intro in (
-            ("cause", "## Established root causes no entry explains",
-             "Ranked by count. These are the entries to write next: the cause is known and a fix exists."),
-            ("symptom", "## Reports whose cause is unknown, by symptom",
-             "Ranked by count. An entry cannot claim these cases, but the symptoms show where triage entries "
-             "(how to find the cause) and better advice on abstention pay off.")):
+        (
+            "cause",
+            "## Established root causes no entry explains",
+            "Ranked by count. These are the entries to write next: the cause is known and a fix exists.",
+        ),
+        (
+            "symptom",
+            "## Reports whose cause is unknown, by symptom",
+            "Ranked by count. An entry cannot claim these cases, but the symptoms show where triage entries "
+            "(how to find the cause) and better advice on abstention pay off.",
+        ),
+    ):
         out += [heading, "", intro, "", "| # | cluster | cases | examples |", "|---|---|---|---|"]
         ranked = sorted(((k[1], v) for k, v in groups.items() if k[0] == kind), key=lambda kv: (-len(kv[1]), kv[0]))
         for rank, (name, members) in enumerate(ranked, 1):

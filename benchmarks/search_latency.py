@@ -54,14 +54,30 @@ def synthetic_index(real: list, count: int) -> Index:
     entries = []
     for number in range(count):
         words = lambda n: " ".join(rng.choices(vocabulary, k=n))  # noqa: E731
-        sigs = [SimpleNamespace(literal=f"{s.literal} {number}" if s.literal else None, regex=s.regex,
-                                example=f"{s.example} {number}" if s.literal else s.example, type=s.type,
-                                kind=s.kind)
-                for s in rng.sample(signatures, k=min(2, len(signatures)))]
-        entries.append(SimpleNamespace(
-            id=f"S{number}", title=words(10), area="synthetic", aliases=[words(4) for _ in range(3)],
-            tags=["synthetic"], symptom=words(60), root_cause=words(80), fix=words(80),
-            fix_summary="Synthetic one-line fix.", signatures=sigs))
+        sigs = [
+            SimpleNamespace(
+                literal=f"{s.literal} {number}" if s.literal else None,
+                regex=s.regex,
+                example=f"{s.example} {number}" if s.literal else s.example,
+                type=s.type,
+                kind=s.kind,
+            )
+            for s in rng.sample(signatures, k=min(2, len(signatures)))
+        ]
+        entries.append(
+            SimpleNamespace(
+                id=f"S{number}",
+                title=words(10),
+                area="synthetic",
+                aliases=[words(4) for _ in range(3)],
+                tags=["synthetic"],
+                symptom=words(60),
+                root_cause=words(80),
+                fix=words(80),
+                fix_summary="Synthetic one-line fix.",
+                signatures=sigs,
+            )
+        )
     return Index(build_data(entries, f"synthetic-{count}"))
 
 
@@ -93,14 +109,18 @@ def main() -> int:
     real = load_catalogue(root).ordered()
     index = load_index(root)
     p50, p99, worst = percentiles(index, texts, args.rounds)
-    print(f"real catalogue ({len(real)} entries), {len(texts)} queries x {args.rounds}: "
-          f"p50 {p50:.2f} ms, p99 {p99:.2f} ms, max {worst:.2f} ms")
+    print(
+        f"real catalogue ({len(real)} entries), {len(texts)} queries x {args.rounds}: "
+        f"p50 {p50:.2f} ms, p99 {p99:.2f} ms, max {worst:.2f} ms"
+    )
     started = time.perf_counter()
     synthetic = synthetic_index(real, args.synthetic)
     built = time.perf_counter() - started
     p50, p99, worst = percentiles(synthetic, texts, 1)
-    print(f"synthetic catalogue ({args.synthetic} entries, built in {built:.1f} s): "
-          f"p50 {p50:.2f} ms, p99 {p99:.2f} ms, max {worst:.2f} ms")
+    print(
+        f"synthetic catalogue ({args.synthetic} entries, built in {built:.1f} s): "
+        f"p50 {p50:.2f} ms, p99 {p99:.2f} ms, max {worst:.2f} ms"
+    )
     cold, warm = process_wall(root, texts[0], runs=5)
     print(f"`kb search` whole process: cold cache {cold * 1000:.0f} ms, warm cache {warm * 1000:.0f} ms (median of 5)")
     return 0

@@ -42,9 +42,17 @@ from trainkb.search import get_index, search
 
 HERE = Path(__file__).resolve().parent
 # the shared cases sit beside the repository (or beside the folder of its git worktrees)
-DEFAULT_DEV = next((p for p in (HERE.parents[1] / "shared" / "bench" / "dev-cases.jsonl",
-                                HERE.parents[2] / "shared" / "bench" / "dev-cases.jsonl") if p.is_file()),
-                   HERE.parents[1] / "shared" / "bench" / "dev-cases.jsonl")
+DEFAULT_DEV = next(
+    (
+        p
+        for p in (
+            HERE.parents[1] / "shared" / "bench" / "dev-cases.jsonl",
+            HERE.parents[2] / "shared" / "bench" / "dev-cases.jsonl",
+        )
+        if p.is_file()
+    ),
+    HERE.parents[1] / "shared" / "bench" / "dev-cases.jsonl",
+)
 OWN = HERE / "search_cases.jsonl"
 CORPUS = HERE / "real_failures.jsonl"
 GOAL_PRECISION, GOAL_CONFIDENT_WRONG = 0.95, 0.03  # issue 13, on the corpus's test half
@@ -73,8 +81,11 @@ def corpus_problems(cases: list[dict]) -> list[str]:
     sources = Counter(case["source"] for case in cases)
     problems += [f"{source} appears {n} times" for source, n in sources.items() if n > 1]
     repos = Counter(case["repo"] for case in cases)
-    problems += [f"{repo} holds {n} of {len(cases)} cases (over 10%)" for repo, n in repos.items()
-                 if n > MAX_REPO_SHARE * len(cases)]
+    problems += [
+        f"{repo} holds {n} of {len(cases)} cases (over 10%)"
+        for repo, n in repos.items()
+        if n > MAX_REPO_SHARE * len(cases)
+    ]
     return problems
 
 
@@ -104,8 +115,9 @@ def load_check_cases(root: Path) -> list[dict]:
             seen.add((row["entry"], row["check"]))
             kind = "traceback" if text.startswith("Traceback") else "log"
             expect = [row["entry"], *also.get((row["entry"], row["check"]), [])]
-            cases.append({"id": f"{row['entry']}:{row['check']}", "kind": kind, "text": text, "expect": expect,
-                          "set": "checks"})
+            cases.append(
+                {"id": f"{row['entry']}:{row['check']}", "kind": kind, "text": text, "expect": expect, "set": "checks"}
+            )
     return cases
 
 
@@ -185,11 +197,14 @@ def evaluate(rank: Ranker, cases: list[dict], misses: list[str] | None = None) -
                 row["negatives"] += 1
                 row["abstained"] += abstained
                 row["wrong_confident"] += high
-        if misses is not None and ((expect and (not ids or ids[0] not in expect or abstained))
-                                   or (not expect and not abstained)):
+        if misses is not None and (
+            (expect and (not ids or ids[0] not in expect or abstained)) or (not expect and not abstained)
+        ):
             flags = (" (abstained)" if abstained else "") + (" (HIGH)" if high else "")
-            misses.append(f"{case['id']:<10} {case['kind']:<9} expect={','.join(expect) or '-':<14} "
-                          f"got={','.join(ids[:3]) or '-'}{flags}")
+            misses.append(
+                f"{case['id']:<10} {case['kind']:<9} expect={','.join(expect) or '-':<14} "
+                f"got={','.join(ids[:3]) or '-'}{flags}"
+            )
     return {k: dict(v) for k, v in rows.items()}
 
 
@@ -199,8 +214,10 @@ def _pct(a: float, b: float) -> str:
 
 def report(name: str, rows: dict[str, dict[str, float]], can_abstain: bool) -> None:
     print(f"\n{name}")
-    print(f"  {'kind':<10}{'pos':>5}{'top-1':>9}{'answered':>10}{'top-3':>9}{'neg':>5}{'abstain':>9}"
-          f"{'wrong-high':>12}{'conf-wrong':>17}{'prec@conf':>16}")
+    print(
+        f"  {'kind':<10}{'pos':>5}{'top-1':>9}{'answered':>10}{'top-3':>9}{'neg':>5}{'abstain':>9}"
+        f"{'wrong-high':>12}{'conf-wrong':>17}{'prec@conf':>16}"
+    )
     for kind in (*KINDS, "all"):
         r = rows[kind]
         pos, neg = r.get("positives", 0), r.get("negatives", 0)
@@ -208,10 +225,13 @@ def report(name: str, rows: dict[str, dict[str, float]], can_abstain: bool) -> N
         answered = _pct(r.get("answered", 0), pos) if can_abstain else _pct(r.get("top1", 0), pos)
         wrong, confident = int(r.get("confident_wrong", 0)), int(r.get("confident", 0))
         conf_wrong = f"{wrong:>4} {_pct(wrong, r.get('cases', 0))}" if can_abstain else "n/a"
-        precision = f"{confident - wrong:>3}/{confident:<3} {_pct(confident - wrong, confident)}" if can_abstain \
-            else "n/a"
-        print(f"  {kind:<10}{pos:>5}{_pct(r.get('top1', 0), pos):>9}{answered:>10}{_pct(r.get('top3', 0), pos):>9}"
-              f"{neg:>5}{abstain:>9}{int(r.get('wrong_confident', 0)):>12}{conf_wrong:>17}{precision:>16}")
+        precision = (
+            f"{confident - wrong:>3}/{confident:<3} {_pct(confident - wrong, confident)}" if can_abstain else "n/a"
+        )
+        print(
+            f"  {kind:<10}{pos:>5}{_pct(r.get('top1', 0), pos):>9}{answered:>10}{_pct(r.get('top3', 0), pos):>9}"
+            f"{neg:>5}{abstain:>9}{int(r.get('wrong_confident', 0)):>12}{conf_wrong:>17}{precision:>16}"
+        )
 
 
 def goals(rows: dict[str, dict[str, float]]) -> bool:
@@ -221,10 +241,14 @@ def goals(rows: dict[str, dict[str, float]]) -> bool:
     precision = (confident - wrong) / confident if confident else 1.0
     share = wrong / cases if cases else 0.0
     ok_precision, ok_wrong = precision >= GOAL_PRECISION, share <= GOAL_CONFIDENT_WRONG
-    print(f"\ngoal (corpus test): medium/high answers right >= {GOAL_PRECISION:.0%}: "
-          f"{confident - wrong}/{confident} = {precision:.1%}  {'PASS' if ok_precision else 'FAIL'}")
-    print(f"goal (corpus test): confident-wrong <= {GOAL_CONFIDENT_WRONG:.0%} of all cases: "
-          f"{wrong}/{cases} = {share:.1%}  {'PASS' if ok_wrong else 'FAIL'}")
+    print(
+        f"\ngoal (corpus test): medium/high answers right >= {GOAL_PRECISION:.0%}: "
+        f"{confident - wrong}/{confident} = {precision:.1%}  {'PASS' if ok_precision else 'FAIL'}"
+    )
+    print(
+        f"goal (corpus test): confident-wrong <= {GOAL_CONFIDENT_WRONG:.0%} of all cases: "
+        f"{wrong}/{cases} = {share:.1%}  {'PASS' if ok_wrong else 'FAIL'}"
+    )
     return ok_precision and ok_wrong
 
 

@@ -27,9 +27,10 @@ def synthetic(cat: Catalogue, count: int) -> Catalogue:
     out = Catalogue(root=cat.root, areas=cat.areas)
     copy = 0
     while len(out.entries) < count:
+
         def new_id(old: str, k: int = copy) -> str:
             prefix = old.rstrip("0123456789")
-            return f"{prefix}{int(old[len(prefix):]) + 1000 * k}"
+            return f"{prefix}{int(old[len(prefix) :]) + 1000 * k}"
 
         for entry in real:
             if len(out.entries) >= count:
@@ -65,15 +66,19 @@ def main() -> int:
     load = time.perf_counter() - started
     reports = find_reports(cat.root)
     seconds, pages = _time(cat, reports, args.repeat)
-    print(f"real catalogue: {len(cat.entries)} entries, {pages} pages: load {load:.2f} s + build {seconds:.2f} s "
-          f"(median of {args.repeat}; goal <= 2 s)")
+    print(
+        f"real catalogue: {len(cat.entries)} entries, {pages} pages: load {load:.2f} s + build {seconds:.2f} s "
+        f"(median of {args.repeat}; goal <= 2 s)"
+    )
     big = synthetic(cat, args.records)
     started = time.perf_counter()
     search_data(big)
     index = time.perf_counter() - started
     seconds, pages = _time(big, reports, 1)
-    print(f"synthetic: {len(big.entries)} entries, {pages} pages: build {seconds:.1f} s, of which the search "
-          f"index export {index:.1f} s (goal <= 60 s)")
+    print(
+        f"synthetic: {len(big.entries)} entries, {pages} pages: build {seconds:.1f} s, of which the search "
+        f"index export {index:.1f} s (goal <= 60 s)"
+    )
     return 0
 
 

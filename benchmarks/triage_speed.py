@@ -69,9 +69,11 @@ def main() -> int:
         grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
     assert triage is not None and len(triage.ranks) == args.ranks, triage
     print(to_text(triage), end="")
-    print(f"triage of {size / 1e6:.0f} MB, {args.ranks} ranks: {elapsed:.2f} s "
-          f"({size / 1e6 / elapsed:.0f} MB/s), peak memory grew {grown / 1024:.0f} MiB; "
-          f"culprit {triage.culprits} ({triage.basis})")
+    print(
+        f"triage of {size / 1e6:.0f} MB, {args.ranks} ranks: {elapsed:.2f} s "
+        f"({size / 1e6 / elapsed:.0f} MB/s), peak memory grew {grown / 1024:.0f} MiB; "
+        f"culprit {triage.culprits} ({triage.basis})"
+    )
     return 0 if triage.culprits == [CULPRIT] else 1
 
 

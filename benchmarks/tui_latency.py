@@ -58,15 +58,19 @@ def main() -> None:
     paint = asyncio.run(_first_paint())
     print(f"launch to first paint (imports, catalogue, index, first frame): {paint * 1000:.0f} ms")
     typical = asyncio.run(_paste_to_results(TRACEBACK, args.repeat))
-    print(f"paste to results, typical traceback: median {statistics.median(typical) * 1000:.0f} ms "
-          f"(n={len(typical)}, max {max(typical) * 1000:.0f} ms)")
+    print(
+        f"paste to results, typical traceback: median {statistics.median(typical) * 1000:.0f} ms "
+        f"(n={len(typical)}, max {max(typical) * 1000:.0f} ms)"
+    )
     from trainkb.search import paste_tail
 
     log = ("step 1 loss 0.5 lr 1e-4 " * 40 + "\n") * 11_000 + TRACEBACK
     kept, _dropped = paste_tail(log)  # what the paste box holds after a 10 MB paste
     big = asyncio.run(_paste_to_results(kept, max(1, args.repeat // 2)))
-    print(f"paste to results, 10 MB log ({len(log) / 1e6:.1f} MB pasted, tail kept): "
-          f"median {statistics.median(big) * 1000:.0f} ms")
+    print(
+        f"paste to results, 10 MB log ({len(log) / 1e6:.1f} MB pasted, tail kept): "
+        f"median {statistics.median(big) * 1000:.0f} ms"
+    )
 
 
 if __name__ == "__main__":

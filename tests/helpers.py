@@ -26,8 +26,14 @@ areas:
 """
 
 
-def record(entry_id: str = "D1", area: str = "alpha", section: str = "one", extra: str = "",
-           checks: str | None = None, modeline: bool = True) -> str:
+def record(
+    entry_id: str = "D1",
+    area: str = "alpha",
+    section: str = "one",
+    extra: str = "",
+    checks: str | None = None,
+    modeline: bool = True,
+) -> str:
     """A valid record; ``extra`` is appended as more top-level YAML."""
     body = textwrap.dedent(f"""\
         id: {entry_id}

@@ -29,8 +29,10 @@ def test_an_unknown_name_is_an_attribute_error() -> None:
 
 def test_importing_it_loads_neither_pydantic_nor_yaml() -> None:
     """`kb search` finds the catalogue and checks its cache through the front door."""
-    code = ("import sys, trainkb.catalogue as c\nc.catalogue_digest(c.find_catalogue())\n"
-            "print(sorted({m.split('.')[0] for m in sys.modules} & {'pydantic', 'yaml'}))")
+    code = (
+        "import sys, trainkb.catalogue as c\nc.catalogue_digest(c.find_catalogue())\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'pydantic', 'yaml'}))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "[]", out.stdout + out.stderr
 
@@ -53,7 +55,9 @@ def test_features_import_the_front_door_not_its_modules() -> None:
     inside = SRC / "catalogue"
     reaching_in = {
         str(path.relative_to(SRC)): name
-        for path in SRC.rglob("*.py") if inside not in path.parents
-        for name in _imported_modules(path) if name.startswith("trainkb.catalogue._")
+        for path in SRC.rglob("*.py")
+        if inside not in path.parents
+        for name in _imported_modules(path)
+        if name.startswith("trainkb.catalogue._")
     }
     assert not reaching_in

@@ -14,11 +14,15 @@ from trainkb.cli import main
 @pytest.fixture
 def cat(make_catalogue):
     links = "links:\n  - {id: D2, relation: see-also, why: The other one explains the rest.}\n"
-    return str(make_catalogue({
-        "alpha/D1-sample.yaml": record(extra=links),
-        "beta/D2-other.yaml": record("D2", "beta", "three"),
-        "alpha/D11-more.yaml": record("D11", "alpha", "two"),
-    }))
+    return str(
+        make_catalogue(
+            {
+                "alpha/D1-sample.yaml": record(extra=links),
+                "beta/D2-other.yaml": record("D2", "beta", "three"),
+                "alpha/D11-more.yaml": record("D11", "alpha", "two"),
+            }
+        )
+    )
 
 
 def test_version(capsys):
@@ -44,9 +48,19 @@ def test_list_text_and_json(cat, capsys):
     assert [line.split()[0] for line in lines] == ["D1", "D11", "D2"]
     assert main(["--catalogue", cat, "list", "--area", "beta", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
-    assert rows == [{"id": "D2", "title": "A sample failure for tests", "area": "beta", "section": "three",
-                     "tags": ["sample"], "checks": 0, "verification": "pending",
-                     "path": "catalogue/beta/D2-other.yaml", "layer": None}]
+    assert rows == [
+        {
+            "id": "D2",
+            "title": "A sample failure for tests",
+            "area": "beta",
+            "section": "three",
+            "tags": ["sample"],
+            "checks": 0,
+            "verification": "pending",
+            "path": "catalogue/beta/D2-other.yaml",
+            "layer": None,
+        }
+    ]
 
 
 def test_list_unknown_area(cat, capsys):
@@ -119,8 +133,9 @@ def test_real_catalogue_is_lint_clean(capsys):
 
 
 def test_show_keeps_angle_brackets_in_aliases(make_catalogue, capsys):
-    root = make_catalogue({"alpha/D1-sample.yaml": record().replace("aliases: [sample alias]",
-                                                                    "aliases: ['<image> token dropped']")})
+    root = make_catalogue(
+        {"alpha/D1-sample.yaml": record().replace("aliases: [sample alias]", "aliases: ['<image> token dropped']")}
+    )
     assert main(["--catalogue", str(root), "show", "D1"]) == 0
     assert "<image> token dropped" in capsys.readouterr().out
 

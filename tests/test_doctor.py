@@ -21,9 +21,13 @@ def fake_torch(cuda=False, capability=(8, 0), tf32=False, bf16=True):
         __version__="2.13.0",
         version=SimpleNamespace(cuda="12.8" if cuda else None),
         backends=SimpleNamespace(cuda=SimpleNamespace(matmul=matmul)),
-        cuda=SimpleNamespace(is_available=lambda: cuda, device_count=lambda: 1 if cuda else 0,
-                             get_device_name=lambda i: "NVIDIA A100", get_device_capability=lambda i: capability,
-                             is_bf16_supported=lambda: bf16),
+        cuda=SimpleNamespace(
+            is_available=lambda: cuda,
+            device_count=lambda: 1 if cuda else 0,
+            get_device_name=lambda i: "NVIDIA A100",
+            get_device_capability=lambda i: capability,
+            is_bf16_supported=lambda: bf16,
+        ),
     )
 
 
@@ -63,14 +67,17 @@ def test_legacy_nccl_variables_warn():
 
 def test_source_scan_finds_rank_as_device_and_cuda_amp(tmp_path):
     script = tmp_path / "train.py"
-    script.write_text("import os, torch\nrank = int(os.environ['RANK'])\ntorch.cuda.set_device(rank)\n"
-                      "scaler = torch.cuda.amp.GradScaler()\n")
+    script.write_text(
+        "import os, torch\nrank = int(os.environ['RANK'])\ntorch.cuda.set_device(rank)\n"
+        "scaler = torch.cuda.amp.GradScaler()\n"
+    )
     findings = by_probe(run_probes(ctx=Context(environ={"RANK": "9"}, torch=None, sources=(tmp_path,))))
     assert findings["local_rank"].status == "warn"
     assert findings["deprecated_cuda_amp"].status == "warn"
     assert findings["deprecated_cuda_amp"].observed == f"{script}:4"
-    script.write_text("import os, torch\nlocal_rank = int(os.environ['LOCAL_RANK'])\n"
-                      "torch.cuda.set_device(local_rank)\n")
+    script.write_text(
+        "import os, torch\nlocal_rank = int(os.environ['LOCAL_RANK'])\ntorch.cuda.set_device(local_rank)\n"
+    )
     findings = by_probe(run_probes(ctx=Context(environ={}, torch=None, sources=(tmp_path,))))
     assert findings["local_rank"].status == "ok"
     assert findings["deprecated_cuda_amp"].status == "ok"

@@ -39,7 +39,7 @@ def test_advice_follows_the_unchanged_traceback(env):
     hooked = python(SCRIPT, env)
     assert hooked.returncode == plain.returncode == 1
     assert hooked.stderr.startswith(plain.stderr)  # the original traceback, byte for byte, first
-    advice = hooked.stderr[len(plain.stderr):]
+    advice = hooked.stderr[len(plain.stderr) :]
     assert "D1  A sample failure for tests" in advice
     assert "fix: Apply the one-line remedy." in advice  # the record's fix_summary, not its fix's first line
 
@@ -53,9 +53,11 @@ def test_silent_when_the_catalogue_cannot_be_loaded(env, tmp_path):
 
 
 def test_threads_are_covered(env):
-    code = ("import threading, trainkb\ntrainkb.install()\n"
-            "def work():\n    raise RuntimeError(\"shape '[4]' is invalid for input of size 6\")\n"
-            "t = threading.Thread(target=work)\nt.start()\nt.join()\n")
+    code = (
+        "import threading, trainkb\ntrainkb.install()\n"
+        "def work():\n    raise RuntimeError(\"shape '[4]' is invalid for input of size 6\")\n"
+        "t = threading.Thread(target=work)\nt.start()\nt.join()\n"
+    )
     proc = python(code, env)
     assert "Exception in thread" in proc.stderr
     assert "D1  A sample failure" in proc.stderr
@@ -71,8 +73,10 @@ def test_once_per_distinct_error_across_ranks(env, tmp_path):
 
 
 def test_import_and_install_are_cheap():
-    code = "import sys, trainkb\ntrainkb.install()\nheavy = {'torch', 'pydantic', 'rapidfuzz', 'yaml', 'textual'}\n" \
-           "print(sorted(heavy & set(sys.modules)))"
+    code = (
+        "import sys, trainkb\ntrainkb.install()\nheavy = {'torch', 'pydantic', 'rapidfuzz', 'yaml', 'textual'}\n"
+        "print(sorted(heavy & set(sys.modules)))"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert proc.stdout.strip() == "[]"
 

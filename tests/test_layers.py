@@ -92,8 +92,21 @@ def test_tui_marks_the_layer(team):
 def test_team_record_is_checked_then_published_with_both_layers(team, capsys, tmp_path):
     reports = tmp_path / "reports"  # beside the layer: the team's own check runs
     reports.mkdir()
-    code, out, err = _kb(["--catalogue", str(team), "check", "--layer", "team-x", "--jobs", "1", "--quiet",
-                          "--json", str(reports / "team.json")], capsys)
+    code, out, err = _kb(
+        [
+            "--catalogue",
+            str(team),
+            "check",
+            "--layer",
+            "team-x",
+            "--jobs",
+            "1",
+            "--quiet",
+            "--json",
+            str(reports / "team.json"),
+        ],
+        capsys,
+    )
     assert code == 0, out + err
     results = json.loads((reports / "team.json").read_text())["results"]
     assert [(r["entry"], r["status"]) for r in results] == [("Q1", "passed")]  # drift check searched both layers
@@ -113,8 +126,9 @@ def test_team_record_is_checked_then_published_with_both_layers(team, capsys, tm
 
 
 def test_kb_run_names_the_team_entry(team, capsys):
-    code, _out, err = _kb(["--catalogue", str(team), "run", "--", sys.executable, "-c",
-                           "import torch; torch.empty(3 - 4)"], capsys)
+    code, _out, err = _kb(
+        ["--catalogue", str(team), "run", "--", sys.executable, "-c", "import torch; torch.empty(3 - 4)"], capsys
+    )
     assert code == 1 and "Q1" in err
 
 
@@ -143,8 +157,9 @@ def _collide(team: Path, extra: str = "", entry_id: str = "D8") -> Path:
 
 def test_id_collision_is_a_lint_error(team, capsys):
     _collide(team)
-    assert any(f.startswith("id-collision: id 'D8' is already used by catalogue/distributed-launch/D8-")
-               for f in _lint(team))
+    assert any(
+        f.startswith("id-collision: id 'D8' is already used by catalogue/distributed-launch/D8-") for f in _lint(team)
+    )
     code, out, _ = _kb(["--catalogue", str(team), "lint"], capsys)
     assert code == 1 and "team/distributed-launch/D8-our-own-take.yaml" in out and "[id-collision]" in out
     cat = load_layers(find_catalogues(str(team)))
@@ -170,14 +185,21 @@ def test_overrides_must_name_a_lower_record_and_its_own_id(team):
 
 
 def test_an_area_defined_twice_is_reported(team):
-    (team / "areas.yaml").write_text(TEAM_AREAS + textwrap.indent(textwrap.dedent("""\
+    (team / "areas.yaml").write_text(
+        TEAM_AREAS
+        + textwrap.indent(
+            textwrap.dedent("""\
         - id: data-pipeline
           title: Data again
           order: 51
           scope: A second definition.
           sections:
             - {id: loaders, title: Loaders}
-        """), "  "), encoding="utf-8")
+        """),
+            "  ",
+        ),
+        encoding="utf-8",
+    )
     assert any(f.startswith("area-collision: area 'data-pipeline'") for f in _lint(team))
 
 
@@ -194,8 +216,7 @@ def test_changed_since_looks_in_the_layers_repository(team):
     before = changed_entry_ids(cat, "HEAD")  # the base is asked in its own repository
     assert "Q1" not in before
     record = team / "cluster" / "Q1-negative-shard-length.yaml"
-    record.write_text(record.read_text(encoding="utf-8").replace("negative length", "negative size"),
-                      encoding="utf-8")
+    record.write_text(record.read_text(encoding="utf-8").replace("negative length", "negative size"), encoding="utf-8")
     assert changed_entry_ids(cat, "HEAD") - before == {"Q1"}
 
 
@@ -223,13 +244,13 @@ def test_lint_over_layers_judges_the_layers_not_the_base(tmp_path):
     (base / "alpha").mkdir(parents=True)
     (base / "areas.yaml").write_text(AREAS, encoding="utf-8")
     (base / "schema.json").write_text(render_schema(), encoding="utf-8")
-    (base / "alpha" / "D1-sample.yaml").write_text(record().replace("symptom: Something prints an error.",
-                                                                    "symptom: ''"), encoding="utf-8")
+    (base / "alpha" / "D1-sample.yaml").write_text(
+        record().replace("symptom: Something prints an error.", "symptom: ''"), encoding="utf-8"
+    )
     layer = tmp_path / "mine"
     (layer / "alpha").mkdir(parents=True)
     (layer / "catalogue.yaml").write_text("name: mine\n", encoding="utf-8")
-    (layer / "alpha" / "D2-sample.yaml").write_text(record("D2").replace("fix: Do", "fix: TODO do"),
-                                                    encoding="utf-8")
+    (layer / "alpha" / "D2-sample.yaml").write_text(record("D2").replace("fix: Do", "fix: TODO do"), encoding="utf-8")
     alone = [f.rule for f in lint_catalogue(load_catalogue(base))]
     assert alone == ["empty-prose"]  # the base's own finding, when the base is linted
     layered = lint_catalogue(load_layers([base, layer]))

@@ -22,67 +22,157 @@ def test_clean_catalogue_has_no_findings(make_catalogue):
 SIG = "signatures:\n  - {sig}\n"
 
 RULES = [
-    ("filename", {"alpha/D1_sample.yaml": record()},
-     "catalogue/alpha/D1_sample.yaml:2:1: id: file name 'D1_sample.yaml' must be '<ID>-<slug>.yaml' [filename]"),
-    ("filename-id", {"alpha/D9-sample.yaml": record()},
-     "catalogue/alpha/D9-sample.yaml:2:1: id: id 'D1' does not match the file name 'D9-sample.yaml' [filename]"),
-    ("folder", {"beta/D1-sample.yaml": record()},
-     "catalogue/beta/D1-sample.yaml:4:1: area: area 'alpha' does not match the folder 'beta' [folder]"),
-    ("unknown-area", {"gamma/D1-sample.yaml": record(area="gamma")},
-     "catalogue/gamma/D1-sample.yaml:4:1: area: unknown area 'gamma' (areas.yaml has: alpha, beta) [unknown-area]"),
-    ("unknown-section", {"alpha/D1-sample.yaml": record(section="three")},
-     f"{P}:5:1: section: unknown section 'three' of area 'alpha' (known: one, two) [unknown-section]"),
-    ("empty-prose", {"alpha/D1-sample.yaml": record().replace("fix: Do the right thing.", "fix: '   '")},
-     f"{P}:10:1: fix: must not be empty [empty-prose]"),
-    ("fix-summary-markup", {"alpha/D1-sample.yaml": record().replace(
-        "fix_summary: Apply the one-line remedy.", "fix_summary: Apply the **one-line** remedy.")},
-     f"{P}:11:1: fix_summary: no Markdown except inline code (found emphasis) [fix-summary]"),
-    ("fix-summary-link", {"alpha/D1-sample.yaml": record().replace(
-        "fix_summary: Apply the one-line remedy.", "fix_summary: Read [the guide](https://example.com) first.")},
-     f"{P}:11:1: fix_summary: no Markdown except inline code (found a link or image) [fix-summary]"),
-    ("fix-summary-lines", {"alpha/D1-sample.yaml": record().replace(
-        "fix_summary: Apply the one-line remedy.", "fix_summary: \"Apply the one-line\\nremedy `x_y`.\"")},
-     f"{P}:11:1: fix_summary: must be a single line [fix-summary]"),
-    ("dangling-link", {"alpha/D1-sample.yaml": record(extra="links:\n  - {id: D7, relation: see-also, why: x}\n")},
-     f"{P}:14:6: links[0].id: links to unknown entry 'D7' [dangling-link]"),
-    ("self-link", {"alpha/D1-sample.yaml": record(extra="links:\n  - {id: D1, relation: see-also, why: x}\n")},
-     f"{P}:14:6: links[0].id: an entry must not link to itself [self-link]"),
-    ("regex-compile", {"alpha/D1-sample.yaml": record(
-        extra=SIG.format(sig="{regex: 'bad (group', example: x, names_cause: true}"))},
-     f"{P}:14:6: signatures[0].regex: regex does not compile: missing ), unterminated subpattern at position 4"
-     " [regex-compile]"),
-    ("signature-example", {"alpha/D1-sample.yaml": record(
-        extra=SIG.format(sig="{regex: 'size \\d+ mismatch', example: 'size x mismatch', names_cause: true}"))},
-     f"{P}:14:34: signatures[0].example: the regex does not match its own example [signature-example]"),
-    ("literal-example", {"alpha/D1-sample.yaml": record(
-        extra=SIG.format(sig="{literal: 'CUDA error', example: 'cuda error: oops', names_cause: true}"))},
-     f"{P}:14:29: signatures[0].example: the literal does not occur in its own example [signature-example]"),
-    ("signature-gate", {"alpha/D1-sample.yaml": record(
-        extra=SIG.format(sig="{regex: 'shapes \\(\\d+x\\d+\\)', example: 'shapes (64x10)', names_cause: true}"))},
-     f"{P}:14:6: signatures[0].regex: search tries this signature only on text holding the word(s) x, which its own"
-     " example lacks, so it never fires; make every word it requires a whole word of the text [signature-gate]"),
-    ("regex-backtracking", {"alpha/D1-sample.yaml": record(
-        extra=SIG.format(sig="{regex: '( +)+end', example: '  end', names_cause: true}"))},
-     f"{P}:14:6: signatures[0].regex: a repeat over a part that can match in several ways (a nested quantifier"
-     " such as (a+)+ or (xx?)+, or an alternation such as (a|aa)+) can freeze the site's search"
-     " [regex-backtracking]"),
-    ("regex-overlapping-repeats", {"alpha/D1-sample.yaml": record(
-        extra=SIG.format(sig="{regex: 'got \\S*\\s*\\S*x', example: 'got ab x', names_cause: true}"))},
-     f"{P}:14:6: signatures[0].regex: two unbounded repeats that can match the same characters in turn"
-     " (such as .*.* or \\S*\\s*\\S*; bound one, e.g. .{0,200}) can freeze the site's search"
-     " [regex-backtracking]"),
-    ("names-cause", {"alpha/D1-sample.yaml": record(
-        extra=SIG.format(sig="{literal: 'CUDA out of memory', example: 'CUDA out of memory. Tried to allocate'}"))},
-     f"{P}:14:5: signatures[0]: say whether the message alone establishes this entry's root cause: `names_cause:"
-     " true` when whoever prints it has this cause, `false` when other root causes print it too [names-cause]"),
-    ("reference-https", {"alpha/D1-sample.yaml": record(
-        extra="references:\n  - {title: Docs, url: 'http://example.com/x'}\n")},
-     f"{P}:14:19: references[0].url: reference URL must be https: http://example.com/x [reference-https]"),
-    ("modeline", {"alpha/D1-sample.yaml": record(modeline=False)},
-     "catalogue/alpha/D1-sample.yaml:1:1: first line must be '# yaml-language-server: $schema=../schema.json'"
-     " [modeline]"),
-    ("schema", {"alpha/D1-sample.yaml": record(extra="colour: blue\n")},
-     f"{P}:13:1: colour: unknown key (not part of the record format) [schema]"),
+    (
+        "filename",
+        {"alpha/D1_sample.yaml": record()},
+        "catalogue/alpha/D1_sample.yaml:2:1: id: file name 'D1_sample.yaml' must be '<ID>-<slug>.yaml' [filename]",
+    ),
+    (
+        "filename-id",
+        {"alpha/D9-sample.yaml": record()},
+        "catalogue/alpha/D9-sample.yaml:2:1: id: id 'D1' does not match the file name 'D9-sample.yaml' [filename]",
+    ),
+    (
+        "folder",
+        {"beta/D1-sample.yaml": record()},
+        "catalogue/beta/D1-sample.yaml:4:1: area: area 'alpha' does not match the folder 'beta' [folder]",
+    ),
+    (
+        "unknown-area",
+        {"gamma/D1-sample.yaml": record(area="gamma")},
+        "catalogue/gamma/D1-sample.yaml:4:1: area: unknown area 'gamma' (areas.yaml has: alpha, beta) [unknown-area]",
+    ),
+    (
+        "unknown-section",
+        {"alpha/D1-sample.yaml": record(section="three")},
+        f"{P}:5:1: section: unknown section 'three' of area 'alpha' (known: one, two) [unknown-section]",
+    ),
+    (
+        "empty-prose",
+        {"alpha/D1-sample.yaml": record().replace("fix: Do the right thing.", "fix: '   '")},
+        f"{P}:10:1: fix: must not be empty [empty-prose]",
+    ),
+    (
+        "fix-summary-markup",
+        {
+            "alpha/D1-sample.yaml": record().replace(
+                "fix_summary: Apply the one-line remedy.", "fix_summary: Apply the **one-line** remedy."
+            )
+        },
+        f"{P}:11:1: fix_summary: no Markdown except inline code (found emphasis) [fix-summary]",
+    ),
+    (
+        "fix-summary-link",
+        {
+            "alpha/D1-sample.yaml": record().replace(
+                "fix_summary: Apply the one-line remedy.", "fix_summary: Read [the guide](https://example.com) first."
+            )
+        },
+        f"{P}:11:1: fix_summary: no Markdown except inline code (found a link or image) [fix-summary]",
+    ),
+    (
+        "fix-summary-lines",
+        {
+            "alpha/D1-sample.yaml": record().replace(
+                "fix_summary: Apply the one-line remedy.", 'fix_summary: "Apply the one-line\\nremedy `x_y`."'
+            )
+        },
+        f"{P}:11:1: fix_summary: must be a single line [fix-summary]",
+    ),
+    (
+        "dangling-link",
+        {"alpha/D1-sample.yaml": record(extra="links:\n  - {id: D7, relation: see-also, why: x}\n")},
+        f"{P}:14:6: links[0].id: links to unknown entry 'D7' [dangling-link]",
+    ),
+    (
+        "self-link",
+        {"alpha/D1-sample.yaml": record(extra="links:\n  - {id: D1, relation: see-also, why: x}\n")},
+        f"{P}:14:6: links[0].id: an entry must not link to itself [self-link]",
+    ),
+    (
+        "regex-compile",
+        {"alpha/D1-sample.yaml": record(extra=SIG.format(sig="{regex: 'bad (group', example: x, names_cause: true}"))},
+        f"{P}:14:6: signatures[0].regex: regex does not compile: missing ), unterminated subpattern at position 4"
+        " [regex-compile]",
+    ),
+    (
+        "signature-example",
+        {
+            "alpha/D1-sample.yaml": record(
+                extra=SIG.format(sig="{regex: 'size \\d+ mismatch', example: 'size x mismatch', names_cause: true}")
+            )
+        },
+        f"{P}:14:34: signatures[0].example: the regex does not match its own example [signature-example]",
+    ),
+    (
+        "literal-example",
+        {
+            "alpha/D1-sample.yaml": record(
+                extra=SIG.format(sig="{literal: 'CUDA error', example: 'cuda error: oops', names_cause: true}")
+            )
+        },
+        f"{P}:14:29: signatures[0].example: the literal does not occur in its own example [signature-example]",
+    ),
+    (
+        "signature-gate",
+        {
+            "alpha/D1-sample.yaml": record(
+                extra=SIG.format(sig="{regex: 'shapes \\(\\d+x\\d+\\)', example: 'shapes (64x10)', names_cause: true}")
+            )
+        },
+        f"{P}:14:6: signatures[0].regex: search tries this signature only on text holding the word(s) x, which its own"
+        " example lacks, so it never fires; make every word it requires a whole word of the text [signature-gate]",
+    ),
+    (
+        "regex-backtracking",
+        {
+            "alpha/D1-sample.yaml": record(
+                extra=SIG.format(sig="{regex: '( +)+end', example: '  end', names_cause: true}")
+            )
+        },
+        f"{P}:14:6: signatures[0].regex: a repeat over a part that can match in several ways (a nested quantifier"
+        " such as (a+)+ or (xx?)+, or an alternation such as (a|aa)+) can freeze the site's search"
+        " [regex-backtracking]",
+    ),
+    (
+        "regex-overlapping-repeats",
+        {
+            "alpha/D1-sample.yaml": record(
+                extra=SIG.format(sig="{regex: 'got \\S*\\s*\\S*x', example: 'got ab x', names_cause: true}")
+            )
+        },
+        f"{P}:14:6: signatures[0].regex: two unbounded repeats that can match the same characters in turn"
+        " (such as .*.* or \\S*\\s*\\S*; bound one, e.g. .{0,200}) can freeze the site's search"
+        " [regex-backtracking]",
+    ),
+    (
+        "names-cause",
+        {
+            "alpha/D1-sample.yaml": record(
+                extra=SIG.format(
+                    sig="{literal: 'CUDA out of memory', example: 'CUDA out of memory. Tried to allocate'}"
+                )
+            )
+        },
+        f"{P}:14:5: signatures[0]: say whether the message alone establishes this entry's root cause: `names_cause:"
+        " true` when whoever prints it has this cause, `false` when other root causes print it too [names-cause]",
+    ),
+    (
+        "reference-https",
+        {"alpha/D1-sample.yaml": record(extra="references:\n  - {title: Docs, url: 'http://example.com/x'}\n")},
+        f"{P}:14:19: references[0].url: reference URL must be https: http://example.com/x [reference-https]",
+    ),
+    (
+        "modeline",
+        {"alpha/D1-sample.yaml": record(modeline=False)},
+        "catalogue/alpha/D1-sample.yaml:1:1: first line must be '# yaml-language-server: $schema=../schema.json'"
+        " [modeline]",
+    ),
+    (
+        "schema",
+        {"alpha/D1-sample.yaml": record(extra="colour: blue\n")},
+        f"{P}:13:1: colour: unknown key (not part of the record format) [schema]",
+    ),
 ]
 
 
@@ -100,19 +190,22 @@ def test_duplicate_id(make_catalogue):
 
 def test_duplicate_link(make_catalogue):
     links = "links:\n  - {id: D2, relation: see-also, why: x}\n  - {id: D2, relation: contrast, why: y}\n"
-    root = make_catalogue({"alpha/D1-sample.yaml": record(extra=links),
-                           "beta/D2-other.yaml": record("D2", "beta", "three")})
+    root = make_catalogue(
+        {"alpha/D1-sample.yaml": record(extra=links), "beta/D2-other.yaml": record("D2", "beta", "three")}
+    )
     assert lint(root) == [f"{P}:15:6: links[1].id: D2 is linked more than once [duplicate-link]"]
 
 
 def test_stale_and_missing_schema(make_catalogue):
     root = make_catalogue({"alpha/D1-sample.yaml": record()})
     (root / "schema.json").write_text("{}\n")
-    assert lint(root) == ["catalogue/schema.json:1:1: schema.json is out of date; "
-                          "run `kb schema -o catalogue/schema.json` [schema-stale]"]
+    assert lint(root) == [
+        "catalogue/schema.json:1:1: schema.json is out of date; run `kb schema -o catalogue/schema.json` [schema-stale]"
+    ]
     (root / "schema.json").unlink()
-    assert lint(root) == ["catalogue/schema.json:1:1: schema.json is missing; "
-                          "run `kb schema -o catalogue/schema.json` [schema-stale]"]
+    assert lint(root) == [
+        "catalogue/schema.json:1:1: schema.json is missing; run `kb schema -o catalogue/schema.json` [schema-stale]"
+    ]
 
 
 def test_also_matches_must_name_real_entries(make_catalogue):
@@ -126,26 +219,34 @@ checks:
     also_matches: [D5]
 """
     root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks)})
-    assert lint(root) == [f"{P}:18:20: checks[0].also_matches[0]: also_matches names unknown entry 'D5'"
-                          " [dangling-link]"]
+    assert lint(root) == [
+        f"{P}:18:20: checks[0].also_matches[0]: also_matches names unknown entry 'D5' [dangling-link]"
+    ]
 
 
 def test_github_format():
     from trainkb.catalogue import LintFinding
 
     finding = LintFinding("catalogue/a/D1-x.yaml", 3, 5, "title", "empty-prose", "50% bad\nsecond line")
-    assert finding.github() == ("::error file=catalogue/a/D1-x.yaml,line=3,col=5,title=kb lint empty-prose::"
-                                "title: 50%25 bad%0Asecond line")
+    assert finding.github() == (
+        "::error file=catalogue/a/D1-x.yaml,line=3,col=5,title=kb lint empty-prose::title: 50%25 bad%0Asecond line"
+    )
 
 
 def test_excludes_are_linted_like_signatures(make_catalogue):
-    extra = ("signatures:\n"
-             "  - {literal: 'size mismatch for', example: 'size mismatch for fc.weight', names_cause: true}\n"
-             "excludes:\n  - {literal: 'Bus error', example: 'bus error'}\n"
-             "  - {regex: 'size \\w+ for', example: 'size mismatch for fc.bias'}\n")
+    extra = (
+        "signatures:\n"
+        "  - {literal: 'size mismatch for', example: 'size mismatch for fc.weight', names_cause: true}\n"
+        "excludes:\n  - {literal: 'Bus error', example: 'bus error'}\n"
+        "  - {regex: 'size \\w+ for', example: 'size mismatch for fc.bias'}\n"
+    )
     found = lint(make_catalogue({"alpha/D1-sample.yaml": record(extra=extra)}))
-    assert any("excludes[0].example: the literal does not occur in its own example [signature-example]" in f
-               for f in found), found
-    assert any("excludes[1]: the exclude matches this entry's own signature example 'size mismatch for fc.weight'"
-               in f and f.endswith("[exclude-own-signature]") for f in found), found
+    assert any(
+        "excludes[0].example: the literal does not occur in its own example [signature-example]" in f for f in found
+    ), found
+    assert any(
+        "excludes[1]: the exclude matches this entry's own signature example 'size mismatch for fc.weight'" in f
+        and f.endswith("[exclude-own-signature]")
+        for f in found
+    ), found
     assert len(found) == 2

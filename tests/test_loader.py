@@ -28,9 +28,7 @@ def test_tab_indentation_is_located(make_catalogue):
 def test_duplicate_key_is_an_error_not_a_silent_overwrite(make_catalogue):
     text = record() + "title: A second title that would win in plain pyyaml\n"
     cat = load_catalogue(make_catalogue({"alpha/D1-sample.yaml": text}))
-    assert problems(cat) == [
-        "catalogue/alpha/D1-sample.yaml:13:1: title: duplicate key (first defined on line 3)"
-    ]
+    assert problems(cat) == ["catalogue/alpha/D1-sample.yaml:13:1: title: duplicate key (first defined on line 3)"]
     assert cat.entries == {}
 
 
@@ -85,8 +83,11 @@ checks:
 
 
 def test_missing_fields_and_no_verification(make_catalogue):
-    text = record().replace("fix: Do the right thing.\nfix_summary: Apply the one-line remedy.\n", "").replace(
-        "verification: {status: pending, reason: test record}\n", "")
+    text = (
+        record()
+        .replace("fix: Do the right thing.\nfix_summary: Apply the one-line remedy.\n", "")
+        .replace("verification: {status: pending, reason: test record}\n", "")
+    )
     cat = load_catalogue(make_catalogue({"alpha/D1-sample.yaml": text}))
     assert problems(cat) == [
         "catalogue/alpha/D1-sample.yaml:2:1: fix: required field is missing",
@@ -116,11 +117,15 @@ checks:
 
 
 def test_all_problems_reported_at_once(make_catalogue):
-    cat = load_catalogue(make_catalogue({
-        "alpha/D1-sample.yaml": record(extra="bogus: 1\n"),
-        "alpha/D2-sample.yaml": "",
-        "beta/D3-sample.yaml": record("D3", "beta", "three"),
-    }))
+    cat = load_catalogue(
+        make_catalogue(
+            {
+                "alpha/D1-sample.yaml": record(extra="bogus: 1\n"),
+                "alpha/D2-sample.yaml": "",
+                "beta/D3-sample.yaml": record("D3", "beta", "three"),
+            }
+        )
+    )
     assert len(cat.problems) == 2
     assert list(cat.entries) == ["D3"]
 
@@ -128,8 +133,10 @@ def test_all_problems_reported_at_once(make_catalogue):
 def test_unquoted_colon_gets_a_hint(make_catalogue):
     text = record().replace("aliases: [sample alias]", "aliases:\n  - std(): degrees of freedom <= 0")
     cat = load_catalogue(make_catalogue({"alpha/D1-sample.yaml": text}))
-    assert problems(cat) == ["catalogue/alpha/D1-sample.yaml:8:5: aliases[0]: Input should be a valid string "
-                             "(YAML read a mapping here: quote a value that contains ': ')"]
+    assert problems(cat) == [
+        "catalogue/alpha/D1-sample.yaml:8:5: aliases[0]: Input should be a valid string "
+        "(YAML read a mapping here: quote a value that contains ': ')"
+    ]
     text = record().replace("title: A sample failure for tests", "title: std(): degrees of freedom <= 0")
     cat = load_catalogue(make_catalogue({"alpha/D1-sample.yaml": text}))
     [message] = problems(cat)

@@ -21,15 +21,21 @@ from trainkb.search._index import load_index
 ROOT = Path(__file__).resolve().parents[1]
 REPORT = ROOT / "reports" / "cpu-torch2.13.0.json"
 # Captured outputs with a literal, masked numbers, a torch.Size shape (in a warning), a pickling error.
-CASES = [("D1", "bare-python-raises"), ("O14", "one-indexed-labels-out-of-bounds"),
-         ("O1", "shape-bug-fails-the-smoke-test"), ("DP6", "lambda-collate-under-spawn-raises"),
-         ("O13", "logits-into-bceloss-raise"), ("C2", "interrupted-in-place-save-corrupts")]
+CASES = [
+    ("D1", "bare-python-raises"),
+    ("O14", "one-indexed-labels-out-of-bounds"),
+    ("O1", "shape-bug-fails-the-smoke-test"),
+    ("DP6", "lambda-collate-under-spawn-raises"),
+    ("O13", "logits-into-bceloss-raise"),
+    ("C2", "interrupted-in-place-save-corrupts"),
+]
 
 
 def _evidence(entry: str, check: str) -> str:
     rows = json.loads(REPORT.read_text(encoding="utf-8"))["results"]
-    found = [r["evidence"] for r in rows if r["entry"] == entry and r["check"].startswith(check[:30])
-             and r.get("evidence")]
+    found = [
+        r["evidence"] for r in rows if r["entry"] == entry and r["check"].startswith(check[:30]) and r.get("evidence")
+    ]
     assert found, f"{entry}:{check} has no captured output in {REPORT.name}"
     return found[0]
 
@@ -63,12 +69,16 @@ def test_mask_line_keeps_fixed_wording_and_generalises_values():
     assert not exact
     assert re.search(regex, "Target 5 is out of bounds.") and re.search(regex, "Target 255 is out of bounds.")
     assert not re.search(regex, "Target is out of bounds.")
-    regex, exact = mask_line("Using a target size (torch.Size([4, 1])) that is different to the input size "
-                             "(torch.Size([4, 3]))")
-    assert re.search(regex, "Using a target size (torch.Size([8, 1])) that is different to the input size "
-                            "(torch.Size([8, 5]))")
+    regex, exact = mask_line(
+        "Using a target size (torch.Size([4, 1])) that is different to the input size (torch.Size([4, 3]))"
+    )
+    assert re.search(
+        regex, "Using a target size (torch.Size([8, 1])) that is different to the input size (torch.Size([8, 5]))"
+    )
     assert mask_line("sampler option is mutually exclusive with shuffle") == (
-        "sampler option is mutually exclusive with shuffle", True)
+        "sampler option is mutually exclusive with shuffle",
+        True,
+    )
 
 
 @pytest.mark.parametrize(("entry", "check"), CASES)

@@ -21,8 +21,11 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_wheel_from_sdist_installs_and_lists(tmp_path):
     dist = tmp_path / "dist"
     # `python -m build` builds the sdist first and the wheel from that sdist.
-    built = subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(dist), str(ROOT)],
-                           capture_output=True, text=True)
+    built = subprocess.run(
+        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(dist), str(ROOT)],
+        capture_output=True,
+        text=True,
+    )
     assert built.returncode == 0, built.stdout[-2000:] + built.stderr[-2000:]
     [wheel] = dist.glob("trainkb-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
@@ -39,15 +42,27 @@ def test_wheel_from_sdist_installs_and_lists(tmp_path):
     outside = tmp_path / "elsewhere"
     outside.mkdir()
     env = {k: v for k, v in os.environ.items() if k != "TRAINKB_CATALOGUE"}
-    proc = subprocess.run([str(venv / "bin/kb"), "list", "--json"], cwd=outside, env=env,
-                          capture_output=True, text=True, check=True)
+    proc = subprocess.run(
+        [str(venv / "bin/kb"), "list", "--json"], cwd=outside, env=env, capture_output=True, text=True, check=True
+    )
     rows = json.loads(proc.stdout)
     assert len(rows) == len(load_catalogue(ROOT / "catalogue").entries)
     assert all(row["path"].startswith("_bundled_catalogue/") for row in rows)
     assert "trainkb/_bundled_site/templates/entry.html.j2" in names
-    found = subprocess.run([str(venv / "bin/kb"), "search", "--json", "RuntimeError: Address already in use"],
-                           cwd=outside, env=env, capture_output=True, text=True)
+    found = subprocess.run(
+        [str(venv / "bin/kb"), "search", "--json", "RuntimeError: Address already in use"],
+        cwd=outside,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert json.loads(found.stdout)["results"][0]["id"] == "D4"
-    subprocess.run([str(venv / "bin/kb"), "site", "build", "-o", "site-out"], cwd=outside, env=env,
-                   capture_output=True, text=True, check=True)
+    subprocess.run(
+        [str(venv / "bin/kb"), "site", "build", "-o", "site-out"],
+        cwd=outside,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert (outside / "site-out" / "D4" / "index.html").is_file()

@@ -23,10 +23,15 @@ pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not 
 
 def _env(tmp_path: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "TRAINKB_", "PRE_COMMIT"))}
-    env.update(PATH=f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}",
-               PRE_COMMIT_HOME=str(tmp_path / "pre-commit-home"), XDG_CACHE_HOME=str(tmp_path / "cache"),
-               GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.com",
-               GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.com")
+    env.update(
+        PATH=f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}",
+        PRE_COMMIT_HOME=str(tmp_path / "pre-commit-home"),
+        XDG_CACHE_HOME=str(tmp_path / "cache"),
+        GIT_AUTHOR_NAME="t",
+        GIT_AUTHOR_EMAIL="t@example.com",
+        GIT_COMMITTER_NAME="t",
+        GIT_COMMITTER_EMAIL="t@example.com",
+    )
     return env
 
 
@@ -35,8 +40,9 @@ def _run(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Complete
 
 
 def _pre_commit(hook: str, repo: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return _run([sys.executable, "-m", "pre_commit", "try-repo", str(ROOT), hook, "--all-files",
-                 "--verbose"], repo, env)
+    return _run(
+        [sys.executable, "-m", "pre_commit", "try-repo", str(ROOT), hook, "--all-files", "--verbose"], repo, env
+    )
 
 
 @pytest.fixture
@@ -54,8 +60,11 @@ def team_repo(tmp_path: Path) -> tuple[Path, dict[str, str]]:
 
 
 def test_manifest_is_valid():
-    run = subprocess.run([sys.executable, "-m", "pre_commit", "validate-manifest",
-                          str(ROOT / ".pre-commit-hooks.yaml")], capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, "-m", "pre_commit", "validate-manifest", str(ROOT / ".pre-commit-hooks.yaml")],
+        capture_output=True,
+        text=True,
+    )
     assert run.returncode == 0, run.stdout + run.stderr
 
 
@@ -67,8 +76,24 @@ def test_lint_hook_passes_a_clean_layer_and_fails_on_todos(team_repo):
 
     crash = repo.parent / "crash.log"
     crash.write_text(team_paste(), encoding="utf-8")
-    drafted = _run([sys.executable, "-m", "trainkb", "new", "--catalogue", "catalogue", "--area", "cluster",
-                    "--id", "Q2", "--from", str(crash)], repo, env)
+    drafted = _run(
+        [
+            sys.executable,
+            "-m",
+            "trainkb",
+            "new",
+            "--catalogue",
+            "catalogue",
+            "--area",
+            "cluster",
+            "--id",
+            "Q2",
+            "--from",
+            str(crash),
+        ],
+        repo,
+        env,
+    )
     assert drafted.returncode == 0, drafted.stderr
     run = _pre_commit("kb-lint-system", repo, env)
     assert run.returncode == 1
@@ -79,13 +104,13 @@ def test_lint_hook_passes_a_clean_layer_and_fails_on_todos(team_repo):
 def test_check_hook_runs_the_changed_record(team_repo):
     repo, env = team_repo
     record = repo / "catalogue" / "cluster" / "Q1-negative-shard-length.yaml"
-    record.write_text(record.read_text(encoding="utf-8").replace("negative length", "negative size"),
-                      encoding="utf-8")
+    record.write_text(record.read_text(encoding="utf-8").replace("negative length", "negative size"), encoding="utf-8")
     run = _pre_commit("kb-check-changed", repo, env)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "Q1" in run.stdout and "1 passed" in run.stdout, run.stdout
 
-    record.write_text(record.read_text(encoding="utf-8").replace("match: negative dimension", "match: positive"),
-                      encoding="utf-8")
+    record.write_text(
+        record.read_text(encoding="utf-8").replace("match: negative dimension", "match: positive"), encoding="utf-8"
+    )
     run = _pre_commit("kb-check-changed", repo, env)
     assert run.returncode == 1 and "Failed" in run.stdout, run.stdout

@@ -21,19 +21,23 @@ signatures:
 @pytest.fixture
 def cat(make_catalogue, tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    text = record(extra=SHAPE_SIG).replace("title: A sample failure for tests",
-                                           "title: view() on a tensor of the wrong size")
+    text = record(extra=SHAPE_SIG).replace(
+        "title: A sample failure for tests", "title: view() on a tensor of the wrong size"
+    )
     return str(make_catalogue({"alpha/D1-sample.yaml": text}))
 
 
 def kb(*args, **kwargs):
-    return subprocess.run([sys.executable, "-m", "trainkb", *args], capture_output=True, text=True, timeout=120,
-                          **kwargs)
+    return subprocess.run(
+        [sys.executable, "-m", "trainkb", *args], capture_output=True, text=True, timeout=120, **kwargs
+    )
 
 
 def test_failure_is_diagnosed_after_the_traceback_and_status_kept(cat):
-    script = "import sys\nprint('epoch 1', flush=True)\nprint('warn', file=sys.stderr)\n" \
-             "raise RuntimeError(\"shape '[4]' is invalid for input of size 6\")\n"
+    script = (
+        "import sys\nprint('epoch 1', flush=True)\nprint('warn', file=sys.stderr)\n"
+        "raise RuntimeError(\"shape '[4]' is invalid for input of size 6\")\n"
+    )
     proc = kb("--catalogue", cat, "run", "--", sys.executable, "-c", script)
     assert proc.returncode == 1
     assert proc.stdout == "epoch 1\n"  # stdout untouched and separate
@@ -45,8 +49,22 @@ def test_failure_is_diagnosed_after_the_traceback_and_status_kept(cat):
 
 
 def test_success_prints_nothing_extra(cat):
-    proc = subprocess.run([sys.executable, "-m", "trainkb", "--catalogue", cat, "run", "--", sys.executable, "-c",
-                           "print('\\rstep 1\\rstep 2', end='')"], capture_output=True, timeout=120)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "trainkb",
+            "--catalogue",
+            cat,
+            "run",
+            "--",
+            sys.executable,
+            "-c",
+            "print('\\rstep 1\\rstep 2', end='')",
+        ],
+        capture_output=True,
+        timeout=120,
+    )
     assert proc.returncode == 0
     assert proc.stdout == b"\rstep 1\rstep 2"  # carriage-return progress output is passed through intact
     assert proc.stderr == b""
@@ -65,11 +83,17 @@ def test_usage_errors(cat):
 
 def test_ctrl_c_reaches_the_child(cat, tmp_path):
     marker = tmp_path / "got-sigint"
-    script = (f"import signal, sys, time\n"
-              f"def stop(*_):\n    open({str(marker)!r}, 'w').write('1')\n    sys.exit(42)\n"
-              f"signal.signal(signal.SIGINT, stop)\nprint('ready', flush=True)\ntime.sleep(60)\n")
-    proc = subprocess.Popen([sys.executable, "-m", "trainkb", "--catalogue", cat, "run", "--", sys.executable, "-c",
-                             script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    script = (
+        f"import signal, sys, time\n"
+        f"def stop(*_):\n    open({str(marker)!r}, 'w').write('1')\n    sys.exit(42)\n"
+        f"signal.signal(signal.SIGINT, stop)\nprint('ready', flush=True)\ntime.sleep(60)\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "trainkb", "--catalogue", cat, "run", "--", sys.executable, "-c", script],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stdout.readline() == "ready\n"
     os.kill(proc.pid, signal.SIGINT)
     assert proc.wait(timeout=30) == 42
@@ -77,8 +101,10 @@ def test_ctrl_c_reaches_the_child(cat, tmp_path):
 
 
 def test_idle_timeout_diagnoses_a_hang(cat):
-    script = ("import sys, time\nprint(\"RuntimeError: shape '[4]' is invalid for input of size 6\", "
-              "file=sys.stderr, flush=True)\ntime.sleep(3)\n")
+    script = (
+        "import sys, time\nprint(\"RuntimeError: shape '[4]' is invalid for input of size 6\", "
+        "file=sys.stderr, flush=True)\ntime.sleep(3)\n"
+    )
     started = time.monotonic()
     proc = kb("--catalogue", cat, "run", "--idle-timeout", "1", "--", sys.executable, "-c", script)
     assert proc.returncode == 0
@@ -98,10 +124,15 @@ def test_two_rank_gloo_job_failing_on_one_rank(tmp_path):
         "class M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
         "        self.a, self.b = nn.Linear(4, 4), nn.Linear(4, 4)\n"
         "    def forward(self, x):\n        return self.a(x)\n"
-        "model = DDP(M())\nfor _ in range(2):\n    model(torch.randn(2, 4)).sum().backward()\n")
+        "model = DDP(M())\nfor _ in range(2):\n    model(torch.randn(2, 4)).sum().backward()\n"
+    )
     torchrun = os.path.join(os.path.dirname(sys.executable), "torchrun")
-    proc = subprocess.run([sys.executable, "-m", "trainkb", "run", "--", torchrun, "--standalone",
-                           "--nproc-per-node=2", str(script)], capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "trainkb", "run", "--", torchrun, "--standalone", "--nproc-per-node=2", str(script)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 1
     assert "ChildFailedError" in proc.stderr
     diagnosis = proc.stderr.split("this failure matches ──", 1)[1]  # after the triage block (tests/triage)

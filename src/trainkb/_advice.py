@@ -7,8 +7,13 @@ from .catalogue import PathList
 __all__ = ["advise"]
 
 
-def advise(text: str, top: int = 3, catalogue: PathList | None = None,
-           heading: str = "trainkb", explain_abstention: bool = False) -> str:
+def advise(
+    text: str,
+    top: int = 3,
+    catalogue: PathList | None = None,
+    heading: str = "trainkb",
+    explain_abstention: bool = False,
+) -> str:
     """Matches for a failure's output as plain text.
 
     Each match carries its record's ``fix_summary`` in the search index, so no record is loaded.

@@ -86,7 +86,8 @@ def versions(ctx: Context) -> Finding:
     torch = ctx.torch
     gpus = [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())] if _cuda(ctx) else []
     observed = f"torch {torch.__version__}, CUDA build {torch.version.cuda or 'none'}, " + (
-        f"GPUs: {', '.join(gpus)}" if gpus else "no GPU visible")
+        f"GPUs: {', '.join(gpus)}" if gpus else "no GPU visible"
+    )
     return Finding("P1", "versions", "info", observed, "The catalogue's checks record which torch they ran on.")
 
 
@@ -102,8 +103,13 @@ def tf32_matmul(ctx: Context) -> Finding:
         return Finding("P2", "tf32_matmul", "n/a", observed + " (no GPU)", "TF32 only matters on Ampere+ GPUs.")
     major, _ = ctx.torch.cuda.get_device_capability(0)
     if major >= 8 and not allowed:
-        return Finding("P2", "tf32_matmul", "warn", observed,
-                       "fp32 matmuls run without TF32 on this Ampere+ GPU; enable it unless you need full fp32.")
+        return Finding(
+            "P2",
+            "tf32_matmul",
+            "warn",
+            observed,
+            "fp32 matmuls run without TF32 on this Ampere+ GPU; enable it unless you need full fp32.",
+        )
     return Finding("P2", "tf32_matmul", "ok", observed, "")
 
 
@@ -116,8 +122,13 @@ def bf16_support(ctx: Context) -> Finding:
     major, minor = torch.cuda.get_device_capability(0)
     observed = f"compute capability {major}.{minor}, is_bf16_supported()={supported}"
     if major < 8:
-        return Finding("P3", "bf16_support", "warn", observed,
-                       "Pre-Ampere GPU: use fp16 with GradScaler; bf16 is emulated or unavailable.")
+        return Finding(
+            "P3",
+            "bf16_support",
+            "warn",
+            observed,
+            "Pre-Ampere GPU: use fp16 with GradScaler; bf16 is emulated or unavailable.",
+        )
     return Finding("P3", "bf16_support", "ok", observed, "")
 
 
@@ -129,42 +140,72 @@ def dev_shm_size(ctx: Context) -> Finding:
     total = stats.f_frsize * stats.f_blocks
     observed = f"{ctx.shm_path} is {total / 2**20:.0f} MiB"
     if total < SHM_WARN_BYTES:
-        return Finding("DP15", "dev_shm_size", "warn", observed,
-                       "DataLoader workers pass batches through shared memory; expect 'Bus error' with "
-                       "num_workers>0. Run the container with --shm-size=8g or --ipc=host.")
+        return Finding(
+            "DP15",
+            "dev_shm_size",
+            "warn",
+            observed,
+            "DataLoader workers pass batches through shared memory; expect 'Bus error' with "
+            "num_workers>0. Run the container with --shm-size=8g or --ipc=host.",
+        )
     return Finding("DP15", "dev_shm_size", "ok", observed, "")
 
 
 def start_method(ctx: Context) -> Finding:
-    method = ctx.start_method or multiprocessing.get_start_method(allow_none=True) or (
-        "fork" if sys.platform.startswith("linux") else "spawn")
+    method = (
+        ctx.start_method
+        or multiprocessing.get_start_method(allow_none=True)
+        or ("fork" if sys.platform.startswith("linux") else "spawn")
+    )
     observed = f"multiprocessing start method: {method}"
     if method != "fork":
-        return Finding("DP6", "start_method", "warn", observed,
-                       "DataLoader workers pickle the dataset: lambdas and closures in it will fail; "
-                       "guard the entry point with if __name__ == '__main__'.")
+        return Finding(
+            "DP6",
+            "start_method",
+            "warn",
+            observed,
+            "DataLoader workers pickle the dataset: lambdas and closures in it will fail; "
+            "guard the entry point with if __name__ == '__main__'.",
+        )
     return Finding("DP6", "start_method", "ok", observed, "")
 
 
-_DEBUG_VARS = ("NCCL_DEBUG", "TORCH_DISTRIBUTED_DEBUG", "TORCH_NCCL_ASYNC_ERROR_HANDLING",
-               "TORCH_NCCL_BLOCKING_WAIT", "NCCL_ASYNC_ERROR_HANDLING", "NCCL_BLOCKING_WAIT",
-               "TORCH_NCCL_TRACE_BUFFER_SIZE")
+_DEBUG_VARS = (
+    "NCCL_DEBUG",
+    "TORCH_DISTRIBUTED_DEBUG",
+    "TORCH_NCCL_ASYNC_ERROR_HANDLING",
+    "TORCH_NCCL_BLOCKING_WAIT",
+    "NCCL_ASYNC_ERROR_HANDLING",
+    "NCCL_BLOCKING_WAIT",
+    "TORCH_NCCL_TRACE_BUFFER_SIZE",
+)
 
 
 def distributed_debug(ctx: Context) -> Finding:
     present = {name: ctx.environ[name] for name in _DEBUG_VARS if name in ctx.environ}
     legacy = [n for n in present if n.startswith("NCCL_") and n != "NCCL_DEBUG"]
     if legacy:
-        return Finding("D19", "distributed_debug", "warn", ", ".join(f"{k}={v}" for k, v in present.items()),
-                       f"{', '.join(legacy)}: deprecated names; torch reads the TORCH_NCCL_* spelling.")
+        return Finding(
+            "D19",
+            "distributed_debug",
+            "warn",
+            ", ".join(f"{k}={v}" for k, v in present.items()),
+            f"{', '.join(legacy)}: deprecated names; torch reads the TORCH_NCCL_* spelling.",
+        )
     if present:
         return Finding("D19", "distributed_debug", "info", ", ".join(f"{k}={v}" for k, v in present.items()), "")
-    return Finding("D19", "distributed_debug", "info", "no NCCL/distributed debug variables set",
-                   "For a hang, rerun with TORCH_DISTRIBUTED_DEBUG=DETAIL and NCCL_DEBUG=INFO.")
+    return Finding(
+        "D19",
+        "distributed_debug",
+        "info",
+        "no NCCL/distributed debug variables set",
+        "For a hang, rerun with TORCH_DISTRIBUTED_DEBUG=DETAIL and NCCL_DEBUG=INFO.",
+    )
 
 
 _RANK_AS_DEVICE = re.compile(
-    r"""(?:cuda:|set_device\(|device\()\s*(?:int\()?\s*(?:os\.environ\[["']RANK["']\]|rank\b)""")
+    r"""(?:cuda:|set_device\(|device\()\s*(?:int\()?\s*(?:os\.environ\[["']RANK["']\]|rank\b)"""
+)
 _USES_LOCAL_RANK = re.compile(r"LOCAL_RANK|local_rank")
 
 
@@ -178,8 +219,13 @@ def local_rank(ctx: Context) -> Finding:
         observed = "not inside a torchrun job"
     for path, text in ctx.source_texts():
         if _RANK_AS_DEVICE.search(text) and not _USES_LOCAL_RANK.search(text):
-            return Finding("D3", "local_rank", "warn", f"{path}: picks the GPU from RANK, never reads LOCAL_RANK",
-                           "On a second node every process lands on GPU 0; use LOCAL_RANK for the device.")
+            return Finding(
+                "D3",
+                "local_rank",
+                "warn",
+                f"{path}: picks the GPU from RANK, never reads LOCAL_RANK",
+                "On a second node every process lands on GPU 0; use LOCAL_RANK for the device.",
+            )
     return Finding("D3", "local_rank", "info" if "RANK" in env else "ok", observed, "")
 
 
@@ -187,18 +233,32 @@ _CUDA_AMP = re.compile(r"torch\.cuda\.amp\.(?:autocast|GradScaler)|from torch\.c
 
 
 def deprecated_cuda_amp(ctx: Context) -> Finding:
-    hits = [f"{path}:{text.count(chr(10), 0, m.start()) + 1}"
-            for path, text in ctx.source_texts() for m in _CUDA_AMP.finditer(text)]
+    hits = [
+        f"{path}:{text.count(chr(10), 0, m.start()) + 1}"
+        for path, text in ctx.source_texts()
+        for m in _CUDA_AMP.finditer(text)
+    ]
     if not ctx.sources:
         return Finding("P4", "deprecated_cuda_amp", "n/a", "no source files given (kb doctor PATH…)", "")
     if hits:
-        return Finding("P4", "deprecated_cuda_amp", "warn", ", ".join(hits[:5]) + (" …" if len(hits) > 5 else ""),
-                       "torch.cuda.amp is deprecated: use torch.amp.autocast('cuda') and torch.amp.GradScaler('cuda').")
+        return Finding(
+            "P4",
+            "deprecated_cuda_amp",
+            "warn",
+            ", ".join(hits[:5]) + (" …" if len(hits) > 5 else ""),
+            "torch.cuda.amp is deprecated: use torch.amp.autocast('cuda') and torch.amp.GradScaler('cuda').",
+        )
     return Finding("P4", "deprecated_cuda_amp", "ok", "no torch.cuda.amp use found", "")
 
 
 PROBES: list[Callable[[Context], Finding]] = [
-    versions, tf32_matmul, bf16_support, dev_shm_size, start_method, distributed_debug, local_rank,
+    versions,
+    tf32_matmul,
+    bf16_support,
+    dev_shm_size,
+    start_method,
+    distributed_debug,
+    local_rank,
     deprecated_cuda_amp,
 ]
 

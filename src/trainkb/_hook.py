@@ -27,8 +27,12 @@ class _Hooks:
     A plain class, not a dataclass: `import trainkb` stays cheap.
     """
 
-    def __init__(self, excepthook: Callable[[type[BaseException], BaseException, TracebackType | None], object],
-                 threading_hook: Callable[[threading.ExceptHookArgs], object], top: int = 3) -> None:
+    def __init__(
+        self,
+        excepthook: Callable[[type[BaseException], BaseException, TracebackType | None], object],
+        threading_hook: Callable[[threading.ExceptHookArgs], object],
+        top: int = 3,
+    ) -> None:
         self.excepthook = excepthook
         self.threading = threading_hook
         self.top = top
@@ -53,8 +57,13 @@ def _job_id() -> str | None:
         started = open(f"/proc/{parent}/stat", "rb").read().rsplit(b")", 1)[1].split()[19].decode()  # noqa: SIM115
     except (OSError, IndexError):
         started = ""
-    parts = (env.get("TORCHELASTIC_RUN_ID", ""), env.get("TORCHELASTIC_RESTART_COUNT", ""),
-             env.get("MASTER_PORT", ""), str(parent), started)
+    parts = (
+        env.get("TORCHELASTIC_RUN_ID", ""),
+        env.get("TORCHELASTIC_RESTART_COUNT", ""),
+        env.get("MASTER_PORT", ""),
+        str(parent),
+        started,
+    )
     return "\0".join(parts)
 
 

@@ -33,8 +33,13 @@ def entry_header(entry: Entry, cat: Catalogue) -> tuple[str, str]:
     return where, "; ".join(entry.aliases)
 
 
-def entry_markdown(entry: Entry, cat: Catalogue, link: LinkMaker | None = None,
-                   verification: list[str] | None = None, header: bool = True) -> str:
+def entry_markdown(
+    entry: Entry,
+    cat: Catalogue,
+    link: LinkMaker | None = None,
+    verification: list[str] | None = None,
+    header: bool = True,
+) -> str:
     """The fix first (summary, then the Fix section), then Symptom and Root cause, then the rest.
 
     ``link`` turns an entry id into a URL (the TUI and the site each have their own);
@@ -45,8 +50,14 @@ def entry_markdown(entry: Entry, cat: Catalogue, link: LinkMaker | None = None,
     where, aliases = entry_header(entry, cat)
     if header:
         parts += [f"# {entry.id} — {entry.title}", f"*{where}*", f"**Fix:** {entry.fix_summary}"]
-    parts += ["## Fix", entry.fix.strip(), "## Symptom", entry.symptom.strip(),
-              "## Root cause", entry.root_cause.strip()]
+    parts += [
+        "## Fix",
+        entry.fix.strip(),
+        "## Symptom",
+        entry.symptom.strip(),
+        "## Root cause",
+        entry.root_cause.strip(),
+    ]
     if header and aliases:
         parts.append("*Also known as: " + _inline(aliases) + "*")
     if entry.version_notes:

@@ -91,7 +91,7 @@ def mask_line(text: str) -> tuple[str, bool]:
             at = 0
             for match in pattern.finditer(piece):
                 if match.start() > at:
-                    out.append((piece[at:match.start()], None))
+                    out.append((piece[at : match.start()], None))
                 out.append((match.group(0), placeholder))
                 at = match.end()
             if at < len(piece):
@@ -168,6 +168,7 @@ def _tag(type_name: str) -> str:
 
 def prefix_for(cat: Catalogue, area: str, section: str) -> str:
     """The id prefix this area (section) uses, read from its records."""
+
     def prefixes(entries: list[str]) -> Counter[str]:
         return Counter(m[1] for i in entries if (m := _ID.match(i)))
 
@@ -179,8 +180,7 @@ def prefix_for(cat: Catalogue, area: str, section: str) -> str:
     if in_section:
         return in_section.most_common(1)[0][0]
     if in_area:
-        raise DraftError(f"area {area!r} uses the id prefixes {', '.join(sorted(in_area))}: "
-                         "give --section or --id")
+        raise DraftError(f"area {area!r} uses the id prefixes {', '.join(sorted(in_area))}: give --section or --id")
     raise DraftError(f"area {area!r} has no records to take an id prefix from: give --id (e.g. --id Q1)")
 
 
@@ -194,8 +194,14 @@ def _area_of_prefix(cat: Catalogue, prefix: str) -> str | None:
     return next(iter(areas)) if len(areas) == 1 else None
 
 
-def draft_record(cat: Catalogue, text: str | None, response: SearchResponse | None, area: str | None = None,
-                 section: str | None = None, entry_id: str | None = None) -> Draft:
+def draft_record(
+    cat: Catalogue,
+    text: str | None,
+    response: SearchResponse | None,
+    area: str | None = None,
+    section: str | None = None,
+    entry_id: str | None = None,
+) -> Draft:
     """Everything `kb new` proposes for a paste (``text``), or a blank draft when there is none."""
     signatures = propose_signatures(text) if text else []
     ranked = [r for r in response.results if r.id in cat.entries] if response else []
@@ -224,8 +230,15 @@ def draft_record(cat: Catalogue, text: str | None, response: SearchResponse | No
     message = _message_of(lead.example, lead.type) if lead else ""
     title = f"{lead.type.rsplit('.', 1)[-1]}: {message}" if lead and lead.type else message
     title = _clip_words(title, MAX_TITLE_CHARS) if len(title) >= 8 else f"{TODO}: name the failure in a few words"
-    draft = Draft(entry_id, area, section, title, _slug(message or area), signatures,
-                  tags=[(_tag(lead.type) if lead and lead.type else "") or area])
+    draft = Draft(
+        entry_id,
+        area,
+        section,
+        title,
+        _slug(message or area),
+        signatures,
+        tags=[(_tag(lead.type) if lead and lead.type else "") or area],
+    )
     if lead is not None and lead.type:
         kind = "warns" if lead.kind == "warning" else "raises"
         draft.expect = (kind, lead.type.rsplit(".", 1)[-1], lead.regex or _escape(lead.literal or ""))
@@ -248,10 +261,15 @@ def _block(name: str, text: str, indent: str = "") -> list[str]:
 
 def render_record(draft: Draft) -> str:
     """The record as YAML text, with comments where a person decides."""
-    lines = [MODELINE, f"id: {draft.id}", f"title: {_q(draft.title)}  # proposed from the exception; make it say what "
-             "goes wrong", f"area: {draft.area}", f"section: {draft.section}",
-             f"tags: [{', '.join(draft.tags)}]  # add the topic words readers search for",
-             f"fix_summary: '{TODO}: one imperative line a reader can act on at once'"]
+    lines = [
+        MODELINE,
+        f"id: {draft.id}",
+        f"title: {_q(draft.title)}  # proposed from the exception; make it say what goes wrong",
+        f"area: {draft.area}",
+        f"section: {draft.section}",
+        f"tags: [{', '.join(draft.tags)}]  # add the topic words readers search for",
+        f"fix_summary: '{TODO}: one imperative line a reader can act on at once'",
+    ]
     lines += _block("symptom", f"{TODO}: what the reader sees, and when (which call, which step, which setup).")
     lines += _block("root_cause", f"{TODO}: why it happens, in your own words.")
     lines += _block("fix", f"{TODO}: what to change, with the code in a fenced block.")
@@ -262,11 +280,18 @@ def render_record(draft: Draft) -> str:
             lines.append(f"  - {matcher}")
             if sig.type:
                 lines.append(f"    type: {sig.type}")
-            lines += [f"    kind: {sig.kind}", f"    example: {_q(sig.example)}",
-                      "    names_cause: false  # true only when whoever prints this message has this entry's cause"]
+            lines += [
+                f"    kind: {sig.kind}",
+                f"    example: {_q(sig.example)}",
+                "    names_cause: false  # true only when whoever prints this message has this entry's cause",
+            ]
     else:
-        lines += ["signatures:", f"  - literal: {TODO}", f"    example: '{TODO}: a line copied from the real output'",
-                  "    names_cause: false  # true only when whoever prints this message has this entry's cause"]
+        lines += [
+            "signatures:",
+            f"  - literal: {TODO}",
+            f"    example: '{TODO}: a line copied from the real output'",
+            "    names_cause: false  # true only when whoever prints this message has this entry's cause",
+        ]
     if draft.candidates:
         lines.append("# search ranks these for the paste now; link the ones a reader should also see:")
         lines += [f"#   {i} ({confidence}): {title}" for i, confidence, title in draft.candidates]
@@ -274,9 +299,17 @@ def render_record(draft: Draft) -> str:
     lines.append("references: []  # the public thread or docs page the wording comes from")
     kind, type_name, match = draft.expect or ("raises", TODO, TODO)
     spec = "category" if kind == "warns" else "type"
-    lines += ["checks:", "  - name: reproduces-failure", f"    claim: '{TODO}: one sentence: what this check proves'",
-              "    demonstrates: failure", "    code: |",
-              f"      # {TODO}: the smallest program that prints this failure (runs as __main__ in a fresh folder)",
-              "    expect:", f"      {kind}:", f"        {spec}: {_q(type_name)}", f"        match: {_q(match)}",
-              f"    also_matches: [{', '.join(draft.also_matches)}]  # entries search may rank first for this output"]
+    lines += [
+        "checks:",
+        "  - name: reproduces-failure",
+        f"    claim: '{TODO}: one sentence: what this check proves'",
+        "    demonstrates: failure",
+        "    code: |",
+        f"      # {TODO}: the smallest program that prints this failure (runs as __main__ in a fresh folder)",
+        "    expect:",
+        f"      {kind}:",
+        f"        {spec}: {_q(type_name)}",
+        f"        match: {_q(match)}",
+        f"    also_matches: [{', '.join(draft.also_matches)}]  # entries search may rank first for this output",
+    ]
     return "\n".join(lines) + "\n"

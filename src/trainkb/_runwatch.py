@@ -30,8 +30,15 @@ from ._tail import RUN_TAIL_BYTES
 
 __all__ = ["RunOutcome", "Tail", "watch"]
 
-_FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2,
-              signal.SIGCONT)
+_FORWARDED = (
+    signal.SIGINT,
+    signal.SIGTERM,
+    signal.SIGHUP,
+    signal.SIGQUIT,
+    signal.SIGUSR1,
+    signal.SIGUSR2,
+    signal.SIGCONT,
+)
 
 
 class Tail:
@@ -122,16 +129,22 @@ def _forwarding(pgid: int, terminals: list[tuple[int, int]]) -> Iterator[None]:
             signal.signal(signum, handler)
 
 
-def watch(cmd: Sequence[str], tail_bytes: int = RUN_TAIL_BYTES, idle_timeout: float | None = None,
-          on_idle: Callable[[str, float], None] | None = None,
-          stdout_fd: int = 1, stderr_fd: int = 2) -> RunOutcome:
+def watch(
+    cmd: Sequence[str],
+    tail_bytes: int = RUN_TAIL_BYTES,
+    idle_timeout: float | None = None,
+    on_idle: Callable[[str, float], None] | None = None,
+    stdout_fd: int = 1,
+    stderr_fd: int = 2,
+) -> RunOutcome:
     """Run ``cmd`` to completion, copying its output through; call ``on_idle`` after silences."""
     env = dict(os.environ)
     env.setdefault("PYTHONUNBUFFERED", "1")  # a piped Python child would otherwise block-buffer
     channels = {target: _channel(target) for target in (stdout_fd, stderr_fd)}
     try:
-        child = subprocess.Popen(list(cmd), stdout=channels[stdout_fd][1], stderr=channels[stderr_fd][1], env=env,
-                                 start_new_session=True)
+        child = subprocess.Popen(
+            list(cmd), stdout=channels[stdout_fd][1], stderr=channels[stderr_fd][1], env=env, start_new_session=True
+        )
     except BaseException:
         for fd in {fd for pair in channels.values() for fd in pair}:
             os.close(fd)

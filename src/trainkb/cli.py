@@ -13,8 +13,10 @@ from .commands._exit import Exit, UsageError, report_usage_error
 
 __all__ = ["main"]
 
-CATALOGUE_HELP = (f"catalogue folder; repeat it, or give a path list (PATH1{os.pathsep}PATH2), to layer folders "
-                  "over the first (a folder with catalogue.yaml is a layer over the default catalogue)")
+CATALOGUE_HELP = (
+    f"catalogue folder; repeat it, or give a path list (PATH1{os.pathsep}PATH2), to layer folders "
+    "over the first (a folder with catalogue.yaml is a layer over the default catalogue)"
+)
 
 COMMANDS = {
     "list": "List entries, optionally of one area.",
@@ -39,16 +41,26 @@ def _parser() -> argparse.ArgumentParser:
         description="trainkb: paste a PyTorch training failure, get the entry that explains it.",
     )
     parser.add_argument("--version", action="version", version=f"kb (trainkb) {__version__}")
-    parser.add_argument("--catalogue", metavar="PATH", action="append",
-                        help=CATALOGUE_HELP + " (default: $TRAINKB_CATALOGUE, this checkout, the bundled copy)")
+    parser.add_argument(
+        "--catalogue",
+        metavar="PATH",
+        action="append",
+        help=CATALOGUE_HELP + " (default: $TRAINKB_CATALOGUE, this checkout, the bundled copy)",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, help_text in COMMANDS.items():
         module = importlib.import_module(f"trainkb.commands.{name}")
         command = sub.add_parser(name, help=help_text, description=help_text)
         module.add_parser(command)
         # also after the command, where pre-commit and CI configurations append their arguments
-        command.add_argument("--catalogue", metavar="PATH", action="append", dest="command_catalogue",
-                             default=argparse.SUPPRESS, help=CATALOGUE_HELP)
+        command.add_argument(
+            "--catalogue",
+            metavar="PATH",
+            action="append",
+            dest="command_catalogue",
+            default=argparse.SUPPRESS,
+            help=CATALOGUE_HELP,
+        )
     return parser
 
 

@@ -37,8 +37,14 @@ time.sleep({sleep})
 
 def _kb(root: Path, tmp: Path, *args: str, **popen) -> subprocess.Popen:
     env = dict(os.environ, TMPDIR=str(tmp))
-    return subprocess.Popen([sys.executable, "-m", "trainkb", "--catalogue", str(root), "check", *args],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **popen)
+    return subprocess.Popen(
+        [sys.executable, "-m", "trainkb", "--catalogue", str(root), "check", *args],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **popen,
+    )
 
 
 @pytest.fixture
@@ -56,8 +62,9 @@ def _leftover_dirs(tmp: Path) -> list[str]:
 def test_a_signal_to_kb_check_stops_every_check_and_cleans_up(make_catalogue, tmp_path, tmp, signum):
     started = tmp_path / "started"
     code = ESCAPES.format(started=str(started), sleep=600)
-    root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml(
-        {"code": code, "expect": "ok", "timeout": 300}))})
+    root = make_catalogue(
+        {"alpha/D1-sample.yaml": record(checks=checks_yaml({"code": code, "expect": "ok", "timeout": 300}))}
+    )
     proc = _kb(root, tmp, "-q")
     wait_for_file(started, proc)
     proc.send_signal(signum)
@@ -88,8 +95,9 @@ def test_processes_in_new_sessions_end_with_their_check_and_a_pipe_reaches_eof(m
 def test_sigkill_of_kb_check_leaves_no_process_and_no_folder(make_catalogue, tmp_path, tmp):
     started = tmp_path / "started"
     code = ESCAPES.format(started=str(started), sleep=600)
-    root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml(
-        {"code": code, "expect": "ok", "timeout": 300}))})
+    root = make_catalogue(
+        {"alpha/D1-sample.yaml": record(checks=checks_yaml({"code": code, "expect": "ok", "timeout": 300}))}
+    )
     proc = _kb(root, tmp, "-q")
     wait_for_file(started, proc)
     proc.kill()
@@ -102,8 +110,11 @@ def test_sigkill_of_kb_check_leaves_no_process_and_no_folder(make_catalogue, tmp
 def test_a_snippet_that_kills_its_parent_fails_alone_and_clearly(make_catalogue, tmp_path, tmp):
     report = tmp_path / "report.json"
     checks = checks_yaml(
-        {"name": "killer", "code": "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nimport time\n"
-                                   "time.sleep(60)\n", "expect": "ok"},
+        {
+            "name": "killer",
+            "code": "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nimport time\ntime.sleep(60)\n",
+            "expect": "ok",
+        },
         {"name": "bystander", "code": "import time\ntime.sleep(2)\n", "expect": "ok"},
         {"name": "after", "code": "import torch\nassert torch.ones(2).sum() == 2\n", "expect": "ok"},
     )
@@ -121,9 +132,19 @@ def test_a_snippet_that_kills_its_parent_fails_alone_and_clearly(make_catalogue,
     assert _leftover_dirs(tmp) == []
 
 
-@pytest.mark.parametrize("option", [["--timeout", "nan"], ["--timeout", "inf"], ["--timeout", "-5"],
-                                    ["--timeout", "0"], ["--timeout", "soon"], ["--memory-limit", "junk"],
-                                    ["--memory-limit", "1K"], ["--memory-limit", "inf"]])
+@pytest.mark.parametrize(
+    "option",
+    [
+        ["--timeout", "nan"],
+        ["--timeout", "inf"],
+        ["--timeout", "-5"],
+        ["--timeout", "0"],
+        ["--timeout", "soon"],
+        ["--memory-limit", "junk"],
+        ["--memory-limit", "1K"],
+        ["--memory-limit", "inf"],
+    ],
+)
 def test_bad_limits_are_usage_errors(make_catalogue, tmp_path, tmp, option):
     root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml({"code": "pass", "expect": "ok"}))})
     proc = _kb(root, tmp, *option)

@@ -48,24 +48,54 @@ def test_no_secret_reaches_a_check_or_its_ancestors(make_catalogue):
     code = LOOKS_FOR_SECRETS.format(secrets=sorted(SECRETS.values()))
     root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml({"code": code, "expect": "ok"}))})
     env = dict(os.environ, NCCL_DEBUG="INFO", **SECRETS)
-    proc = subprocess.run([sys.executable, "-m", "trainkb", "--catalogue", str(root), "check", "-q", "--no-drift"],
-                          env=env, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "trainkb", "--catalogue", str(root), "check", "-q", "--no-drift"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
 def test_the_allow_list_keeps_what_torch_needs_and_nothing_else():
-    environ = {"PATH": "/bin", "HOME": "/h", "LC_ALL": "C", "PYTHONPATH": "x", "CUDA_HOME": "/c",
-               "NCCL_DEBUG": "INFO", "TORCH_LOGS": "+dynamo", "PYTORCH_CUDA_ALLOC_CONF": "a", "OMP_NUM_THREADS": "1",
-               "HF_HOME": "/hf", **SECRETS, "CI_JOB_JWT": "x", "SSH_AUTH_SOCK": "/s", "RANDOM_VAR": "y"}
+    environ = {
+        "PATH": "/bin",
+        "HOME": "/h",
+        "LC_ALL": "C",
+        "PYTHONPATH": "x",
+        "CUDA_HOME": "/c",
+        "NCCL_DEBUG": "INFO",
+        "TORCH_LOGS": "+dynamo",
+        "PYTORCH_CUDA_ALLOC_CONF": "a",
+        "OMP_NUM_THREADS": "1",
+        "HF_HOME": "/hf",
+        **SECRETS,
+        "CI_JOB_JWT": "x",
+        "SSH_AUTH_SOCK": "/s",
+        "RANDOM_VAR": "y",
+    }
     kept = check_environment(environ)
-    assert set(kept) == {"PATH", "HOME", "LC_ALL", "PYTHONPATH", "CUDA_HOME", "NCCL_DEBUG", "TORCH_LOGS",
-                         "PYTORCH_CUDA_ALLOC_CONF", "OMP_NUM_THREADS", "HF_HOME"}
+    assert set(kept) == {
+        "PATH",
+        "HOME",
+        "LC_ALL",
+        "PYTHONPATH",
+        "CUDA_HOME",
+        "NCCL_DEBUG",
+        "TORCH_LOGS",
+        "PYTORCH_CUDA_ALLOC_CONF",
+        "OMP_NUM_THREADS",
+        "HF_HOME",
+    }
 
 
 def test_only_cuda_checks_see_the_gpu(make_catalogue, monkeypatch):
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "1")
-    checks = checks_yaml({"name": "cpu", "code": "pass", "expect": "ok"},
-                         {"name": "gpu", "code": "pass", "expect": "ok", "requires": {"cuda": True}})
+    checks = checks_yaml(
+        {"name": "cpu", "code": "pass", "expect": "ok"},
+        {"name": "gpu", "code": "pass", "expect": "ok", "requires": {"cuda": True}},
+    )
     cpu, gpu = select_tasks(load_catalogue(make_catalogue({"alpha/D1-sample.yaml": record(checks=checks)})))
     assert check_env(cpu)["CUDA_VISIBLE_DEVICES"] == ""
     assert check_env(gpu)["CUDA_VISIBLE_DEVICES"] == "1"
@@ -74,8 +104,10 @@ def test_only_cuda_checks_see_the_gpu(make_catalogue, monkeypatch):
 def test_a_cpu_check_runs_with_no_gpu_visible(make_catalogue, capsys):
     from trainkb.cli import main
 
-    code = ("import os, torch\nassert os.environ['CUDA_VISIBLE_DEVICES'] == ''\n"
-            "assert not torch.cuda.is_initialized()\nassert torch.cuda.device_count() == 0\n")
+    code = (
+        "import os, torch\nassert os.environ['CUDA_VISIBLE_DEVICES'] == ''\n"
+        "assert not torch.cuda.is_initialized()\nassert torch.cuda.device_count() == 0\n"
+    )
     root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml({"code": code, "expect": "ok"}))})
     assert main(["--catalogue", str(root), "check", "-q", "--no-drift"]) == 0, capsys.readouterr().out
 

@@ -46,16 +46,25 @@ def test_every_rank_raises_and_each_job_prints_its_advice_once(make_catalogue, t
     script.write_text(TRAIN)
     markers = tmp_path / "tmp"
     markers.mkdir()
-    env = {**os.environ, "TRAINKB_CATALOGUE": str(cat), "XDG_CACHE_HOME": str(tmp_path / "cache"),
-           "TMPDIR": str(markers)}
+    env = {
+        **os.environ,
+        "TRAINKB_CATALOGUE": str(cat),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "TMPDIR": str(markers),
+    }
     port = _free_port()
     counts = []
     for run in range(RUNS):
         # Half the jobs as --standalone (a fresh run id each), half on one fixed port with the
         # default run id "none": consecutive jobs that look alike must print all the same.
         how = ["--standalone"] if run % 2 == 0 else ["--master-addr=127.0.0.1", f"--master-port={port}"]
-        proc = subprocess.run([sys.executable, "-m", "torch.distributed.run", *how, "--nproc-per-node=2",
-                               str(script)], capture_output=True, text=True, env=env, timeout=120)
+        proc = subprocess.run(
+            [sys.executable, "-m", "torch.distributed.run", *how, "--nproc-per-node=2", str(script)],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
         assert proc.returncode != 0
         assert proc.stderr.count("is invalid for input of size 6") >= 2, proc.stderr  # both ranks raised
         counts.append(proc.stderr.count("more: kb show D1"))

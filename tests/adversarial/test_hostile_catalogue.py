@@ -19,9 +19,9 @@ from helpers import record
 from trainkb.cli import main
 
 SELF_ALIAS = "links: &a [*a]\n"
-LAUGHS = "".join(
-    [f"l{i}: &l{i} [" + ", ".join([f"*l{i - 1}"] * 9) + "]\n" for i in range(1, 10)]
-).replace("*l0", '"lol"')  # ~1 KB expanding to 9**9 strings
+LAUGHS = "".join([f"l{i}: &l{i} [" + ", ".join([f"*l{i - 1}"] * 9) + "]\n" for i in range(1, 10)]).replace(
+    "*l0", '"lol"'
+)  # ~1 KB expanding to 9**9 strings
 
 
 @pytest.fixture(autouse=True)
@@ -32,8 +32,13 @@ def _own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def _run_all(root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> str:
     """lint, list, search, show and site build on ``root``; every one returns, none raises."""
     outputs = []
-    for argv in (["lint"], ["list"], ["search", "A sample failure for tests"], ["show", "D1"],
-                 ["site", "build", "-o", str(tmp_path / "site")]):
+    for argv in (
+        ["lint"],
+        ["list"],
+        ["search", "A sample failure for tests"],
+        ["show", "D1"],
+        ["site", "build", "-o", str(tmp_path / "site")],
+    ):
         started = time.monotonic()
         code = main(["--catalogue", str(root), *argv])
         assert time.monotonic() - started < 10, argv
@@ -83,8 +88,13 @@ def test_huge_record_is_never_read_in_full(make_catalogue, tmp_path, capsys):
 
 def _search_title(root: Path, text: str) -> str:
     """The top title from a fresh `kb search` process (the index cache on disk is what is under test)."""
-    done = subprocess.run([sys.executable, "-m", "trainkb.cli", "--catalogue", str(root), "search", "--json", text],
-                          capture_output=True, text=True, timeout=60, env=os.environ.copy())
+    done = subprocess.run(
+        [sys.executable, "-m", "trainkb.cli", "--catalogue", str(root), "search", "--json", text],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=os.environ.copy(),
+    )
     assert "Traceback" not in done.stderr
     return json.loads(done.stdout)["results"][0]["title"]
 

@@ -34,8 +34,10 @@ def _signature(regex: str, example: str) -> str:
 @pytest.fixture
 def hostile(make_catalogue, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    records = {f"alpha/D{i + 1}-hostile.yaml": record(f"D{i + 1}", extra=_signature(regex, example))
-               for i, (regex, example, _line) in enumerate(HOSTILE)}
+    records = {
+        f"alpha/D{i + 1}-hostile.yaml": record(f"D{i + 1}", extra=_signature(regex, example))
+        for i, (regex, example, _line) in enumerate(HOSTILE)
+    }
     records["alpha/D9-lookaround.yaml"] = record("D9", extra=_signature("(?<=size )mismatch", "size mismatch"))
     return make_catalogue(records)
 

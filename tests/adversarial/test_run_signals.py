@@ -40,9 +40,11 @@ def test_yes_into_head_ends_promptly_with_the_childs_sigpipe():
 
 def test_a_python_child_sees_epipe_as_without_kb_run(tmp_path):
     marker = tmp_path / "epipe"
-    script = ("import sys\ntry:\n    while True:\n        sys.stdout.write('x' * 1000 + '\\n')\n"
-              f"except BrokenPipeError:\n    open({str(marker)!r}, 'w').write('1')\n    sys.stderr.close()\n"
-              "    sys.exit(7)\n")
+    script = (
+        "import sys\ntry:\n    while True:\n        sys.stdout.write('x' * 1000 + '\\n')\n"
+        f"except BrokenPipeError:\n    open({str(marker)!r}, 'w').write('1')\n    sys.stderr.close()\n"
+        "    sys.exit(7)\n"
+    )
     kb = subprocess.Popen([*KB_RUN, sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     kb.stdout.read(5000)
     kb.stdout.close()
@@ -53,9 +55,11 @@ def test_a_python_child_sees_epipe_as_without_kb_run(tmp_path):
 @pytest.mark.parametrize("signum", [signal.SIGUSR1, signal.SIGUSR2])
 def test_preemption_signals_reach_the_job_and_kb_run_survives(tmp_path, signum):
     got, ready = tmp_path / "got", tmp_path / "ready"
-    script = (f"import signal, sys, time\nfrom pathlib import Path\n"
-              f"def note(n, _):\n    Path({str(got)!r}).write_text(str(n))\n    sys.exit(0)\n"
-              f"signal.signal({int(signum)}, note)\nPath({str(ready)!r}).write_text('1')\ntime.sleep(60)\n")
+    script = (
+        f"import signal, sys, time\nfrom pathlib import Path\n"
+        f"def note(n, _):\n    Path({str(got)!r}).write_text(str(n))\n    sys.exit(0)\n"
+        f"signal.signal({int(signum)}, note)\nPath({str(ready)!r}).write_text('1')\ntime.sleep(60)\n"
+    )
     kb = subprocess.Popen([*KB_RUN, sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     wait_for_file(ready, kb)
     kb.send_signal(signum)
@@ -65,11 +69,14 @@ def test_preemption_signals_reach_the_job_and_kb_run_survives(tmp_path, signum):
 
 def test_ctrl_z_stops_the_job_and_fg_resumes_it(tmp_path):
     ticks, ready = tmp_path / "ticks", tmp_path / "ready"
-    script = (f"import os, time\nfrom pathlib import Path\nPath({str(ready)!r}).write_text(str(os.getpid()))\n"
-              f"for i in range(400):\n    Path({str(ticks)!r}).write_text(str(i))\n    time.sleep(0.02)\n")
+    script = (
+        f"import os, time\nfrom pathlib import Path\nPath({str(ready)!r}).write_text(str(os.getpid()))\n"
+        f"for i in range(400):\n    Path({str(ticks)!r}).write_text(str(i))\n    time.sleep(0.02)\n"
+    )
     # Its own process group, as a job-control shell gives each job (the stop is then not ignored).
-    kb = subprocess.Popen([*KB_RUN, sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          process_group=0)
+    kb = subprocess.Popen(
+        [*KB_RUN, sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, process_group=0
+    )
     try:
         wait_for_file(ready, kb)
         child = int(ready.read_text())
@@ -111,14 +118,32 @@ def _in_terminal(args: list[str], timeout: float = 120) -> tuple[int, bytes]:
 
 
 def test_on_a_terminal_the_job_sees_a_terminal_and_is_still_diagnosed(make_catalogue, tmp_path):
-    signature = ('signatures:\n  - {literal: "is invalid for input of size", type: RuntimeError,\n'
-                 '     example: "RuntimeError: shape \'[4]\' is invalid for input of size 6", names_cause: true}\n')
+    signature = (
+        'signatures:\n  - {literal: "is invalid for input of size", type: RuntimeError,\n'
+        "     example: \"RuntimeError: shape '[4]' is invalid for input of size 6\", names_cause: true}\n"
+    )
     root = make_catalogue({"alpha/D1-sample.yaml": record(extra=signature)})
-    script = ("import sys\nprint('tty', sys.stdout.isatty(), sys.stderr.isatty())\n"
-              "raise RuntimeError(\"shape '[4]' is invalid for input of size 6\")\n")
+    script = (
+        "import sys\nprint('tty', sys.stdout.isatty(), sys.stderr.isatty())\n"
+        "raise RuntimeError(\"shape '[4]' is invalid for input of size 6\")\n"
+    )
     env_cache = str(tmp_path / "cache")
-    status, shown = _in_terminal(["env", f"XDG_CACHE_HOME={env_cache}", sys.executable, "-m", "trainkb",
-                                  "--catalogue", str(root), "run", "--", sys.executable, "-c", script])
+    status, shown = _in_terminal(
+        [
+            "env",
+            f"XDG_CACHE_HOME={env_cache}",
+            sys.executable,
+            "-m",
+            "trainkb",
+            "--catalogue",
+            str(root),
+            "run",
+            "--",
+            sys.executable,
+            "-c",
+            script,
+        ]
+    )
     assert status == 1
     text = shown.decode(errors="replace")
     assert "tty True True" in text

@@ -17,19 +17,25 @@ import pytest
 from trainkb._tail import PIPE_TAIL_BYTES, read_tail
 from trainkb.search import search
 
-DDP = ("RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one. "
-       "This error indicates that your module has parameters that were not used in producing loss.")
+DDP = (
+    "RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one. "
+    "This error indicates that your module has parameters that were not used in producing loss."
+)
 
 
 def _kb_search(data: bytes) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([sys.executable, "-m", "trainkb.cli", "search", "--json", "-"], input=data,
-                          capture_output=True, timeout=120, env=os.environ.copy())
+    return subprocess.run(
+        [sys.executable, "-m", "trainkb.cli", "search", "--json", "-"],
+        input=data,
+        capture_output=True,
+        timeout=120,
+        env=os.environ.copy(),
+    )
 
 
 def _words(seed: int, count: int) -> str:
     rng = random.Random(seed)
-    return " ".join("".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(2, 4)))
-                    for _ in range(count))
+    return " ".join("".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(2, 4))) for _ in range(count))
 
 
 def test_fifty_megabytes_of_random_bytes_answer_nothing():

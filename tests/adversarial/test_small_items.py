@@ -78,8 +78,12 @@ def test_serve_still_serves_pages(served):
 
 def test_doctor_on_an_endless_device_returns(tmp_path):
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "trainkb.cli", "doctor", "/dev/zero"], capture_output=True,
-                          timeout=120, env=os.environ.copy())
+    done = subprocess.run(
+        [sys.executable, "-m", "trainkb.cli", "doctor", "/dev/zero"],
+        capture_output=True,
+        timeout=120,
+        env=os.environ.copy(),
+    )
     assert time.monotonic() - started < 60
     assert done.returncode in (0, 1) and b"Traceback" not in done.stderr
 
@@ -110,8 +114,9 @@ def test_malformed_reports_file_is_reported(cat, tmp_path, capsys):
     reports.mkdir()
     (reports / "broken.json").write_text("{not json")
     (reports / "odd.json").write_text(json.dumps(_report([{"entry": 3}])))
-    assert main(["--catalogue", str(cat), "site", "build", "-o", str(tmp_path / "site"),
-                 "--reports", str(reports)]) == 1
+    assert (
+        main(["--catalogue", str(cat), "site", "build", "-o", str(tmp_path / "site"), "--reports", str(reports)]) == 1
+    )
     err = _no_traceback(capsys)
     assert "broken.json: not valid JSON" in err and "odd.json: results[0] needs" in err
 
@@ -129,8 +134,9 @@ def test_ascii_only_output_never_raises(cat, argv):
     text = record().replace("A sample failure for tests", "A sample failure — “quoted” ✓ 模型")
     (cat / "alpha" / "D1-sample.yaml").write_text(text, encoding="utf-8")
     env = dict(os.environ, PYTHONIOENCODING="ascii")
-    done = subprocess.run([sys.executable, "-m", "trainkb.cli", "--catalogue", str(cat), *argv],
-                          capture_output=True, timeout=120, env=env)
+    done = subprocess.run(
+        [sys.executable, "-m", "trainkb.cli", "--catalogue", str(cat), *argv], capture_output=True, timeout=120, env=env
+    )
     assert b"UnicodeEncodeError" not in done.stderr and b"Traceback" not in done.stderr
     assert done.returncode in (0, 1)
     assert b"\\u2014" in done.stdout or b"\\u201c" in done.stdout

@@ -31,8 +31,12 @@ def cat(make_catalogue, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path
 
 def _kb(root: Path, *argv: str) -> subprocess.CompletedProcess[bytes]:
     """A real process, so the bytes checked are the bytes a terminal would get."""
-    return subprocess.run([sys.executable, "-m", "trainkb.cli", "--catalogue", str(root), *argv],
-                          capture_output=True, timeout=120, env=os.environ.copy())
+    return subprocess.run(
+        [sys.executable, "-m", "trainkb.cli", "--catalogue", str(root), *argv],
+        capture_output=True,
+        timeout=120,
+        env=os.environ.copy(),
+    )
 
 
 @pytest.mark.parametrize("argv", [["list"], ["search", "Sample failure"], ["show", "D1"], ["lint"]])
@@ -56,8 +60,10 @@ def test_file_name_with_newline_cannot_forge_a_workflow_command():
     finding = LintFinding("catalogue/a/x.yaml\n::warning file=evil.py,line=1::forged", 1, 1, "", "schema", "bad: a, b")
     line = finding.github()
     assert "\n" not in line and line.count("::") == 2
-    assert line == ("::error file=catalogue/a/x.yaml%0A%3A%3Awarning file=evil.py%2Cline=1%3A%3Aforged,"
-                    "line=1,col=1,title=kb lint schema::bad: a, b")
+    assert line == (
+        "::error file=catalogue/a/x.yaml%0A%3A%3Awarning file=evil.py%2Cline=1%3A%3Aforged,"
+        "line=1,col=1,title=kb lint schema::bad: a, b"
+    )
 
 
 def test_lint_github_format_with_a_newline_in_a_file_name(make_catalogue, capsys):
@@ -84,8 +90,14 @@ def test_tui_shows_record_text_without_obeying_it(cat, tmp_path):
     os.write(write, b"Sample failure pwned\n")
     os.close(write)
     env = dict(os.environ, TERM="xterm-256color", XDG_CACHE_HOME=str(tmp_path / "cache"))
-    tui = subprocess.Popen([sys.executable, "-m", "trainkb.cli", "--catalogue", str(cat), "tui"], stdin=read,
-                           stdout=slave, stderr=slave, preexec_fn=_take_terminal, env=env)
+    tui = subprocess.Popen(
+        [sys.executable, "-m", "trainkb.cli", "--catalogue", str(cat), "tui"],
+        stdin=read,
+        stdout=slave,
+        stderr=slave,
+        preexec_fn=_take_terminal,
+        env=env,
+    )
     os.close(slave)
     os.close(read)
     out = bytearray()

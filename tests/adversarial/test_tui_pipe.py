@@ -19,8 +19,10 @@ import pytest
 
 from trainkb._tail import PIPE_TAIL_BYTES
 
-DDP = ("RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one. "
-       "This error indicates that your module has parameters that were not used in producing loss.")
+DDP = (
+    "RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one. "
+    "This error indicates that your module has parameters that were not used in producing loss."
+)
 # a trainer printing 80 MB (the old reader stopped at 64 MB), its failure last; a broken pipe would exit 3
 VOLUME = max(80 * 1024 * 1024, 3 * PIPE_TAIL_BYTES)
 WRITER = f"""
@@ -63,8 +65,14 @@ def test_piped_log_past_the_limit_then_sigterm(tmp_path: Path) -> None:
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
     env = dict(os.environ, TERM="xterm-256color", XDG_CACHE_HOME=str(tmp_path / "cache"))
     writer = subprocess.Popen([sys.executable, "-c", WRITER], stdout=subprocess.PIPE)
-    tui = subprocess.Popen([sys.executable, "-m", "trainkb.cli", "tui"], stdin=writer.stdout, stdout=slave,
-                           stderr=slave, preexec_fn=_take_terminal, env=env)
+    tui = subprocess.Popen(
+        [sys.executable, "-m", "trainkb.cli", "tui"],
+        stdin=writer.stdout,
+        stdout=slave,
+        stderr=slave,
+        preexec_fn=_take_terminal,
+        env=env,
+    )
     assert writer.stdout is not None
     writer.stdout.close()
     os.close(slave)
@@ -74,7 +82,7 @@ def test_piped_log_past_the_limit_then_sigterm(tmp_path: Path) -> None:
         # the UI is up and names the entry for the failure at the very end of the log: the tail was kept
         assert _read_until(master, out, lambda o: ENTER_ALT in o and b"D8" in o, 60), bytes(out[-2000:])
         tui.send_signal(signal.SIGTERM)
-        _read_until(master, out, lambda o: LEAVE_ALT in o[o.find(ENTER_ALT):], 20)
+        _read_until(master, out, lambda o: LEAVE_ALT in o[o.find(ENTER_ALT) :], 20)
         assert tui.wait(timeout=20) == 0
         _read_until(master, out, lambda o: False, 0.5)
     finally:

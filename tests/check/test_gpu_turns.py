@@ -12,8 +12,16 @@ from trainkb.check._verdict import Verdict
 
 
 def _task(name: str, cuda: bool) -> CheckTask:
-    check = Check.model_validate({"name": name, "claim": "c", "demonstrates": "failure", "code": "pass",
-                                  "expect": "ok", "requires": {"cuda": cuda}})
+    check = Check.model_validate(
+        {
+            "name": name,
+            "claim": "c",
+            "demonstrates": "failure",
+            "code": "pass",
+            "expect": "ok",
+            "requires": {"cuda": cuda},
+        }
+    )
     return CheckTask("D1", check, "catalogue/x.yaml", 1)
 
 

@@ -13,22 +13,36 @@ from trainkb.check._mutants import mutant_report, run_mutants
 from trainkb.cli import main
 
 # The claim: multiplying a (2,) by a (3,) tensor raises. Replacing the 3 removes the cause.
-RAISES = {"code": "import torch\ntorch.ones(2) @ torch.ones(3)\n",
-          "expect": {"raises": {"type": "RuntimeError", "match": "inconsistent|size"}}}
+RAISES = {
+    "code": "import torch\ntorch.ones(2) @ torch.ones(3)\n",
+    "expect": {"raises": {"type": "RuntimeError", "match": "inconsistent|size"}},
+}
 KILLED = RAISES | {"mutation": {"find": "torch.ones(3)", "replace": "torch.ones(2)", "why": "shapes agree"}}
 # A check built to give its answer: the mutant still passes, so the check proves nothing about torch.
-TAUTOLOGY = {"code": "import torch\nloss = torch.nn.functional.mse_loss(torch.ones(2), torch.zeros(2))\n"
-                     "value = 1.0\nassert value == 1.0\n",
-             "expect": "ok",
-             "mutation": {"find": "torch.nn.functional.mse_loss(torch.ones(2), torch.zeros(2))",
-                          "replace": "torch.ones(())", "why": "no mse_loss"}}
-WARNS = {"code": "import torch\nimport torch.nn.functional as F\nF.softmax(torch.ones(2, 2))\n",
-         "expect": {"warns": {"category": "UserWarning", "match": "Implicit dimension"}},
-         "mutation": {"find": "F.softmax(torch.ones(2, 2))", "replace": "F.softmax(torch.ones(2, 2), dim=1)",
-                      "why": "dim given"}}
-HANGS = {"code": "import time\nimport torch\nfor _ in range(10 ** 9):\n    time.sleep(0.05)\n",
-         "expect": {"hangs": {"seconds": 1}},
-         "mutation": {"find": "range(10 ** 9)", "replace": "range(1)", "why": "the loop ends"}}
+TAUTOLOGY = {
+    "code": "import torch\nloss = torch.nn.functional.mse_loss(torch.ones(2), torch.zeros(2))\n"
+    "value = 1.0\nassert value == 1.0\n",
+    "expect": "ok",
+    "mutation": {
+        "find": "torch.nn.functional.mse_loss(torch.ones(2), torch.zeros(2))",
+        "replace": "torch.ones(())",
+        "why": "no mse_loss",
+    },
+}
+WARNS = {
+    "code": "import torch\nimport torch.nn.functional as F\nF.softmax(torch.ones(2, 2))\n",
+    "expect": {"warns": {"category": "UserWarning", "match": "Implicit dimension"}},
+    "mutation": {
+        "find": "F.softmax(torch.ones(2, 2))",
+        "replace": "F.softmax(torch.ones(2, 2), dim=1)",
+        "why": "dim given",
+    },
+}
+HANGS = {
+    "code": "import time\nimport torch\nfor _ in range(10 ** 9):\n    time.sleep(0.05)\n",
+    "expect": {"hangs": {"seconds": 1}},
+    "mutation": {"find": "range(10 ** 9)", "replace": "range(1)", "why": "the loop ends"},
+}
 
 
 def _mutants(make_catalogue, pool, *checks):
@@ -74,15 +88,18 @@ def test_cli_refuses_a_broken_mutation(make_catalogue, capsys):
 CODE = "import torch\nx = torch.ones(2)\nprint(x)\nassert x.sum() == 2\ny = x * 2  # twice\n"
 
 
-@pytest.mark.parametrize(("find", "replace", "message"), [
-    ("torch.zeros(2)", "x", "mutation.find occurs 0 times in the code; it must occur exactly once"),
-    ("2", "3", "mutation.find occurs 3 times in the code; it must occur exactly once"),
-    ("torch.ones(2)", "torch.ones(2)", "mutation.replace equals mutation.find"),
-    ("x * 2", "x *", "the mutated code does not compile"),
-    ("x.sum() == 2", "x.sum() == 3", "the edit touches the assert on line 4"),
-    ("print(x)", "print(x * 0)", "the edit touches line 3, which only prints or logs"),
-    ("torch.ones(2)\nprint", "torch.zeros(2)\nprint", "the edit touches line 3, which only prints or logs"),
-])
+@pytest.mark.parametrize(
+    ("find", "replace", "message"),
+    [
+        ("torch.zeros(2)", "x", "mutation.find occurs 0 times in the code; it must occur exactly once"),
+        ("2", "3", "mutation.find occurs 3 times in the code; it must occur exactly once"),
+        ("torch.ones(2)", "torch.ones(2)", "mutation.replace equals mutation.find"),
+        ("x * 2", "x *", "the mutated code does not compile"),
+        ("x.sum() == 2", "x.sum() == 3", "the edit touches the assert on line 4"),
+        ("print(x)", "print(x * 0)", "the edit touches line 3, which only prints or logs"),
+        ("torch.ones(2)\nprint", "torch.zeros(2)\nprint", "the edit touches line 3, which only prints or logs"),
+    ],
+)
 def test_lint_rules_on_mutations(make_catalogue, find, replace, message):
     check = {"code": CODE, "expect": "ok", "mutation": {"find": find, "replace": replace, "why": "w"}}
     root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml(check))})
@@ -93,17 +110,24 @@ def test_lint_rules_on_mutations(make_catalogue, find, replace, message):
 
 
 def test_lint_accepts_an_edit_of_the_code_under_test(make_catalogue):
-    check = {"code": CODE, "expect": "ok", "mutation": {"find": "torch.ones(2)", "replace": "torch.zeros(2)",
-                                                        "why": "w"}}
+    check = {
+        "code": CODE,
+        "expect": "ok",
+        "mutation": {"find": "torch.ones(2)", "replace": "torch.zeros(2)", "why": "w"},
+    }
     root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml(check))})
     assert [f for f in lint_catalogue(load_catalogue(root)) if f.rule == "mutation"] == []
 
 
 def test_find_ending_in_newline_does_not_touch_the_next_line(make_catalogue):
-    check = {"code": CODE, "expect": "ok", "mutation": {"find": "y = x * 2  # twice\n", "replace": "y = x\n",
-                                                        "why": "w"}}
-    check["code"] = CODE.replace("assert x.sum() == 2\ny = x * 2  # twice\n",
-                                 "y = x * 2  # twice\nassert x.sum() == 2\n")   # the assert right after the edit
+    check = {
+        "code": CODE,
+        "expect": "ok",
+        "mutation": {"find": "y = x * 2  # twice\n", "replace": "y = x\n", "why": "w"},
+    }
+    check["code"] = CODE.replace(
+        "assert x.sum() == 2\ny = x * 2  # twice\n", "y = x * 2  # twice\nassert x.sum() == 2\n"
+    )  # the assert right after the edit
     root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml(check))})
     assert [f for f in lint_catalogue(load_catalogue(root)) if f.rule == "mutation"] == []
 
@@ -115,6 +139,6 @@ def test_mutant_deadline_follows_the_check_time(make_catalogue):
     root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml(KILLED, slow, RAISES))})
     tasks = select_tasks(load_catalogue(root))
     mutants = mutant_tasks(tasks, {"D1:c0": 0.1, "D1:c1": 30.0}, default_timeout=60)
-    assert [m.check.timeout for m in mutants] == [3.0, 100]       # floor; then capped by the check's own
+    assert [m.check.timeout for m in mutants] == [3.0, 100]  # floor; then capped by the check's own
     assert "torch.ones(2)" in mutants[0].check.code and mutants[0].check.mutation is not None
-    assert [m.check.timeout for m in mutant_tasks(tasks)] == [None, 100]   # no timings: the check's own
+    assert [m.check.timeout for m in mutant_tasks(tasks)] == [None, 100]  # no timings: the check's own

@@ -61,19 +61,28 @@ def test_two_rank_gloo_checks_and_deadlock_with_no_survivors(make_catalogue, tmp
     """Run `kb check` as a real process; afterwards no rank and no grandchild may be alive."""
     piddir = tmp_path / "pids"
     piddir.mkdir()
+
     def with_dir(code: str) -> str:  # checks see an allow-listed environment, so the folder goes in the code
         return code.replace('os.environ["PID_DIR"]', repr(str(piddir)))
 
     checks = checks_yaml(
-        {"name": "deadlock", "code": with_dir(GLOO_DEADLOCK), "expect": {"hangs": {"seconds": 3}},
-         "requires": {"processes": 2}},
+        {
+            "name": "deadlock",
+            "code": with_dir(GLOO_DEADLOCK),
+            "expect": {"hangs": {"seconds": 3}},
+            "requires": {"processes": 2},
+        },
         {"name": "allreduce", "code": GLOO_OK, "expect": "ok", "requires": {"processes": 2}},
         {"name": "grandchild", "code": with_dir(FORKS_GRANDCHILD), "expect": {"hangs": {"seconds": 2}}},
     )
     root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks)})
     report = tmp_path / "report.json"
-    proc = subprocess.run([sys.executable, "-m", "trainkb", "--catalogue", str(root), "check", "--json",
-                           str(report), "-j", "2"], capture_output=True, text=True, timeout=180)
+    proc = subprocess.run(
+        [sys.executable, "-m", "trainkb", "--catalogue", str(root), "check", "--json", str(report), "-j", "2"],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     statuses = {r["check"]: r["status"] for r in json.loads(report.read_text())["results"]}
     assert statuses == {"deadlock": "passed", "allreduce": "passed", "grandchild": "passed"}
@@ -84,11 +93,19 @@ def test_two_rank_gloo_checks_and_deadlock_with_no_survivors(make_catalogue, tmp
 
 
 def test_a_rank_that_raises_frees_the_others(make_catalogue, capsys):
-    code = ("import torch, torch.distributed as dist\ndist.init_process_group('gloo')\n"
-            "if dist.get_rank() == 1:\n    raise ValueError('rank one broke')\n"
-            "dist.all_reduce(torch.ones(1))\n")
-    checks = checks_yaml({"code": code, "expect": {"raises": {"type": "ValueError", "match": "rank one"}},
-                          "requires": {"processes": 2}, "timeout": 30})
+    code = (
+        "import torch, torch.distributed as dist\ndist.init_process_group('gloo')\n"
+        "if dist.get_rank() == 1:\n    raise ValueError('rank one broke')\n"
+        "dist.all_reduce(torch.ones(1))\n"
+    )
+    checks = checks_yaml(
+        {
+            "code": code,
+            "expect": {"raises": {"type": "ValueError", "match": "rank one"}},
+            "requires": {"processes": 2},
+            "timeout": 30,
+        }
+    )
     root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks)})
     started = time.monotonic()
     assert main(["--catalogue", str(root), "check", "-q", "--no-drift"]) == 0
@@ -114,12 +131,15 @@ def test_skips_are_reported_and_strict_fails_them(make_catalogue, capsys):
 
 
 def test_json_junit_and_github_outputs(make_catalogue, tmp_path, capsys):
-    checks = checks_yaml({"name": "good", "code": "pass", "expect": "ok"},
-                         {"name": "bad", "code": "assert False, 'nope'", "expect": "ok"})
+    checks = checks_yaml(
+        {"name": "good", "code": "pass", "expect": "ok"},
+        {"name": "bad", "code": "assert False, 'nope'", "expect": "ok"},
+    )
     root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks)})
     report, junit = tmp_path / "r.json", tmp_path / "j.xml"
-    status = main(["--catalogue", str(root), "check", "-q", "--json", str(report), "--junit", str(junit),
-                   "--format", "github"])
+    status = main(
+        ["--catalogue", str(root), "check", "-q", "--json", str(report), "--junit", str(junit), "--format", "github"]
+    )
     assert status == 1
     out = capsys.readouterr().out
     assert "::error file=catalogue/alpha/D1-sample.yaml,line=" in out
@@ -173,9 +193,12 @@ def test_usage_errors(make_catalogue, capsys):
 
 
 def test_changed_since_selects_edited_records(make_catalogue, tmp_path):
-    root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml({"code": "pass", "expect": "ok"})),
-                           "beta/D2-other.yaml": record("D2", "beta", "three",
-                                                        checks=checks_yaml({"code": "pass", "expect": "ok"}))})
+    root = make_catalogue(
+        {
+            "alpha/D1-sample.yaml": record(checks=checks_yaml({"code": "pass", "expect": "ok"})),
+            "beta/D2-other.yaml": record("D2", "beta", "three", checks=checks_yaml({"code": "pass", "expect": "ok"})),
+        }
+    )
     git = ["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t"]
     subprocess.run([*git, "init", "-q"], check=True)
     subprocess.run([*git, "add", "."], check=True)
@@ -204,10 +227,16 @@ def test_merging_shards_of_one_environment_keeps_both(tmp_path, capsys):
 def test_signature_drift_fails_the_run(make_catalogue, capsys, tmp_path, monkeypatch):
     """A raises check whose output search does not map back to its entry is a failure."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    check = checks_yaml({"code": "import torch\ntorch.zeros(2, 3).view(4)\n",
-                         "expect": {"raises": {"type": "RuntimeError", "match": "is invalid for input"}}})
-    good = "signatures:\n  - {literal: 'is invalid for input of size', type: RuntimeError,\n" \
-           "     example: \"RuntimeError: shape '[4]' is invalid for input of size 6\", names_cause: true}\n"
+    check = checks_yaml(
+        {
+            "code": "import torch\ntorch.zeros(2, 3).view(4)\n",
+            "expect": {"raises": {"type": "RuntimeError", "match": "is invalid for input"}},
+        }
+    )
+    good = (
+        "signatures:\n  - {literal: 'is invalid for input of size', type: RuntimeError,\n"
+        "     example: \"RuntimeError: shape '[4]' is invalid for input of size 6\", names_cause: true}\n"
+    )
     root = make_catalogue({"alpha/D1-sample.yaml": record(checks=check, extra=good)})
     assert main(["--catalogue", str(root), "check", "-q"]) == 0
     capsys.readouterr()

@@ -17,8 +17,9 @@ ERROR = "RuntimeError: Expected to have finished reduction in the prior iteratio
 
 def _run(args: list[str], stdin: str = "", env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     env = {**os.environ, **(env_extra or {})}
-    return subprocess.run([sys.executable, "-m", "trainkb.cli", *args], input=stdin, capture_output=True,
-                          text=True, env=env, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "trainkb.cli", *args], input=stdin, capture_output=True, text=True, env=env, timeout=60
+    )
 
 
 def test_text_argument(catalogue: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -33,8 +34,10 @@ def test_positional_catalogue_and_json(catalogue: Path, capsys: pytest.CaptureFi
     assert main(["search", ERROR, str(catalogue), "--json", "--top", "1"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["results"][0]["id"] == "D1" and len(data["results"]) == 1
-    assert data["results"][0]["fix_summary"] == \
-        "Pass `find_unused_parameters=True` to DDP, or make every output reach the loss."
+    assert (
+        data["results"][0]["fix_summary"]
+        == "Pass `find_unused_parameters=True` to DDP, or make every output reach the loss."
+    )
 
 
 def test_abstention_exits_1_and_says_so(catalogue: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -100,7 +103,8 @@ def test_an_edited_yml_record_is_not_served_from_a_stale_cache(catalogue: Path, 
     assert json.loads(before.stdout)["results"][0]["id"] == "D1", before.stderr
     assert list(private_cache.glob("index-*.marshal"))  # the second run may read the cache
     old_title = json.loads(before.stdout)["results"][0]["title"]
-    yml_path.write_text(yml_path.read_text(encoding="utf-8").replace(old_title, "Renamed title for the .yml test"),
-                        encoding="utf-8")
+    yml_path.write_text(
+        yml_path.read_text(encoding="utf-8").replace(old_title, "Renamed title for the .yml test"), encoding="utf-8"
+    )
     after = _run(["--catalogue", str(catalogue), "search", "--json", ERROR])
     assert json.loads(after.stdout)["results"][0]["title"] == "Renamed title for the .yml test"

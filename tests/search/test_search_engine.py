@@ -47,10 +47,12 @@ def test_retyped_message_still_matches_fuzzily(catalogue: Path) -> None:
 
 
 def test_rank_prefixed_launcher_log(catalogue: Path) -> None:
-    log = ("[rank1]: Traceback (most recent call last):\n[rank1]:   File \"t.py\", line 2, in <module>\n"
-           "[rank1]: torch.distributed.DistNetworkError: The server socket has failed to listen on any local "
-           "network address. port: 29511, useIpv6: false, code: -98, name: EADDRINUSE, message: address already "
-           "in use\n")
+    log = (
+        '[rank1]: Traceback (most recent call last):\n[rank1]:   File "t.py", line 2, in <module>\n'
+        "[rank1]: torch.distributed.DistNetworkError: The server socket has failed to listen on any local "
+        "network address. port: 29511, useIpv6: false, code: -98, name: EADDRINUSE, message: address already "
+        "in use\n"
+    )
     response = search(log, catalogue=catalogue)
     assert response.results[0].id == "D2" and response.results[0].confidence == "high"
 
@@ -63,17 +65,21 @@ def test_prose_description_finds_the_entry(catalogue: Path) -> None:
 
 
 def test_unrelated_error_abstains_but_lists_closest(catalogue: Path) -> None:
-    paste = ('Traceback (most recent call last):\n  File "m.py", line 1, in <module>\n'
-             "RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x12 and 10x5)\n")
+    paste = (
+        'Traceback (most recent call last):\n  File "m.py", line 1, in <module>\n'
+        "RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x12 and 10x5)\n"
+    )
     response = search(paste, catalogue=catalogue)
     assert response.abstained
     assert all(r.confidence == "low" for r in response.results)
 
 
 def test_unknown_error_with_topic_words_still_abstains(catalogue: Path) -> None:
-    paste = ("My DDP loss is NaN and the optimizer does not step.\n"
-             "RuntimeError: one of the variables needed for gradient computation has been modified by an inplace "
-             "operation")
+    paste = (
+        "My DDP loss is NaN and the optimizer does not step.\n"
+        "RuntimeError: one of the variables needed for gradient computation has been modified by an inplace "
+        "operation"
+    )
     assert search(paste, catalogue=catalogue).abstained
 
 
@@ -147,27 +153,32 @@ def test_every_signature_example_finds_its_own_entry(catalogue: Path) -> None:
 
 
 def test_torchrun_summary_points_at_the_root_cause_rank(catalogue: Path) -> None:
-    log = "\n".join([
-        "[rank0]: Traceback (most recent call last):",
-        '[rank0]:   File "t.py", line 9, in <module>',
-        "[rank0]: RuntimeError: Function 'DivBackward0' returned nan values in its 1th output.",
-        "[rank1]: Traceback (most recent call last):",
-        '[rank1]:   File "t.py", line 9, in <module>',
-        "[rank1]: RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one.",
-        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:",
-        "Root Cause (first observed failure):",
-        "[0]:",
-        "  rank      : 1 (local_rank: 1)",
-        "  exitcode  : 1 (pid: 4242)",
-    ])
+    log = "\n".join(
+        [
+            "[rank0]: Traceback (most recent call last):",
+            '[rank0]:   File "t.py", line 9, in <module>',
+            "[rank0]: RuntimeError: Function 'DivBackward0' returned nan values in its 1th output.",
+            "[rank1]: Traceback (most recent call last):",
+            '[rank1]:   File "t.py", line 9, in <module>',
+            "[rank1]: RuntimeError: Expected to have finished reduction in the prior iteration"
+            " before starting a new one.",
+            "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:",
+            "Root Cause (first observed failure):",
+            "[0]:",
+            "  rank      : 1 (local_rank: 1)",
+            "  exitcode  : 1 (pid: 4242)",
+        ]
+    )
     response = search(log, catalogue=catalogue)
     assert [r.id for r in response.results[:2]] == ["D1", "P1"]
     assert response.results[0].evidence[0].line == 6
 
 
 def test_python_warning_is_matched_with_its_line(catalogue: Path) -> None:
-    paste = ("/venv/lib/python3.11/site-packages/torch/distributed/run.py:1: UserWarning: The server socket has "
-             "failed to bind to [::]:29500 (errno: 98 - Address already in use).\n  warnings.warn(msg)\n")
+    paste = (
+        "/venv/lib/python3.11/site-packages/torch/distributed/run.py:1: UserWarning: The server socket has "
+        "failed to bind to [::]:29500 (errno: 98 - Address already in use).\n  warnings.warn(msg)\n"
+    )
     top = search(paste, catalogue=catalogue).results[0]
     assert top.id == "D2" and top.evidence[0].line == 1
 
@@ -182,7 +193,8 @@ def test_alias_phrase_in_a_failure_message_is_evidence(catalogue: Path) -> None:
 
 
 def test_exact_hit_silences_near_misses_on_the_same_line(catalogue: Path) -> None:
-    (catalogue / "alpha" / "D4-killed.yaml").write_text(r"""
+    (catalogue / "alpha" / "D4-killed.yaml").write_text(
+        r"""
 id: D4
 title: DataLoader worker killed by the OOM killer (host RAM)
 area: alpha
@@ -197,7 +209,8 @@ signatures:
     type: RuntimeError
     example: "DataLoader worker (pid 5123) is killed by signal: Killed."
 verification: {status: manual, reason: test fixture}
-""".lstrip())
+""".lstrip()
+    )
     paste = "RuntimeError: DataLoader worker (pid 77) is killed by signal: Bus error."
     results = search(paste, catalogue=catalogue).results
     assert results[0].id == "D3" and results[0].confidence == "high"
@@ -218,7 +231,8 @@ def test_variable_identifiers_do_not_break_a_fuzzy_match(catalogue: Path) -> Non
 
 def test_a_message_many_root_causes_print_is_not_a_confident_answer_alone(catalogue: Path) -> None:
     """Public failure reports print "killed by signal: Killed" for many causes (background.json)."""
-    (catalogue / "alpha" / "D4-killed.yaml").write_text(r"""
+    (catalogue / "alpha" / "D4-killed.yaml").write_text(
+        r"""
 id: D4
 title: DataLoader worker killed by the OOM killer (host RAM)
 area: alpha
@@ -234,31 +248,40 @@ signatures:
     example: "DataLoader worker (pid 5123) is killed by signal: Killed."
     names_cause: true
 verification: {status: manual, reason: test fixture}
-""".lstrip())
+""".lstrip()
+    )
     index = get_index(catalogue, use_cache=False)
     assert next(s.background for s in index.sigs if s.source.endswith("Killed")) >= AMBIGUOUS_REPORTS
     bare = search("RuntimeError: DataLoader worker (pid 77) is killed by signal: Killed.", catalogue=index)
     assert bare.results[0].id == "D4" and bare.abstained
-    told = search("The OOM killer takes the workers as host RAM climbs every epoch: each worker's in-memory cache "
-                  "grows without bound.\nRuntimeError: DataLoader worker (pid 77) is killed by signal: Killed.",
-                  catalogue=index)
+    told = search(
+        "The OOM killer takes the workers as host RAM climbs every epoch: each worker's in-memory cache "
+        "grows without bound.\nRuntimeError: DataLoader worker (pid 77) is killed by signal: Killed.",
+        catalogue=index,
+    )
     assert told.results[0].id == "D4" and told.results[0].confidence == "medium"
 
 
 def test_words_alone_never_make_a_high_answer(catalogue: Path) -> None:
-    response = search("DDP unused parameters: some parameters were not used in producing loss, expected to have "
-                      "finished reduction, find_unused_parameters", catalogue=catalogue)
+    response = search(
+        "DDP unused parameters: some parameters were not used in producing loss, expected to have "
+        "finished reduction, find_unused_parameters",
+        catalogue=catalogue,
+    )
     assert all(r.confidence != "high" for r in response.results if not r.evidence)
 
 
 def test_abstention_says_what_would_help_for_what_the_paste_holds(catalogue: Path) -> None:
-    summary = ("torch.distributed.elastic.multiprocessing.errors.ChildFailedError:\nRoot Cause (first observed "
-               "failure):\n[0]:\n  rank      : 1 (local_rank: 1)\n  exitcode  : 1 (pid: 9928)\n  error_file: <N/A>\n"
-               "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html\n")
+    summary = (
+        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:\nRoot Cause (first observed "
+        "failure):\n[0]:\n  rank      : 1 (local_rank: 1)\n  exitcode  : 1 (pid: 9928)\n  error_file: <N/A>\n"
+        "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html\n"
+    )
     cases = {
         summary: ADVICE["launcher"],
         "RuntimeError: running_mean should contain 36 elements not 38": ADVICE["exception"].replace(
-            "{message}", "RuntimeError: running_mean should contain 36 elements not 38"),
+            "{message}", "RuntimeError: running_mean should contain 36 elements not 38"
+        ),
         'Traceback (most recent call last):\n  File "train.py", line 3, in <module>\n    main()\n': ADVICE["cut"],
         "INFO step 10 loss 0.52\nINFO step 20 loss 0.51\nWARNING step 30 loss 0.50\n": ADVICE["log"],
         "my model trains for a while and then the results get worse and worse": ADVICE["prose"],
@@ -267,8 +290,13 @@ def test_abstention_says_what_would_help_for_what_the_paste_holds(catalogue: Pat
         response = search(paste, catalogue=catalogue)
         assert response.abstained and response.advice == advice, paste
         assert response.to_json()["advice"] == advice
-    assert search("RuntimeError: Expected to have finished reduction in the prior iteration before starting a new "
-                  "one", catalogue=catalogue).to_json()["advice"] is None
+    assert (
+        search(
+            "RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one",
+            catalogue=catalogue,
+        ).to_json()["advice"]
+        is None
+    )
 
 
 def test_an_exclude_in_the_paste_rules_its_entry_out(catalogue: Path) -> None:
@@ -276,8 +304,10 @@ def test_an_exclude_in_the_paste_rules_its_entry_out(catalogue: Path) -> None:
     text = record.read_text(encoding="utf-8")
     paste = "RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one"
     assert search(paste, catalogue=catalogue).results[0].id == "D1"
-    record.write_text(text + "excludes:\n  - literal: torch.compile is on\n    example: 'note: torch.compile is on'\n",
-                      encoding="utf-8")
+    record.write_text(
+        text + "excludes:\n  - literal: torch.compile is on\n    example: 'note: torch.compile is on'\n",
+        encoding="utf-8",
+    )
     response = search(paste + "\nnote: torch.compile is on", catalogue=load_index(catalogue, use_cache=False))
     d1 = next(r for r in response.results if r.id == "D1")
     assert d1.score <= 25.0 and d1.confidence == "low" and response.abstained
@@ -285,7 +315,8 @@ def test_an_exclude_in_the_paste_rules_its_entry_out(catalogue: Path) -> None:
 
 def test_a_number_the_signature_spells_out_must_be_in_the_line(catalogue: Path) -> None:
     """'exitcode: -11' is a sibling of 'exitcode: -9', not a retyped copy of it."""
-    (catalogue / "alpha" / "D5-sigkill.yaml").write_text(r"""
+    (catalogue / "alpha" / "D5-sigkill.yaml").write_text(
+        r"""
 id: D5
 title: A worker was killed by the host's OOM killer (exit code -9)
 area: alpha
@@ -300,7 +331,8 @@ signatures:
     kind: log
     example: "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 0 (pid: 9928)"
 verification: {status: manual, reason: test fixture}
-""".lstrip())
+""".lstrip()
+    )
     index = load_index(catalogue, use_cache=False)
     line = "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: {}) local_rank: 0 (pid: 15084)"
     sibling = search(line.format("-11"), catalogue=index)
@@ -314,8 +346,9 @@ def test_a_symptom_signature_ranks_its_entry_but_only_a_cause_naming_one_answers
     named = search(paste, catalogue=load_index(catalogue, use_cache=False))
     assert named.results[0].id == "P1" and named.results[0].confidence == "high" and not named.abstained
     record = catalogue / "beta" / "P1-nan-anomaly.yaml"
-    record.write_text(record.read_text(encoding="utf-8").replace("names_cause: true", "names_cause: false"),
-                      encoding="utf-8")
+    record.write_text(
+        record.read_text(encoding="utf-8").replace("names_cause: true", "names_cause: false"), encoding="utf-8"
+    )
     symptom = search(paste, catalogue=load_index(catalogue, use_cache=False))
     top = symptom.results[0]
     assert top.id == "P1" and top.score == named.results[0].score  # the rank does not change, only the trust

@@ -99,16 +99,18 @@ def test_bytes_and_control_characters() -> None:
 
 
 def test_traceback_pasted_without_its_header() -> None:
-    paste = ('  File "/p/train.py", line 427, in <module>\n    main(arguments)\n'
-             "/usr/lib/dataloader.py in __next__(self)\n"
-             "ValueError: Expected more than 1 value per channel when training\n")
+    paste = (
+        '  File "/p/train.py", line 427, in <module>\n    main(arguments)\n'
+        "/usr/lib/dataloader.py in __next__(self)\n"
+        "ValueError: Expected more than 1 value per channel when training\n"
+    )
     query = parse(paste)
     assert query.kind == "traceback"
     assert [line.role for line in query.lines][:4] == ["frame", "frame", "frame", "message"]
     assert "main(arguments)" not in query.prose
 
 
-SUMMARY_ONLY = CHILD_FAILED[CHILD_FAILED.index("torch.distributed.elastic"):]  # the ranks' tracebacks scrolled away
+SUMMARY_ONLY = CHILD_FAILED[CHILD_FAILED.index("torch.distributed.elastic") :]  # the ranks' tracebacks scrolled away
 
 
 def test_configuration_dumps_commands_environments_and_progress_bars_are_context() -> None:
@@ -134,8 +136,10 @@ def test_configuration_dumps_commands_environments_and_progress_bars_are_context
 
 
 def test_context_lines_stay_out_of_the_prose_and_dumped_settings_out_of_a_sentence() -> None:
-    query = parse("distributed_type: MULTI_GPU\nIt fails on 4 GPUs (num_processes: 4, mixed_precision: fp16, "
-                  "gpu_ids: all) but works on 2.")
+    query = parse(
+        "distributed_type: MULTI_GPU\nIt fails on 4 GPUs (num_processes: 4, mixed_precision: fp16, "
+        "gpu_ids: all) but works on 2."
+    )
     assert "MULTI_GPU" not in query.prose and "num_processes" not in query.prose
     assert "It fails on 4 GPUs" in query.prose
 
@@ -147,7 +151,9 @@ def test_a_launcher_summary_alone_is_marked_launcher_only() -> None:
 
 
 def test_rich_traceback_frames_are_frames() -> None:
-    paste = ("│ s/lightning/pytorch/trainer/trainer.py:580 in _fit_impl                      │\n"
-             "│ ❱  580 │   │   self._run(model, ckpt_path=ckpt_path)                         │\n")
+    paste = (
+        "│ s/lightning/pytorch/trainer/trainer.py:580 in _fit_impl                      │\n"
+        "│ ❱  580 │   │   self._run(model, ckpt_path=ckpt_path)                         │\n"
+    )
     query = parse(paste)
     assert [line.role for line in query.lines[:2]] == ["frame", "frame"] and query.kind == "traceback"

@@ -12,12 +12,26 @@ from hypothesis import strategies as st
 from trainkb.search import Index, search
 from trainkb.search._index import load_index
 
-FRAGMENTS = st.sampled_from([
-    "Traceback (most recent call last):\n", '  File "x.py", line 1, in <module>\n', "RuntimeError: ",
-    "During handling of the above exception, another exception occurred:\n", "[rank0]: ", "\x1b[31m", "\r",
-    "Root Cause (first observed failure):\n", "  rank      : 1 (local_rank: 1)\n", "Bus error", "\n",
-    "Expected to have finished reduction", "torch.Size([1, 2])", "0xdeadbeef", "Killed\n", "UserWarning: ",
-])
+FRAGMENTS = st.sampled_from(
+    [
+        "Traceback (most recent call last):\n",
+        '  File "x.py", line 1, in <module>\n',
+        "RuntimeError: ",
+        "During handling of the above exception, another exception occurred:\n",
+        "[rank0]: ",
+        "\x1b[31m",
+        "\r",
+        "Root Cause (first observed failure):\n",
+        "  rank      : 1 (local_rank: 1)\n",
+        "Bus error",
+        "\n",
+        "Expected to have finished reduction",
+        "torch.Size([1, 2])",
+        "0xdeadbeef",
+        "Killed\n",
+        "UserWarning: ",
+    ]
+)
 
 
 @pytest.fixture
@@ -52,8 +66,10 @@ def test_traceback_shaped_noise_never_raises(index: Index, parts: list[str]) -> 
 
 def test_ten_megabyte_log_within_a_second(index: Index) -> None:
     line = "2026-01-01 00:00:01 INFO step 123 loss 0.4567 lr 0.0003 tokens/s 12345 grad_norm 1.23\n"
-    text = line * (10_000_000 // len(line)) + "RuntimeError: Expected to have finished reduction in the prior " \
+    text = (
+        line * (10_000_000 // len(line)) + "RuntimeError: Expected to have finished reduction in the prior "
         "iteration before starting a new one.\n"
+    )
     started = time.perf_counter()
     response = search(text, catalogue=index)
     assert time.perf_counter() - started < 1.0
@@ -69,8 +85,10 @@ def test_one_megabyte_single_line(index: Index) -> None:
 
 
 def test_deeply_nested_exception_chain(index: Index) -> None:
-    block = ('Traceback (most recent call last):\n  File "a.py", line 1, in f\n    f()\nRuntimeError: level {i}\n\n'
-             "The above exception was the direct cause of the following exception:\n\n")
+    block = (
+        'Traceback (most recent call last):\n  File "a.py", line 1, in f\n    f()\nRuntimeError: level {i}\n\n'
+        "The above exception was the direct cause of the following exception:\n\n"
+    )
     text = "".join(block.format(i=i) for i in range(2_000)) + "ValueError: top\n"
     started = time.perf_counter()
     _check(search(text, catalogue=index))
@@ -79,7 +97,7 @@ def test_deeply_nested_exception_chain(index: Index) -> None:
 
 def test_thousands_of_exception_lines_stay_fast(index: Index) -> None:
     words = ["tensor", "grad", "loss", "cuda", "device", "rank", "memory", "batch", "sampler", "epoch", "shape"]
-    distinct = "".join(f"RuntimeError: {' '.join(words[i % 7:] + words[: i % 5])} {i}\n" for i in range(5_000))
+    distinct = "".join(f"RuntimeError: {' '.join(words[i % 7 :] + words[: i % 5])} {i}\n" for i in range(5_000))
     repeated = "RuntimeError: Expected to have finished reduction in the prior iteration.\n" * 5_000
     for text in (distinct, repeated):
         started = time.perf_counter()

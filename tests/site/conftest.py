@@ -16,9 +16,16 @@ from trainkb.site import build_site
 STAMP = "2000-01-01 00:00 UTC"
 
 REPORT = {
-    "format": "trainkb-check-report", "version": 1,
-    "environments": [{"name": "cpu-torch2.13.0", "torch": "2.13.0+cpu", "cuda_available": False,
-                      "timestamp": "2026-01-02T03:04:05+00:00"}],
+    "format": "trainkb-check-report",
+    "version": 1,
+    "environments": [
+        {
+            "name": "cpu-torch2.13.0",
+            "torch": "2.13.0+cpu",
+            "cuda_available": False,
+            "timestamp": "2026-01-02T03:04:05+00:00",
+        }
+    ],
     "results": [],
 }
 
@@ -45,8 +52,18 @@ def real_site(tmp_path_factory: pytest.TempPathFactory, real_catalogue: Catalogu
     """The site of this checkout's catalogue, with one synthetic CPU report of its first checks."""
     cat = real_catalogue
     reports = tmp_path_factory.mktemp("reports")
-    rows = [{"entry": e.id, "check": c.name, "status": "passed", "environment": "cpu-torch2.13.0",
-             "seconds": 0.1, "message": ""} for e in cat.ordered()[:5] for c in e.checks]
+    rows = [
+        {
+            "entry": e.id,
+            "check": c.name,
+            "status": "passed",
+            "environment": "cpu-torch2.13.0",
+            "seconds": 0.1,
+            "message": "",
+        }
+        for e in cat.ordered()[:5]
+        for c in e.checks
+    ]
     write_report(reports, rows)
     out = tmp_path_factory.mktemp("site") / "_site"
     build_site(cat, load_verification(reports), out, stamp=STAMP)
@@ -57,8 +74,9 @@ def real_site(tmp_path_factory: pytest.TempPathFactory, real_catalogue: Catalogu
 def build_small(make_catalogue: Callable[..., Path], tmp_path: Path) -> Callable[..., Path]:
     """Build a site from the given records (and optional report rows); return the output folder."""
 
-    def build(records: dict[str, str], rows: list[dict[str, str]] | None = None, out: str = "_site",
-              stamp: str = STAMP) -> Path:
+    def build(
+        records: dict[str, str], rows: list[dict[str, str]] | None = None, out: str = "_site", stamp: str = STAMP
+    ) -> Path:
         root = make_catalogue(records)
         reports = tmp_path / "reports"
         shutil.rmtree(reports, ignore_errors=True)

@@ -57,5 +57,8 @@ def broken_links(site: Path) -> list[str]:
 
 
 def links_from(site: Path, page: Path) -> set[Path]:
-    return {target(page.resolve(), url)[0] for _t, _a, url in parse(page).refs
-            if not is_external(url) and url.split("#")[0].endswith(".html")}
+    return {
+        target(page.resolve(), url)[0]
+        for _t, _a, url in parse(page).refs
+        if not is_external(url) and url.split("#")[0].endswith(".html")
+    }

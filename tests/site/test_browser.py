@@ -40,13 +40,16 @@ def page(request, browser):  # type: ignore[no-untyped-def]
 
 def paste_into(page, selector: str, text: str) -> None:  # type: ignore[no-untyped-def]
     """What a browser does on Ctrl+V: the text lands (unless the page takes it) and a paste event fires."""
-    page.evaluate("""([selector, text]) => {
+    page.evaluate(
+        """([selector, text]) => {
         const box = document.querySelector(selector), data = new DataTransfer();
         data.setData("text/plain", text);
         box.focus();
         const event = new ClipboardEvent("paste", {clipboardData: data, bubbles: true, cancelable: true});
         if (box.dispatchEvent(event)) { box.value = text; box.dispatchEvent(new Event("input", {bubbles: true})); }
-    }""", [selector, text])
+    }""",
+        [selector, text],
+    )
 
 
 def index_requested(page) -> bool:  # type: ignore[no-untyped-def]
@@ -78,8 +81,13 @@ def test_a_paste_searches_lands_on_the_fix_and_back_restores(real_site: Path, pa
 
 
 def test_header_search_on_every_page(real_site: Path, page) -> None:  # type: ignore[no-untyped-def]
-    for rel in ("index.html", "D8/index.html", "distributed-launch/index.html", "verification/index.html",
-                "search/index.html"):
+    for rel in (
+        "index.html",
+        "D8/index.html",
+        "distributed-launch/index.html",
+        "verification/index.html",
+        "search/index.html",
+    ):
         page.goto((real_site / rel).as_uri())
         assert page.locator("header #q").count() == 1, rel
         page.keyboard.press("/")

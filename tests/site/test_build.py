@@ -15,13 +15,32 @@ from helpers import checks_yaml, record
 from trainkb.cli import main
 from trainkb.site import make_server, site_dir
 
-LINKED = record("D1", extra="links: [{id: D2, relation: cause-of, why: the second follows}]\n",
-                checks=checks_yaml({"name": "raises-it", "code": "raise RuntimeError('x')",
-                                    "expect": {"raises": {"type": "RuntimeError", "match": "x"}}}))
-RECORDS = {"alpha/D1-one.yaml": LINKED, "alpha/D2-two.yaml": record("D2", section="two"),
-           "beta/D3-three.yaml": record("D3", "beta", "three", extra="links: [{id: D1, relation: see-also, why: w}]\n")}
-ROWS = [{"entry": "D1", "check": "raises-it", "status": "passed", "environment": "cpu-torch2.13.0",
-         "seconds": 0.2, "message": ""}]
+LINKED = record(
+    "D1",
+    extra="links: [{id: D2, relation: cause-of, why: the second follows}]\n",
+    checks=checks_yaml(
+        {
+            "name": "raises-it",
+            "code": "raise RuntimeError('x')",
+            "expect": {"raises": {"type": "RuntimeError", "match": "x"}},
+        }
+    ),
+)
+RECORDS = {
+    "alpha/D1-one.yaml": LINKED,
+    "alpha/D2-two.yaml": record("D2", section="two"),
+    "beta/D3-three.yaml": record("D3", "beta", "three", extra="links: [{id: D1, relation: see-also, why: w}]\n"),
+}
+ROWS = [
+    {
+        "entry": "D1",
+        "check": "raises-it",
+        "status": "passed",
+        "environment": "cpu-torch2.13.0",
+        "seconds": 0.2,
+        "message": "",
+    }
+]
 
 
 def _files(root: Path) -> dict[str, bytes]:
@@ -51,7 +70,7 @@ def test_verification_matrix_shows_status_and_date(build_small: Callable[..., Pa
 
 def test_area_graph_is_valid_svg_with_links(build_small: Callable[..., Path]) -> None:
     html = (build_small(RECORDS) / "alpha" / "index.html").read_text(encoding="utf-8")
-    svg = html[html.index("<svg"):html.index("</svg>") + 6]
+    svg = html[html.index("<svg") : html.index("</svg>") + 6]
     tree = ET.fromstring(svg)
     ns = {"s": "http://www.w3.org/2000/svg"}
     nodes = {a.get("href") for a in tree.iterfind(".//s:a", ns)}
@@ -65,8 +84,9 @@ def test_backlinks_are_rendered(build_small: Callable[..., Path]) -> None:
     assert "Linked from" in page and 'href="../D1/index.html"' in page
 
 
-def test_cli_build_json_and_refusal(make_catalogue: Callable[..., Path], tmp_path: Path,
-                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_build_json_and_refusal(
+    make_catalogue: Callable[..., Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     root = make_catalogue(RECORDS)
     out = tmp_path / "out"
     assert main(["--catalogue", str(root), "site", "build", "-o", str(out), "--json"]) == 0
@@ -83,8 +103,10 @@ def test_cli_build_json_and_refusal(make_catalogue: Callable[..., Path], tmp_pat
 
 def test_cli_base_url_sets_the_404_page(make_catalogue: Callable[..., Path], tmp_path: Path) -> None:
     out = tmp_path / "out"
-    assert main(["--catalogue", str(make_catalogue(RECORDS)), "site", "build", "-o", str(out),
-                 "--base-url", "trainkb"]) == 0
+    assert (
+        main(["--catalogue", str(make_catalogue(RECORDS)), "site", "build", "-o", str(out), "--base-url", "trainkb"])
+        == 0
+    )
     assert 'href="/trainkb/static/style.css"' in (out / "404.html").read_text(encoding="utf-8")
     assert 'href="../static/style.css"' in (out / "D1" / "index.html").read_text(encoding="utf-8")
 

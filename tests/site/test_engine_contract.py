@@ -84,8 +84,10 @@ def test_another_version_stops_the_engine(ready_page) -> None:  # type: ignore[n
     for version in (ENGINE_CONTRACT_VERSION - 1, ENGINE_CONTRACT_VERSION + 1, "1"):
         kind, message = ready_page.evaluate(BREAK, [None, None, "", version])
         assert kind == "Error" and "out of date" in message, message
-        assert f"reads index contract version {ENGINE_CONTRACT_VERSION} but the site's search index is version " \
-               f"{version}." in message
+        assert (
+            f"reads index contract version {ENGINE_CONTRACT_VERSION} but the site's search index is version "
+            f"{version}." in message
+        )
 
 
 def _stale_site(real_site: Path, tmp_path: Path) -> Path:

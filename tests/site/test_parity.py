@@ -58,16 +58,20 @@ def test_browser_agrees_with_kb_search(real_catalogue: Catalogue, real_site: Pat
     got = page.evaluate("texts => texts.map(t => window.TrainkbSearch.paste(t))", [c["text"] for c in cases])
     page.close()
     pairs = list(zip(expected, got, strict=True))
+
     def first(response: dict) -> str | None:  # type: ignore[type-arg]
         return _top(response["abstained"], [r["id"] for r in response["results"]])
 
     top = [first(e) == first(g) for e, g in pairs]
     abstained = [e["abstained"] == g["abstained"] for e, g in pairs]
     scores = [_ranked(e) == _ranked(g) and e["advice"] == g["advice"] for e, g in pairs]
-    print(f"\nparity: {sum(top)}/{len(cases)} = {sum(top) / len(cases):.1%} top-1 agreement, "
-          f"{sum(abstained)}/{len(cases)} same abstention, {sum(scores)}/{len(cases)} identical scores")
-    misses = [(c["id"], _ranked(e)[:3], _ranked(g)[:3]) for c, (e, g), ok in zip(cases, pairs, scores, strict=True)
-              if not ok]
+    print(
+        f"\nparity: {sum(top)}/{len(cases)} = {sum(top) / len(cases):.1%} top-1 agreement, "
+        f"{sum(abstained)}/{len(cases)} same abstention, {sum(scores)}/{len(cases)} identical scores"
+    )
+    misses = [
+        (c["id"], _ranked(e)[:3], _ranked(g)[:3]) for c, (e, g), ok in zip(cases, pairs, scores, strict=True) if not ok
+    ]
     assert all(top) and all(abstained) and all(scores), misses
 
 
@@ -76,15 +80,23 @@ def test_browser_agrees_on_noise(real_catalogue: Catalogue, real_site: Path, bro
     rng = random.Random(5)
     texts = []
     for size in (30, 300, 2000):
-        words = " ".join("".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(2, 4)))
-                         for _ in range(size))
-        texts += [words, words + "\nRuntimeError: Expected to have finished reduction in the prior iteration "
-                  "before starting a new one.\n"]
+        words = " ".join(
+            "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(2, 4))) for _ in range(size)
+        )
+        texts += [
+            words,
+            words + "\nRuntimeError: Expected to have finished reduction in the prior iteration "
+            "before starting a new one.\n",
+        ]
         texts.append("".join(rng.choice("abcdefghijklmnopqrstuvwxyzABCXYZ0123 .:_\n") for _ in range(size * 4)))
     for seed in (1, 3):  # word soups whose best entry the noise cap holds at 52 (54.7 without it)
         soup = random.Random(seed)
-        texts.append(" ".join("".join(soup.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(soup.randint(2, 4)))
-                              for _ in range(3000)))
+        texts.append(
+            " ".join(
+                "".join(soup.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(soup.randint(2, 4)))
+                for _ in range(3000)
+            )
+        )
     index = Index(build_data(real_catalogue.ordered(), real_catalogue.content_hash()))
     expected = [search(text, top=10, catalogue=index).to_json() for text in texts]
     page = browser.new_page()
@@ -126,10 +138,13 @@ def test_alignment_matches_rapidfuzz(real_site: Path, browser) -> None:  # type:
     page = browser.new_page()
     page.goto((real_site / "index.html").as_uri())
     page.evaluate("window.TrainkbSearch.ready()")  # the index and engine load on first use
-    got = page.evaluate("""cases => cases.map(c => {
+    got = page.evaluate(
+        """cases => cases.map(c => {
         const r = window.TrainkbEngine.alignment(c[0], c[1], c[2]);
         return r && [r.score, r.srcStart, r.srcEnd, r.destStart, r.destEnd];
-    })""", cases)
+    })""",
+        cases,
+    )
     page.close()
     for (a, b, cutoff), alignment in zip(cases, got, strict=True):
         want = fuzz.partial_ratio_alignment(a, b, score_cutoff=cutoff)
@@ -154,16 +169,21 @@ def test_regexes_keep_python_meaning(real_catalogue: Catalogue, real_site: Path,
     patterns = [(p.pattern, p.flags) for p in engine_patterns().values()]
     patterns += [(p.pattern, p.flags) for _holder, p in _normalize.MASKS]
     sigs = [s.regex or re.escape(s.literal) for e in real_catalogue.ordered() for s in e.signatures]
-    texts = ["模型训练报错KeyError: 'prompt'", "rank ３ pid ٣٣ at 12:00:01\n", "a\u2028b\x85c\u00a0d\n",
-             "RuntimeError: CUDA out of memory.\n",
-             "Traceback (most recent call last):\n  File \"x.py\", line 3, in f\n",
-             "torch.Size([2, 3]) 错误 ValueError:  ſtate İ\n\n",
-             "Parameter indices which did not receive grad for rank ３: 1\n",
-             "[W socket.cpp:436] [c10d] The server socket has failed to listen on [::]:29500\n"
-             "RuntimeError: Address already in use\n"]
+    texts = [
+        "模型训练报错KeyError: 'prompt'",
+        "rank ３ pid ٣٣ at 12:00:01\n",
+        "a\u2028b\x85c\u00a0d\n",
+        "RuntimeError: CUDA out of memory.\n",
+        'Traceback (most recent call last):\n  File "x.py", line 3, in f\n',
+        "torch.Size([2, 3]) 错误 ValueError:  ſtate İ\n\n",
+        "Parameter indices which did not receive grad for rank ３: 1\n",
+        "[W socket.cpp:436] [c10d] The server socket has failed to listen on [::]:29500\n"
+        "RuntimeError: Address already in use\n",
+    ]
     lines = [line for text in texts for line in text.split("\n")]
-    want = [[[[m.start(), m.end()] for m in re.compile(src, flags).finditer(t)] for t in texts]
-            for src, flags in patterns]
+    want = [
+        [[[m.start(), m.end()] for m in re.compile(src, flags).finditer(t)] for t in texts] for src, flags in patterns
+    ]
     want += [[_spans(src, line) for line in lines] for src in sigs]
     for src in sigs:  # per line is what RE2 finds in the whole paste too
         for text in texts:
@@ -176,7 +196,8 @@ def test_regexes_keep_python_meaning(real_catalogue: Catalogue, real_site: Path,
     page = browser.new_page()
     page.goto((real_site / "index.html").as_uri())
     page.evaluate("window.TrainkbSearch.ready()")  # the index and engine load on first use
-    got = page.evaluate("""jobs => jobs.map(([s, texts]) => texts.map(t => {
+    got = page.evaluate(
+        """jobs => jobs.map(([s, texts]) => texts.map(t => {
         const r = new RegExp(s[0], s[1] + "g"), out = [];
         const at = i => Array.from(t.slice(0, i)).length;
         let m;
@@ -185,7 +206,9 @@ def test_regexes_keep_python_meaning(real_catalogue: Catalogue, real_site: Path,
             if (!m[0]) r.lastIndex++;
         }
         return out;
-    }))""", jobs)
+    }))""",
+        jobs,
+    )
     page.close()
     for src, spans, expected in zip([p for p, _f in patterns] + sigs, got, want, strict=True):
         assert spans == expected, src
@@ -200,11 +223,19 @@ def _triage_view(t: dict | None) -> object:  # type: ignore[type-arg]
     """What the paste box and `kb triage` must agree on: the verdict, each rank's role, the entry."""
     if t is None:
         return None
-    return {"culprits": t["culprits"], "basis": t["basis"], "root_cause_rank": t["root_cause_rank"],
-            "root_cause_is_victim": t["root_cause_is_victim"], "gap_seconds": t["gap_seconds"],
-            "collect": t["collect"], "entry": t["entry"] and t["entry"]["id"], "explained": t["explained_rank"],
-            "ranks": [[r["rank"], r["role"], r["how"], r["error"], r["line"], r["exitcode"], r["collective"]]
-                      for r in t["ranks"]]}
+    return {
+        "culprits": t["culprits"],
+        "basis": t["basis"],
+        "root_cause_rank": t["root_cause_rank"],
+        "root_cause_is_victim": t["root_cause_is_victim"],
+        "gap_seconds": t["gap_seconds"],
+        "collect": t["collect"],
+        "entry": t["entry"] and t["entry"]["id"],
+        "explained": t["explained_rank"],
+        "ranks": [
+            [r["rank"], r["role"], r["how"], r["error"], r["line"], r["exitcode"], r["collective"]] for r in t["ranks"]
+        ],
+    }
 
 
 def test_browser_triage_agrees_with_kb_triage(real_catalogue: Catalogue, real_site: Path, browser) -> None:  # type: ignore[no-untyped-def]

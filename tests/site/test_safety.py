@@ -21,10 +21,12 @@ external: [{text: "<img src=x onerror=alert(1)>", url: "JaVaScRiPt:alert(1)"}]
 def _evil_record() -> str:
     text = record("D1", extra=EVIL)
     text = text.replace("title: A sample failure for tests", "title: \"Evil </script><script>alert('title')</script>\"")
-    text = text.replace("symptom: Something prints an error.",
-                        "symptom: \"<script>alert('symptom')</script> [click](javascript:alert(1)) "
-                        "<a href='javascript:alert(2)'>raw</a> ![img](https://evil.example/x.png)\"")
-    return text.replace("aliases: [sample alias]", "aliases: [\"<b onmouseover=alert(1)>alias</b>\"]")
+    text = text.replace(
+        "symptom: Something prints an error.",
+        "symptom: \"<script>alert('symptom')</script> [click](javascript:alert(1)) "
+        "<a href='javascript:alert(2)'>raw</a> ![img](https://evil.example/x.png)\"",
+    )
+    return text.replace("aliases: [sample alias]", 'aliases: ["<b onmouseover=alert(1)>alias</b>"]')
 
 
 @pytest.fixture
@@ -69,12 +71,24 @@ def test_injection_is_inert_in_a_real_browser(evil_site: Path, browser) -> None:
     page.close()
 
 
-@pytest.mark.parametrize(("url", "ok"), [
-    ("https://docs.pytorch.org/x", True), ("http://example.org", True), ("../D8/index.html", True),
-    ("#fix", True), ("javascript:alert(1)", False), ("JAVASCRIPT:alert(1)", False), (" javascript:x", False),
-    ("data:text/html,x", False), ("vbscript:x", False), ("//evil.example/x", False), ("file:///etc/passwd", False),
-    ("java%0ascript:x", False), ("mailto:a@b.c", False),
-])
+@pytest.mark.parametrize(
+    ("url", "ok"),
+    [
+        ("https://docs.pytorch.org/x", True),
+        ("http://example.org", True),
+        ("../D8/index.html", True),
+        ("#fix", True),
+        ("javascript:alert(1)", False),
+        ("JAVASCRIPT:alert(1)", False),
+        (" javascript:x", False),
+        ("data:text/html,x", False),
+        ("vbscript:x", False),
+        ("//evil.example/x", False),
+        ("file:///etc/passwd", False),
+        ("java%0ascript:x", False),
+        ("mailto:a@b.c", False),
+    ],
+)
 def test_link_policy(url: str, ok: bool) -> None:
     assert safe_url(url) is ok
 
@@ -87,9 +101,10 @@ def test_markdown_has_raw_html_off_and_code_highlighted() -> None:
 
 def test_tables_and_entry_ids_in_prose() -> None:
     ids = frozenset({"P3", "D12", "L4"})
-    html = render_markdown("| a | b |\n|---|---|\n| see P3 | x |\n\nSee (D12), `P3`, [P3](https://x.org), D99, "
-                           "an L4 GPU, and see L4.", ids)
-    assert "<table>" in html and "<td>see <a href=\"../P3/index.html\" class=\"entry-ref\">P3</a></td>" in html
+    html = render_markdown(
+        "| a | b |\n|---|---|\n| see P3 | x |\n\nSee (D12), `P3`, [P3](https://x.org), D99, an L4 GPU, and see L4.", ids
+    )
+    assert "<table>" in html and '<td>see <a href="../P3/index.html" class="entry-ref">P3</a></td>' in html
     assert '(<a href="../D12/index.html" class="entry-ref">D12</a>)' in html
     assert "<code>P3</code>" in html  # not inside code, and not inside a link that is already there
     assert '<a href="https://x.org" rel="noopener noreferrer" class="external">P3</a>' in html
@@ -109,20 +124,29 @@ def test_no_signature_freezes_the_page(build_small, browser) -> None:  # type: i
 
     from helpers import record as _record
 
-    hostile = [("(a|aa)+$", "aaaa", "a" * 60 + "!"), ("zq(xx?)+y", "zqxxy", "zq" + "x" * 60),
-               (r"got \S*\s*\S*\s*\S*x", "got a b x", "got " + "a" * 1900), ("size \\d+ mismatch", "size 3 mismatch",
-                                                                             "size 3 mismatch")]
-    records = {f"alpha/D{i + 1}-hostile.yaml": _record(f"D{i + 1}", extra="signatures:\n  - regex: "
-                                                       f"{_json.dumps(rx)}\n    example: {_json.dumps(ex)}\n"
-                                                       "    names_cause: true\n")
-               for i, (rx, ex, _line) in enumerate(hostile)}
+    hostile = [
+        ("(a|aa)+$", "aaaa", "a" * 60 + "!"),
+        ("zq(xx?)+y", "zqxxy", "zq" + "x" * 60),
+        (r"got \S*\s*\S*\s*\S*x", "got a b x", "got " + "a" * 1900),
+        ("size \\d+ mismatch", "size 3 mismatch", "size 3 mismatch"),
+    ]
+    records = {
+        f"alpha/D{i + 1}-hostile.yaml": _record(
+            f"D{i + 1}",
+            extra=f"signatures:\n  - regex: {_json.dumps(rx)}\n    example: {_json.dumps(ex)}\n    names_cause: true\n",
+        )
+        for i, (rx, ex, _line) in enumerate(hostile)
+    }
     site = build_small(records)
     page = browser.new_page()
     page.goto((site / "index.html").as_uri())
     page.evaluate("window.TrainkbSearch.ready()")
-    took, ids = page.evaluate("""lines => { const t0 = performance.now();
+    took, ids = page.evaluate(
+        """lines => { const t0 = performance.now();
         const ids = lines.map(l => window.TrainkbSearch.paste(l).results.map(r => r.id));
-        return [performance.now() - t0, ids]; }""", [line for _rx, _ex, line in hostile])
+        return [performance.now() - t0, ids]; }""",
+        [line for _rx, _ex, line in hostile],
+    )
     page.close()
     assert took < 2000
     assert "D4" in ids[3]  # an ordinary signature still matches in the page

@@ -27,18 +27,36 @@ class Captured:
     seconds: float
 
 
-def run_fault(nproc: int, rank: int, fault: str, workdir: Path, backend: str = "gloo",
-              timeout: float = 3.0, limit: float = 120.0) -> Captured:
+def run_fault(
+    nproc: int, rank: int, fault: str, workdir: Path, backend: str = "gloo", timeout: float = 3.0, limit: float = 120.0
+) -> Captured:
     """One torchrun job where ``rank`` suffers ``fault``; the others run the same loop unharmed."""
     log_dir = workdir / f"{fault}-n{nproc}-r{rank}"
-    env = dict(os.environ, TRIAGE_FAULT=fault, TRIAGE_RANK=str(rank), TRIAGE_BACKEND=backend,
-               TRIAGE_TIMEOUT=str(timeout), PYTHONUNBUFFERED="1", OMP_NUM_THREADS="1")
+    env = dict(
+        os.environ,
+        TRIAGE_FAULT=fault,
+        TRIAGE_RANK=str(rank),
+        TRIAGE_BACKEND=backend,
+        TRIAGE_TIMEOUT=str(timeout),
+        PYTHONUNBUFFERED="1",
+        OMP_NUM_THREADS="1",
+    )
     if fault == "collective":  # what D19 tells a user to rerun a suspected desync with
         env["TORCH_DISTRIBUTED_DEBUG"] = "DETAIL"
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc-per-node={nproc}",
-           "--log-dir", str(log_dir), "--tee", "3", str(JOB)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--standalone",
+        f"--nproc-per-node={nproc}",
+        "--log-dir",
+        str(log_dir),
+        "--tee",
+        "3",
+        str(JOB),
+    ]
     start = time.monotonic()
-    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, timeout=limit,
-                          check=False)
-    return Captured(nproc, rank, fault, proc.stdout.decode("utf-8", "replace"), log_dir, proc.returncode,
-                    time.monotonic() - start)
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, timeout=limit, check=False)
+    return Captured(
+        nproc, rank, fault, proc.stdout.decode("utf-8", "replace"), log_dir, proc.returncode, time.monotonic() - start
+    )

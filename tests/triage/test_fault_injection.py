@@ -85,6 +85,7 @@ def test_fault_grid_names_the_culprit(capsys: pytest.CaptureFixture[str]) -> Non
     workers = max(2, min(6, (os.cpu_count() or 2) // 2))
     start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="triage-faults-") as tmp:
+
         def one(case: tuple[int, int, str]) -> tuple[Captured, Triage | None, Triage | None, float, Triage | None]:
             got = run_fault(*case, Path(tmp), timeout=TIMEOUT, limit=240)
             t0 = time.perf_counter()
@@ -104,18 +105,24 @@ def test_fault_grid_names_the_culprit(capsys: pytest.CaptureFixture[str]) -> Non
     right, strict, victims = _score([(g, c) for g, c, *_ in results])
     right_dir, _, victims_dir = _score([(g, d) for g, _, d, *_ in results])
     right_bare, _, victims_bare = _score([(g, u) for g, *_, u in results])
-    misses = [f"{g.fault} n={g.nproc} k={g.rank}: culprits {c.culprits if c else None} ({c.basis if c else '-'})\n"
-              f"{to_text(c) if c else ''}" for g, c, *_ in results if not _right(g, c)]
+    misses = [
+        f"{g.fault} n={g.nproc} k={g.rank}: culprits {c.culprits if c else None} ({c.basis if c else '-'})\n"
+        f"{to_text(c) if c else ''}"
+        for g, c, *_ in results
+        if not _right(g, c)
+    ]
     symmetric = sum(_symmetric(g) for g, *_ in results)
     slowest = max(r[3] for r in results)
     with capsys.disabled():
-        print(f"\ntriage fault injection (gloo, {n} torchrun jobs, {workers} at a time, {wall:.0f} s): "
-              f"culprit named correctly in {right}/{n} = {right / n:.1%} from the combined output "
-              f"(faulty rank named alone: {strict}/{n} = {strict / n:.1%}; the other {symmetric} are two-rank "
-              f"mismatches answered with both ranks as suspects), {right_dir}/{n} = {right_dir / n:.1%} from "
-              f"--log-dir; victim named as sole culprit: {len(victims)} (combined), {len(victims_dir)} (--log-dir); "
-              f"slowest triage {slowest * 1000:.0f} ms; with the --tee tags removed (what plain torchrun shows): "
-              f"{right_bare}/{n} = {right_bare / n:.1%}, victim alone {len(victims_bare)}")
+        print(
+            f"\ntriage fault injection (gloo, {n} torchrun jobs, {workers} at a time, {wall:.0f} s): "
+            f"culprit named correctly in {right}/{n} = {right / n:.1%} from the combined output "
+            f"(faulty rank named alone: {strict}/{n} = {strict / n:.1%}; the other {symmetric} are two-rank "
+            f"mismatches answered with both ranks as suspects), {right_dir}/{n} = {right_dir / n:.1%} from "
+            f"--log-dir; victim named as sole culprit: {len(victims)} (combined), {len(victims_dir)} (--log-dir); "
+            f"slowest triage {slowest * 1000:.0f} ms; with the --tee tags removed (what plain torchrun shows): "
+            f"{right_bare}/{n} = {right_bare / n:.1%}, victim alone {len(victims_bare)}"
+        )
         for miss in misses:
             print(f"  missed: {miss}")
     assert not victims and not victims_dir and not victims_bare, victims + victims_dir + victims_bare

@@ -20,8 +20,14 @@ from trainkb.cli import main
 from trainkb.triage import to_json, to_text, triage_path, triage_text
 
 # an early exit is silent, except on rank 0 under gloo, which can abort at exit (faulthandler's SIGABRT)
-BASIS = {"raise": "own-error", "sigkill": "own-error", "nan": "own-error", "exit": {"silent", "own-error"},
-         "hang": {"silent", "behind"}, "collective": "mismatch"}
+BASIS = {
+    "raise": "own-error",
+    "sigkill": "own-error",
+    "nan": "own-error",
+    "exit": {"silent", "own-error"},
+    "hang": {"silent", "behind"},
+    "collective": "mismatch",
+}
 ALL = [pytest.param(p, id=f"{p.parent.name}/{p.name}") for b in ("gloo", "nccl") for p in captures(b)]
 
 
@@ -65,8 +71,10 @@ def test_rank0_exit_abort_is_its_own_signal() -> None:
     it printed looked the same as rank 0 until the "Fatal Python error: Aborted" line was read.
     """
     capture = FIXTURES / "gloo" / "exit-n3-r0"
-    for triage in (triage_path(capture / "logs", match=False),
-                   triage_text((capture / "combined.log").read_text(encoding="utf-8"), match=False)):
+    for triage in (
+        triage_path(capture / "logs", match=False),
+        triage_text((capture / "combined.log").read_text(encoding="utf-8"), match=False),
+    ):
         assert triage is not None and triage.sole_culprit == 0, to_text(triage)
         culprit = triage.verdict()
         assert culprit is not None and culprit.how == "signal" and culprit.error == "Fatal Python error: Aborted"
@@ -96,7 +104,7 @@ def test_one_mismatch_error_implies_the_majority() -> None:
 def test_mismatch_read_from_the_summary_alone() -> None:
     """torchrun's summary carries each failed rank's error file, mismatch text included."""
     log = (FIXTURES / "gloo" / "collective-n3-r2" / "combined.log").read_text(encoding="utf-8")
-    summary = log[log.index("Failures:"):]
+    summary = log[log.index("Failures:") :]
     triage = triage_text(summary, match=False)
     assert triage is not None and triage.culprits == [2] and triage.basis == "mismatch", to_text(triage)
 
@@ -120,8 +128,10 @@ def test_debug_barrier_failure_names_nobody() -> None:
     is a victim of the barrier: nobody is named, and the tip points at rank 0.
     """
     capture = FIXTURES / "gloo-load" / "collective-n3-r2"
-    for triage in (triage_path(capture / "logs", match=False),
-                   triage_text((capture / "combined.log").read_text(encoding="utf-8"), match=False)):
+    for triage in (
+        triage_path(capture / "logs", match=False),
+        triage_text((capture / "combined.log").read_text(encoding="utf-8"), match=False),
+    ):
         assert triage is not None and triage.culprits == [] and triage.basis == "none", to_text(triage)
         assert {v.how for v in triage.ranks} == {"barrier"}
         assert "rank 0 arriving late" in triage.collect[0]
@@ -139,8 +149,10 @@ def test_culprit_error_and_entry_are_shown() -> None:
 
 
 def test_nccl_hang_reads_the_watchdog_counters() -> None:
-    triage = triage_text((Path(__file__).parent / "fixtures" / "nccl" / "hang-n2-r0" / "combined.log")
-                         .read_text(encoding="utf-8"), match=False)
+    triage = triage_text(
+        (Path(__file__).parent / "fixtures" / "nccl" / "hang-n2-r0" / "combined.log").read_text(encoding="utf-8"),
+        match=False,
+    )
     assert triage is not None and triage.basis == "behind" and triage.culprits == [0]
     data = to_json(triage)
     victim = next(r for r in data["ranks"] if r["rank"] == 1)
@@ -157,7 +169,7 @@ def test_victim_named_by_torchrun_is_called_out() -> None:
 
 
 def test_single_process_output_is_not_triaged() -> None:
-    text = "Traceback (most recent call last):\n  File \"t.py\", line 1, in <module>\nValueError: bad\n"
+    text = 'Traceback (most recent call last):\n  File "t.py", line 1, in <module>\nValueError: bad\n'
     assert triage_text(text) is None
     assert triage_text("") is None
 
@@ -185,8 +197,13 @@ def test_kb_triage_cli(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> No
 
 def test_kb_triage_reads_stdin() -> None:
     log = Path(__file__).parent / "fixtures" / "nccl" / "sigkill-n2-r1" / "combined.log"
-    proc = subprocess.run([sys.executable, "-m", "trainkb.cli", "triage", "-", "--no-match"],
-                          input=log.read_text(encoding="utf-8"), capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "trainkb.cli", "triage", "-", "--no-match"],
+        input=log.read_text(encoding="utf-8"),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "rank 1 broke first" in proc.stdout and "SIGKILL" in proc.stdout
 
@@ -207,7 +224,7 @@ def test_chunk_size_does_not_change_the_verdict(size: int) -> None:
     for capture in (captures("gloo")[0], captures("nccl")[6]):
         text = (capture / "combined.log").read_text(encoding="utf-8")
         whole = to_json(triage_text(text, match=False))
-        chunked = to_json(triage_text((text[i:i + size] for i in range(0, len(text), size)), match=False))
+        chunked = to_json(triage_text((text[i : i + size] for i in range(0, len(text), size)), match=False))
         assert chunked == whole, capture.name
 
 

@@ -14,10 +14,31 @@ from faultgrid import JOB
 @pytest.mark.timeout(240)
 @pytest.mark.slow
 def test_kb_run_torchrun_prints_triage_before_matches(tmp_path: Path) -> None:
-    env = dict(os.environ, TRIAGE_FAULT="nan", TRIAGE_RANK="1", TRIAGE_TIMEOUT="3", OMP_NUM_THREADS="1",
-               XDG_CACHE_HOME=str(tmp_path / "cache"))
-    cmd = [sys.executable, "-m", "trainkb", "run", "--", sys.executable, "-m", "torch.distributed.run",
-           "--standalone", "--nproc-per-node=2", "--log-dir", str(tmp_path / "logs"), "--tee", "3", str(JOB)]
+    env = dict(
+        os.environ,
+        TRIAGE_FAULT="nan",
+        TRIAGE_RANK="1",
+        TRIAGE_TIMEOUT="3",
+        OMP_NUM_THREADS="1",
+        XDG_CACHE_HOME=str(tmp_path / "cache"),
+    )
+    cmd = [
+        sys.executable,
+        "-m",
+        "trainkb",
+        "run",
+        "--",
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--standalone",
+        "--nproc-per-node=2",
+        "--log-dir",
+        str(tmp_path / "logs"),
+        "--tee",
+        "3",
+        str(JOB),
+    ]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=200, env=env)
     assert proc.returncode == 1, proc.stderr[-3000:]
     err = proc.stderr

@@ -11,7 +11,6 @@ from trainkb.tui import KnowledgeBase, TrainKBApp
 CATALOGUE = Path(__file__).parent / "catalogue"
 
 
-
 @pytest.fixture
 def kb(tmp_path, monkeypatch) -> KnowledgeBase:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))

@@ -105,7 +105,7 @@ async def test_f1_lists_the_apps_keys_first(app):
         await pilot.pause()
         described = [str(cell) for cell in app.screen.query_one("KeysHelp").table.columns[1]._cells]
         assert described[0] == "trainkb"
-        apps = described[1:described.index("")]  # the app's section, before the focused box's
+        apps = described[1 : described.index("")]  # the app's section, before the focused box's
         assert {"Copy fix code", "New paste", "Find in entry", "Back"} <= set(apps)
         assert any(line.startswith("In the focused") for line in described)
         await pilot.press("f1")
@@ -290,8 +290,14 @@ def test_kb_tui_without_a_terminal_is_a_usage_error():
     import subprocess
     import sys
 
-    proc = subprocess.run([sys.executable, "-m", "trainkb", "tui"], input="Traceback ...\n", capture_output=True,
-                          text=True, timeout=60, start_new_session=True)  # no controlling terminal
+    proc = subprocess.run(
+        [sys.executable, "-m", "trainkb", "tui"],
+        input="Traceback ...\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        start_new_session=True,
+    )  # no controlling terminal
     assert proc.returncode == 2
     assert "terminal" in proc.stderr
     help_proc = subprocess.run([sys.executable, "-m", "trainkb"], capture_output=True, text=True, timeout=60)

@@ -26,8 +26,12 @@ class LayerFile(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    name: str | None = Field(default=None, min_length=1, max_length=40,
-                             description="Shown beside the layer's entries (default: the folder's name).")
+    name: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=40,
+        description="Shown beside the layer's entries (default: the folder's name).",
+    )
     description: str | None = None
     url: str | None = Field(default=None, description="Where the layer's repository lives.")
 
@@ -77,24 +81,44 @@ def _add_layer(cat: Catalogue, layer: Catalogue) -> None:
     cat.problems += layer.problems
     for area in layer.areas:
         if cat.area(area.id) is not None:
-            cat.layer_findings.append((_display(layer.root / "areas.yaml", layer.root), 1, 1, "area-collision",
-                                       f"area {area.id!r} is already defined by a catalogue below this one"))
+            cat.layer_findings.append(
+                (
+                    _display(layer.root / "areas.yaml", layer.root),
+                    1,
+                    1,
+                    "area-collision",
+                    f"area {area.id!r} is already defined by a catalogue below this one",
+                )
+            )
         else:
             cat.areas.append(area)
     cat.areas.sort(key=lambda a: a.order)
     for entry_id, paths in layer.duplicates.items():
         for path in paths[1:]:
-            cat.layer_findings.append((_display(path, layer.root), 1, 1, "duplicate-id",
-                                       f"id {entry_id!r} is already used by {_display(paths[0], layer.root)}"))
+            cat.layer_findings.append(
+                (
+                    _display(path, layer.root),
+                    1,
+                    1,
+                    "duplicate-id",
+                    f"id {entry_id!r} is already used by {_display(paths[0], layer.root)}",
+                )
+            )
     for entry_id, entry in layer.entries.items():
         path = layer.files[entry_id]
         if entry_id in cat.entries:
             if entry.overrides != entry_id:
                 line, col = layer.positions[entry_id].position_of(("id",))[1]
-                cat.layer_findings.append((
-                    _display(path, layer.root), line, col, "id-collision",
-                    f"id {entry_id!r} is already used by {cat.display_path(entry_id)}; pick another id, "
-                    f"or write `overrides: {entry_id}` to replace that record"))
+                cat.layer_findings.append(
+                    (
+                        _display(path, layer.root),
+                        line,
+                        col,
+                        "id-collision",
+                        f"id {entry_id!r} is already used by {cat.display_path(entry_id)}; pick another id, "
+                        f"or write `overrides: {entry_id}` to replace that record",
+                    )
+                )
                 continue
             cat.overridden[entry_id] = cat.files[entry_id]
         cat.entries[entry_id] = entry

@@ -50,13 +50,20 @@ class LintFinding:
         return f"{self.path}:{self.line}:{self.col}: {field}{self.message} [{self.rule}]"
 
     def as_dict(self) -> dict[str, object]:
-        return {"path": self.path, "line": self.line, "col": self.col, "field": self.field,
-                "rule": self.rule, "message": self.message}
+        return {
+            "path": self.path,
+            "line": self.line,
+            "col": self.col,
+            "field": self.field,
+            "rule": self.rule,
+            "message": self.message,
+        }
 
     def github(self) -> str:
         message = f"{self.field}: {self.message}" if self.field else self.message
-        return workflow_command("error", {"file": self.path, "line": self.line, "col": self.col,
-                                          "title": f"kb lint {self.rule}"}, message)
+        return workflow_command(
+            "error", {"file": self.path, "line": self.line, "col": self.col, "title": f"kb lint {self.rule}"}, message
+        )
 
 
 class _Collector:
@@ -83,8 +90,7 @@ def _check_location(out: _Collector, entry: Entry, path: Path) -> None:
     elif match["id"] != entry.id:
         out.add(entry.id, ("id",), "filename", f"id {entry.id!r} does not match the file name {path.name!r}")
     if path.parent.name != entry.area:
-        out.add(entry.id, ("area",), "folder",
-                f"area {entry.area!r} does not match the folder {path.parent.name!r}")
+        out.add(entry.id, ("area",), "folder", f"area {entry.area!r} does not match the folder {path.parent.name!r}")
 
 
 def _check_area(out: _Collector, entry: Entry) -> None:
@@ -94,8 +100,12 @@ def _check_area(out: _Collector, entry: Entry) -> None:
         out.add(entry.id, ("area",), "unknown-area", f"unknown area {entry.area!r} (areas.yaml has: {known})")
     elif entry.section not in {s.id for s in area.sections}:
         known = ", ".join(s.id for s in area.sections)
-        out.add(entry.id, ("section",), "unknown-section",
-                f"unknown section {entry.section!r} of area {area.id!r} (known: {known})")
+        out.add(
+            entry.id,
+            ("section",),
+            "unknown-section",
+            f"unknown section {entry.section!r} of area {area.id!r} (known: {known})",
+        )
 
 
 def _check_prose(out: _Collector, entry: Entry) -> None:
@@ -110,13 +120,11 @@ def _check_fix_summary(out: _Collector, entry: Entry) -> None:
     if "\n" in summary.strip() or "\r" in summary:
         out.add(entry.id, ("fix_summary",), "fix-summary", "must be a single line")
     if len(summary) > SUMMARY_LIMIT:
-        out.add(entry.id, ("fix_summary",), "fix-summary",
-                f"{len(summary)} characters; keep it to {SUMMARY_LIMIT}")
+        out.add(entry.id, ("fix_summary",), "fix-summary", f"{len(summary)} characters; keep it to {SUMMARY_LIMIT}")
     bare = _CODE_SPAN.sub("", summary)
     for pattern, what in _SUMMARY_MARKUP:
         if pattern.search(bare):
-            out.add(entry.id, ("fix_summary",), "fix-summary",
-                    f"no Markdown except inline code (found {what})")
+            out.add(entry.id, ("fix_summary",), "fix-summary", f"no Markdown except inline code (found {what})")
             break
 
 
@@ -133,8 +141,12 @@ def _check_links(out: _Collector, entry: Entry) -> None:
     for i, check in enumerate(entry.checks):
         for j, other in enumerate(check.also_matches):
             if other not in out.cat.entries:
-                out.add(entry.id, ("checks", i, "also_matches", j), "dangling-link",
-                        f"also_matches names unknown entry {other!r}")
+                out.add(
+                    entry.id,
+                    ("checks", i, "also_matches", j),
+                    "dangling-link",
+                    f"also_matches names unknown entry {other!r}",
+                )
 
 
 def _check_signatures(out: _Collector, entry: Entry) -> None:
@@ -149,40 +161,59 @@ def _check_signatures(out: _Collector, entry: Entry) -> None:
                     continue
                 unsupported = re2_error(sig.regex)
                 if unsupported is not None:
-                    out.add(entry.id, (field, i, "regex"), "regex-re2",
-                            f"search runs signatures with RE2, which cannot run this regex ({unsupported}); "
-                            "lookarounds, backreferences and \\Z are not supported")
+                    out.add(
+                        entry.id,
+                        (field, i, "regex"),
+                        "regex-re2",
+                        f"search runs signatures with RE2, which cannot run this regex ({unsupported}); "
+                        "lookarounds, backreferences and \\Z are not supported",
+                    )
                     continue
                 risk = backtracking_risk(sig.regex)
                 if risk is not None:
-                    out.add(entry.id, (field, i, "regex"), "regex-backtracking",
-                            f"{risk} can freeze the site's search")
+                    out.add(entry.id, (field, i, "regex"), "regex-backtracking", f"{risk} can freeze the site's search")
                 matcher = compile_signature(sig.regex)
                 matches = matcher is not None and matcher.search(utf8(sig.example)) is not None
             else:
                 matches = sig.literal is not None and sig.literal in sig.example
             if not matches:
-                out.add(entry.id, (field, i, "example"), "signature-example",
-                        f"the {'regex does not match' if sig.regex is not None else 'literal does not occur in'} "
-                        "its own example")
+                out.add(
+                    entry.id,
+                    (field, i, "example"),
+                    "signature-example",
+                    f"the {'regex does not match' if sig.regex is not None else 'literal does not occur in'} "
+                    "its own example",
+                )
             elif field == "signatures" and (missing := unreachable_terms(sig)):  # excludes are never gated
                 where = "regex" if sig.regex is not None else "literal"
-                out.add(entry.id, (field, i, where), "signature-gate",
-                        f"search tries this signature only on text holding the word(s) {', '.join(missing)}, which "
-                        "its own example lacks, so it never fires; make every word it requires a whole word of the "
-                        "text")
+                out.add(
+                    entry.id,
+                    (field, i, where),
+                    "signature-gate",
+                    f"search tries this signature only on text holding the word(s) {', '.join(missing)}, which "
+                    "its own example lacks, so it never fires; make every word it requires a whole word of the "
+                    "text",
+                )
     for i, sig in enumerate(entry.signatures):
         if sig.names_cause is None:
-            out.add(entry.id, ("signatures", i), "names-cause",
-                    "say whether the message alone establishes this entry's root cause: `names_cause: true` when "
-                    "whoever prints it has this cause, `false` when other root causes print it too")
+            out.add(
+                entry.id,
+                ("signatures", i),
+                "names-cause",
+                "say whether the message alone establishes this entry's root cause: `names_cause: true` when "
+                "whoever prints it has this cause, `false` when other root causes print it too",
+            )
     for i, sig in enumerate(entry.excludes):
         exclude = compile_signature(sig.regex if sig.regex is not None else re.escape(sig.literal or ""))
         own = [s.example for s in entry.signatures if exclude is not None and exclude.search(utf8(s.example))]
         if own:
-            out.add(entry.id, ("excludes", i), "exclude-own-signature",
-                    f"the exclude matches this entry's own signature example {own[0]!r}: it would rule the entry out "
-                    "wherever it applies")
+            out.add(
+                entry.id,
+                ("excludes", i),
+                "exclude-own-signature",
+                f"the exclude matches this entry's own signature example {own[0]!r}: it would rule the entry out "
+                "wherever it applies",
+            )
 
 
 def _strings(value: object, here: tuple[str | int, ...]) -> list[tuple[tuple[str | int, ...], str]]:
@@ -205,11 +236,16 @@ def _check_override(out: _Collector, entry: Entry) -> None:
     if entry.overrides is None:
         return
     if entry.overrides != entry.id:
-        out.add(entry.id, ("overrides",), "override",
-                f"overrides must name this record's own id {entry.id!r}, not {entry.overrides!r}")
+        out.add(
+            entry.id,
+            ("overrides",),
+            "override",
+            f"overrides must name this record's own id {entry.id!r}, not {entry.overrides!r}",
+        )
     elif entry.id not in out.cat.overridden:
-        out.add(entry.id, ("overrides",), "override",
-                f"no catalogue below this one has {entry.id!r}; remove `overrides`")
+        out.add(
+            entry.id, ("overrides",), "override", f"no catalogue below this one has {entry.id!r}; remove `overrides`"
+        )
 
 
 def _check_control(out: _Collector, entry: Entry) -> None:
@@ -217,9 +253,13 @@ def _check_control(out: _Collector, entry: Entry) -> None:
     for loc, text in _strings(entry.model_dump(exclude_defaults=True), ()):
         match = CONTROL.search(text)
         if match:
-            out.add(entry.id, loc, "control-character",
-                    f"contains the control character U+{ord(match.group()):04X}; records hold plain text "
-                    "(terminals obey escape sequences)")
+            out.add(
+                entry.id,
+                loc,
+                "control-character",
+                f"contains the control character U+{ord(match.group()):04X}; records hold plain text "
+                "(terminals obey escape sequences)",
+            )
 
 
 def _check_mutations(out: _Collector, entry: Entry) -> None:
@@ -254,8 +294,10 @@ def _check_schema_file(out: _Collector) -> None:
         if not schema_path.is_file():
             if not layered:
                 out.add_file(shown, "schema-stale", f"schema.json is missing; run `kb schema -o {shown}`")
-        elif schema_path.stat().st_size != len(render_schema().encode()) or \
-                schema_path.read_text(encoding="utf-8") != render_schema():
+        elif (
+            schema_path.stat().st_size != len(render_schema().encode())
+            or schema_path.read_text(encoding="utf-8") != render_schema()
+        ):
             out.add_file(shown, "schema-stale", f"schema.json is out of date; run `kb schema -o {shown}`")
 
 
@@ -267,14 +309,16 @@ def lint_catalogue(cat: Catalogue) -> list[LintFinding]:
     """
     out = _Collector(cat)
     layered = bool(cat.layers)
-    out.findings += [_from_problem(p) for p in cat.problems[cat.base_problems if layered else 0:]]
-    out.findings += [LintFinding(path, line, col, "", rule, message)
-                     for path, line, col, rule, message in cat.layer_findings]
+    out.findings += [_from_problem(p) for p in cat.problems[cat.base_problems if layered else 0 :]]
+    out.findings += [
+        LintFinding(path, line, col, "", rule, message) for path, line, col, rule, message in cat.layer_findings
+    ]
     for entry_id, paths in sorted(cat.duplicates.items()) if not layered else []:
         for path in paths[1:]:
             first = cat.display_path(entry_id)
-            out.add_file(str(path.relative_to(cat.root.parent)), "duplicate-id",
-                         f"id {entry_id!r} is already used by {first}")
+            out.add_file(
+                str(path.relative_to(cat.root.parent)), "duplicate-id", f"id {entry_id!r} is already used by {first}"
+            )
     for entry in cat.ordered():
         if layered and entry.id not in cat.origin:
             continue

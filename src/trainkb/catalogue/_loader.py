@@ -55,7 +55,7 @@ class Catalogue:
         def key(entry: Entry) -> tuple[Any, ...]:
             order, sections = area_rank.get(entry.area, (10**6, {}))
             prefix = entry.id.rstrip("0123456789")
-            return (order, sections.get(entry.section, 10**6), prefix, int(entry.id[len(prefix):]))
+            return (order, sections.get(entry.section, 10**6), prefix, int(entry.id[len(prefix) :]))
 
         return sorted(self.entries.values(), key=key)
 

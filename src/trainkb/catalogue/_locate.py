@@ -15,9 +15,23 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-__all__ = ["AREA_FILE", "ENV_VAR", "LAYER_FILE", "MAX_RECORD_BYTES", "RECORD_SUFFIXES", "PathList", "bundled_folder",
-           "catalogue_digest", "find_catalogue", "find_catalogues", "find_reports", "is_layer", "layers_digest",
-           "record_files", "shipped_folder"]
+__all__ = [
+    "AREA_FILE",
+    "ENV_VAR",
+    "LAYER_FILE",
+    "MAX_RECORD_BYTES",
+    "RECORD_SUFFIXES",
+    "PathList",
+    "bundled_folder",
+    "catalogue_digest",
+    "find_catalogue",
+    "find_catalogues",
+    "find_reports",
+    "is_layer",
+    "layers_digest",
+    "record_files",
+    "shipped_folder",
+]
 
 ENV_VAR = "TRAINKB_CATALOGUE"
 # A file-size cap, not a paste limit: a record (or areas.yaml) larger than this is refused, never read in

@@ -35,8 +35,11 @@ def _only_reports(node: ast.stmt) -> bool:
         owner = func.value
         if isinstance(owner, ast.Name) and owner.id in _LOG_OBJECTS:
             return True
-        return (isinstance(owner, ast.Attribute) and isinstance(owner.value, ast.Name)
-                and (owner.value.id, owner.attr) in _STREAM_WRITES)
+        return (
+            isinstance(owner, ast.Attribute)
+            and isinstance(owner.value, ast.Name)
+            and (owner.value.id, owner.attr) in _STREAM_WRITES
+        )
     return False
 
 
@@ -62,15 +65,17 @@ def mutation_problems(check: Check) -> list[str]:
         return problems
     start = check.code.index(mutation.find)
     first = check.code.count("\n", 0, start) + 1
-    last = check.code.count("\n", 0, start + len(mutation.find) - 1) + 1   # a trailing newline ends its own line
+    last = check.code.count("\n", 0, start + len(mutation.find) - 1) + 1  # a trailing newline ends its own line
     for node in ast.walk(tree):
         if not isinstance(node, ast.stmt) or node.end_lineno is None:
             continue
         if node.lineno > last or node.end_lineno < first:
             continue
         if isinstance(node, ast.Assert):
-            problems.append(f"the edit touches the assert on line {node.lineno}; a mutation edits the code "
-                            "under test, never its assertions")
+            problems.append(
+                f"the edit touches the assert on line {node.lineno}; a mutation edits the code "
+                "under test, never its assertions"
+            )
         elif _only_reports(node):
             problems.append(f"the edit touches line {node.lineno}, which only prints or logs")
     return problems

@@ -133,11 +133,15 @@ def overlapping_repeats(regex: str) -> bool:
 def backtracking_risk(regex: str) -> str | None:
     """Why a backtracking engine (the browser's) could freeze on ``regex``, or None."""
     if nested_quantifier(regex):
-        return ("a repeat over a part that can match in several ways (a nested quantifier such as (a+)+ or (xx?)+, "
-                "or an alternation such as (a|aa)+)")
+        return (
+            "a repeat over a part that can match in several ways (a nested quantifier such as (a+)+ or (xx?)+, "
+            "or an alternation such as (a|aa)+)"
+        )
     if overlapping_repeats(regex):
-        return ("two unbounded repeats that can match the same characters in turn (such as .*.* or \\S*\\s*\\S*; "
-                "bound one, e.g. .{0,200})")
+        return (
+            "two unbounded repeats that can match the same characters in turn (such as .*.* or \\S*\\s*\\S*; "
+            "bound one, e.g. .{0,200})"
+        )
     return None
 
 

@@ -12,8 +12,17 @@ from typing import TYPE_CHECKING, Any, NotRequired, TypedDict, cast
 if TYPE_CHECKING:  # readers of reports must not pay for pydantic
     from ._schema import Entry
 
-__all__ = ["REPORT_FORMAT", "CheckReport", "CheckStatus", "ReportRow", "ReportedResult", "VerificationMatrix",
-           "load_verification", "read_report", "torch_release"]
+__all__ = [
+    "REPORT_FORMAT",
+    "CheckReport",
+    "CheckStatus",
+    "ReportRow",
+    "ReportedResult",
+    "VerificationMatrix",
+    "load_verification",
+    "read_report",
+    "torch_release",
+]
 
 REPORT_FORMAT = "trainkb-check-report"  # written by `kb check --json`, read here
 # A file-size cap, not a paste limit: a merged matrix of every check in a dozen environments is a few MB;
@@ -126,13 +135,14 @@ class VerificationMatrix:
             lines.append("checks not yet run in any committed report")
         return lines
 
-
     def entry_lines(self, entry: Entry) -> list[str]:
         """The summary, then every check with its claim and its status in each environment."""
         lines = self.summary(entry)
         for check in entry.checks:
-            seen = ", ".join(f"{s.status} on {self.label(s.environment)}"
-                             for s in self.for_check(entry.id, check.name)) or "not run yet"
+            seen = (
+                ", ".join(f"{s.status} on {self.label(s.environment)}" for s in self.for_check(entry.id, check.name))
+                or "not run yet"
+            )
             lines.append(f"`{check.name}` ({check.demonstrates}): {check.claim} — {seen}")
         return lines
 
@@ -185,8 +195,13 @@ def load_verification(reports_dir: Path | Sequence[Path]) -> VerificationMatrix:
             seen[env["name"]] = env
         for row in data["results"]:
             key = (row["entry"], row["check"])
-            status = ReportedResult(row["environment"], row["status"], row.get("seconds"), row.get("message", ""),
-                                    seen.get(row["environment"], {}).get("timestamp"))
+            status = ReportedResult(
+                row["environment"],
+                row["status"],
+                row.get("seconds"),
+                row.get("message", ""),
+                seen.get(row["environment"], {}).get("timestamp"),
+            )
             found.results.setdefault(key, [])
             found.results[key] = [s for s in found.results[key] if s.environment != status.environment] + [status]
     found.environments = list(seen.values())

@@ -211,8 +211,10 @@ class Mutation(_Strict):
     """
 
     find: NonEmpty = Field(description="Substring of `code`, occurring exactly once, that the edit replaces.")
-    replace: str = Field(description="What replaces it: the torch call swapped, the configuration flipped, "
-                         "the fix dropped. Never an edit of an assert or of a line that only prints.")
+    replace: str = Field(
+        description="What replaces it: the torch call swapped, the configuration flipped, "
+        "the fix dropped. Never an edit of an assert or of a line that only prints."
+    )
     why: NonEmpty = Field(description="A few words: what the edit removes, e.g. 'no scaler.unscale_'.")
 
 
@@ -247,8 +249,9 @@ class VersionNote(_Strict):
     """Where current torch (or a library) differs from older releases or from the source material."""
 
     torch: str | None = Field(default=None, min_length=1, description="torch version or range, e.g. '>=2.4'.")
-    library: str | None = Field(default=None, min_length=1,
-                                description="Another library and its version, e.g. 'transformers>=5.0'.")
+    library: str | None = Field(
+        default=None, min_length=1, description="Another library and its version, e.g. 'transformers>=5.0'."
+    )
     note: NonEmpty
 
     @model_validator(mode="after")

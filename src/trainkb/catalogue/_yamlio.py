@@ -60,13 +60,21 @@ class Located:
         return (), (1, 1)
 
 
-def _walk(node: yaml.Node, here: Path_, located: Located, problems: list[YamlProblem], path: str,
-          seen_nodes: set[int]) -> None:
+def _walk(
+    node: yaml.Node, here: Path_, located: Located, problems: list[YamlProblem], path: str, seen_nodes: set[int]
+) -> None:
     if id(node) in seen_nodes:  # the composer hands an alias back as the very node its anchor named
         line, col = node.start_mark.line + 1, node.start_mark.column + 1
-        raise _Fail(YamlProblem(path, line, col, dotted(here),
-                                "YAML anchors and aliases are not allowed in records (the anchor defined here "
-                                "is reused by an alias); write the value out"))
+        raise _Fail(
+            YamlProblem(
+                path,
+                line,
+                col,
+                dotted(here),
+                "YAML anchors and aliases are not allowed in records (the anchor defined here "
+                "is reused by an alias); write the value out",
+            )
+        )
     seen_nodes.add(id(node))
     if isinstance(node, yaml.MappingNode):
         seen: dict[Any, int] = {}
@@ -74,8 +82,11 @@ def _walk(node: yaml.Node, here: Path_, located: Located, problems: list[YamlPro
             key = key_node.value if isinstance(key_node, yaml.ScalarNode) else str(key_node.value)
             line, col = key_node.start_mark.line + 1, key_node.start_mark.column + 1
             if key in seen:
-                problems.append(YamlProblem(path, line, col, dotted((*here, key)),
-                                            f"duplicate key (first defined on line {seen[key]})"))
+                problems.append(
+                    YamlProblem(
+                        path, line, col, dotted((*here, key)), f"duplicate key (first defined on line {seen[key]})"
+                    )
+                )
                 continue
             seen[key] = line
             located.positions[(*here, key)] = (line, col)
@@ -166,8 +177,13 @@ def _read_bounded(file: Path, shown: str) -> bytes:
         if not stat.S_ISREG(info.st_mode):
             kind = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
             raise _Fail(YamlProblem(shown, 1, 1, "", f"is {kind}; a record must be a regular YAML file"))
-        too_big = YamlProblem(shown, 1, 1, "", f"file is {info.st_size / 1e6:.1f} MB; records are limited to "
-                              f"{MAX_RECORD_BYTES // 1024} KB")
+        too_big = YamlProblem(
+            shown,
+            1,
+            1,
+            "",
+            f"file is {info.st_size / 1e6:.1f} MB; records are limited to {MAX_RECORD_BYTES // 1024} KB",
+        )
         if info.st_size > MAX_RECORD_BYTES:
             raise _Fail(too_big)
         with os.fdopen(os.dup(fd), "rb") as handle:
@@ -182,5 +198,3 @@ def _read_bounded(file: Path, shown: str) -> bytes:
 def _tab_at(text: str, line: int) -> bool:
     lines = text.splitlines()
     return 0 < line <= len(lines) and lines[line - 1].lstrip(" ").startswith("\t")
-
-

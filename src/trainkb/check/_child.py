@@ -85,12 +85,14 @@ def run_snippet(spec: dict[str, Any], result: Connection, stdout: Connection, st
             }
             outcome["exit_code"] = 1
     for item in caught:
-        outcome["warnings"].append({
-            "category": f"{item.category.__module__}.{item.category.__qualname__}",
-            "mro": _mro_names(item.category),
-            "message": _cap(str(item.message)),
-            "text": _cap(warnings.formatwarning(item.message, item.category, item.filename, item.lineno)),
-        })
+        outcome["warnings"].append(
+            {
+                "category": f"{item.category.__module__}.{item.category.__qualname__}",
+                "mro": _mro_names(item.category),
+                "message": _cap(str(item.message)),
+                "text": _cap(warnings.formatwarning(item.message, item.category, item.filename, item.lineno)),
+            }
+        )
     sys.stdout.flush()
     sys.stderr.flush()
     # Output first, outcome last: once `kb check` has the outcome it needs nothing more from us.

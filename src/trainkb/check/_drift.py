@@ -26,8 +26,12 @@ def apply_drift_check(results: list[CheckResult], cat: Catalogue, root: Path | l
     out = []
     for result in results:
         check = checks.get((result.entry, result.check))
-        if result.status != CheckStatus.PASSED or result.expect not in {"raises", "warns"} or not result.evidence \
-                or not check:
+        if (
+            result.status != CheckStatus.PASSED
+            or result.expect not in {"raises", "warns"}
+            or not result.evidence
+            or not check
+        ):
             out.append(result)
             continue
         response = search(result.evidence[0], top=3, catalogue=root)
@@ -35,14 +39,20 @@ def apply_drift_check(results: list[CheckResult], cat: Catalogue, root: Path | l
         top = response.results[0].id if response.results else None
         # a message several root causes print (ambiguous in public reports, or `names_cause: false`) cannot make
         # search confident; ranking first is what it can do
-        generic = bool(response.results) and any(e.via == "signature" and (e.ambiguous or not e.names_cause)
-                                                 for e in response.results[0].evidence[:1])
+        generic = bool(response.results) and any(
+            e.via == "signature" and (e.ambiguous or not e.names_cause) for e in response.results[0].evidence[:1]
+        )
         if top in accepted and (not response.abstained or generic):
             out.append(result)
             continue
         ranked = ", ".join(f"{r.id} ({r.score:.0f})" for r in response.results) or "nothing"
         why = "search abstained" if response.abstained else f"search ranked {top} first"
-        out.append(replace(result, status=CheckStatus.FAILED,
-                           message=f"signature drift: {why} for this check's own output (top 3: {ranked}); "
-                                   f"update {result.entry}'s signatures or list the other id in also_matches"))
+        out.append(
+            replace(
+                result,
+                status=CheckStatus.FAILED,
+                message=f"signature drift: {why} for this check's own output (top 3: {ranked}); "
+                f"update {result.entry}'s signatures or list the other id in also_matches",
+            )
+        )
     return out

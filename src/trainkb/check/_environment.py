@@ -24,12 +24,14 @@ __all__ = ["CHECK_ALLOWED", "KB_ALLOWED", "SECRET_NAME", "check_environment", "s
 CHECK_ALLOWED = re.compile(
     r"PATH|HOME|USER|LOGNAME|SHELL|LANG|LANGUAGE|TZ|TMPDIR|LC_\w+|LD_LIBRARY_PATH|VIRTUAL_ENV|CONDA_PREFIX"
     r"|CC|CXX|XDG_CACHE_HOME|PYTHON\w*|PYTORCH_\w+|TORCH\w*|CUDA\w*|NCCL_\w+|NVIDIA_\w+|TRITON_\w+"
-    r"|OMP_\w+|GOMP_\w+|KMP_\w+|MKL_\w+|OPENBLAS_\w+|HF_\w+|TRANSFORMERS_\w+")
+    r"|OMP_\w+|GOMP_\w+|KMP_\w+|MKL_\w+|OPENBLAS_\w+|HF_\w+|TRANSFORMERS_\w+"
+)
 # What `kb check` itself reads besides: terminal width and colour, git for --changed-since and
 # the report's commit, the search cache, CI detection.
 KB_ALLOWED = re.compile(r"TERM|COLUMNS|LINES|NO_COLOR|FORCE_COLOR|CI|GITHUB_ACTIONS|XDG_\w+|GIT_\w+|TRAINKB_\w+")
-SECRET_NAME = re.compile(r"TOKEN|KEY|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|AUTH|COOKIE|SESSION|PAT$",
-                         re.IGNORECASE)
+SECRET_NAME = re.compile(
+    r"TOKEN|KEY|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|AUTH|COOKIE|SESSION|PAT$", re.IGNORECASE
+)
 
 
 def _allowed(name: str, *patterns: re.Pattern[str]) -> bool:

@@ -20,7 +20,6 @@ from ._tasks import CheckTask
 __all__ = ["MutantRun", "MutantStatus", "mutant_report", "mutant_summary", "mutant_tasks", "run_mutants"]
 
 
-
 class MutantStatus(enum.StrEnum):
     """What a mutant's run came to; a mutant that skipped or errored keeps its CheckStatus."""
 
@@ -29,8 +28,11 @@ class MutantStatus(enum.StrEnum):
 
 
 BUDGET_FACTOR, BUDGET_FLOOR = 4.0, 3.0
-def mutant_tasks(tasks: list[CheckTask], seconds: dict[str, float] | None = None,
-                 default_timeout: float = 60.0) -> list[CheckTask]:
+
+
+def mutant_tasks(
+    tasks: list[CheckTask], seconds: dict[str, float] | None = None, default_timeout: float = 60.0
+) -> list[CheckTask]:
     """One task per declared mutation, running the mutated code under the check's own requirements.
 
     When ``seconds`` holds how long each check just took, its mutant gets a shorter deadline
@@ -54,8 +56,11 @@ def mutant_tasks(tasks: list[CheckTask], seconds: dict[str, float] | None = None
 def _as_mutant(result: CheckResult) -> CheckResult:
     """A check verdict on mutated code, restated: a failed expectation kills the mutant."""
     if result.status == CheckStatus.PASSED:
-        return replace(result, status=MutantStatus.SURVIVED,
-                       message=f"the check does not depend on its claim: the mutant still passed ({result.message})")
+        return replace(
+            result,
+            status=MutantStatus.SURVIVED,
+            message=f"the check does not depend on its claim: the mutant still passed ({result.message})",
+        )
     broke_in_a_rank = result.status == CheckStatus.ERROR and result.message.startswith("rank ")
     if result.status == CheckStatus.FAILED or broke_in_a_rank:
         return replace(result, status=MutantStatus.KILLED, output="", evidence=[])
@@ -79,9 +84,14 @@ class MutantRun:
         return not any(r.status in {MutantStatus.SURVIVED, CheckStatus.ERROR} for r in self.results)
 
 
-def run_mutants(tasks: list[CheckTask], options: RunOptions, pool: Any, env: dict[str, Any],
-                on_result: Callable[[CheckResult], None] | None = None,
-                seconds: dict[str, float] | None = None) -> MutantRun:
+def run_mutants(
+    tasks: list[CheckTask],
+    options: RunOptions,
+    pool: Any,
+    env: dict[str, Any],
+    on_result: Callable[[CheckResult], None] | None = None,
+    seconds: dict[str, float] | None = None,
+) -> MutantRun:
     """Run the mutants of ``tasks`` in ``pool`` (the warm pool the checks used).
 
     ``seconds``: how long each check (by key) took in this run, to bound its mutant's deadline.
@@ -106,10 +116,22 @@ def mutant_report(run: MutantRun) -> dict[str, Any]:
         "survived": counts[MutantStatus.SURVIVED],
         "skipped": counts[CheckStatus.SKIPPED],
         "error": counts[CheckStatus.ERROR],
-        "coverage": {"checks": run.checks, "with_mutation": declared,
-                     "percent": round(100 * declared / run.checks, 1) if run.checks else 0.0},
-        "results": [{"entry": r.entry, "check": r.check, "status": r.status, "seconds": r.seconds,
-                     "why": run.whys.get((r.entry, r.check), ""), "message": r.message} for r in run.results],
+        "coverage": {
+            "checks": run.checks,
+            "with_mutation": declared,
+            "percent": round(100 * declared / run.checks, 1) if run.checks else 0.0,
+        },
+        "results": [
+            {
+                "entry": r.entry,
+                "check": r.check,
+                "status": r.status,
+                "seconds": r.seconds,
+                "why": run.whys.get((r.entry, r.check), ""),
+                "message": r.message,
+            }
+            for r in run.results
+        ],
     }
 
 

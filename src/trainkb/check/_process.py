@@ -148,8 +148,9 @@ class WarmPool:
 
     def __init__(self, preload: list[str] | None = None, cold: bool = False) -> None:
         self._cold = cold
-        self._ctx: SpawnContext | ForkServerContext = (multiprocessing.get_context("spawn") if cold
-                                                       else multiprocessing.get_context("forkserver"))
+        self._ctx: SpawnContext | ForkServerContext = (
+            multiprocessing.get_context("spawn") if cold else multiprocessing.get_context("forkserver")
+        )
         if not cold:
             self._ctx.set_forkserver_preload(["trainkb.check._warm", *(preload or [])])
         self._start_lock = threading.RLock()

@@ -13,8 +13,14 @@ from ._runner import CheckResult
 
 __all__ = ["Progress"]
 
-_LABEL: dict[str, str] = {CheckStatus.PASSED: "PASS", CheckStatus.FAILED: "FAIL", CheckStatus.ERROR: "ERROR",
-                          CheckStatus.SKIPPED: "SKIP", MutantStatus.KILLED: "KILL", MutantStatus.SURVIVED: "SURV"}
+_LABEL: dict[str, str] = {
+    CheckStatus.PASSED: "PASS",
+    CheckStatus.FAILED: "FAIL",
+    CheckStatus.ERROR: "ERROR",
+    CheckStatus.SKIPPED: "SKIP",
+    MutantStatus.KILLED: "KILL",
+    MutantStatus.SURVIVED: "SURV",
+}
 
 
 class Progress:
@@ -34,13 +40,16 @@ class Progress:
                 return
             if self.tty:
                 if result.status in {CheckStatus.FAILED, CheckStatus.ERROR, MutantStatus.SURVIVED}:
-                    self.stream.write(f"\r\x1b[2K{_LABEL[result.status]} {result.entry}:{result.check}: "
-                                      f"{result.message[:200]}\n")
+                    self.stream.write(
+                        f"\r\x1b[2K{_LABEL[result.status]} {result.entry}:{result.check}: {result.message[:200]}\n"
+                    )
                 tally = " ".join(f"{self.counts[s]} {s}" for s in _LABEL if self.counts[s])
                 self.stream.write(f"\r\x1b[2K[{done}/{self.total}] {tally}  {result.entry}:{result.check}")
                 if done == self.total:
                     self.stream.write("\n")
             else:
-                self.stream.write(f"{_LABEL[result.status]:<5} {result.entry}:{result.check} "
-                                  f"({result.seconds:.2f} s) {result.message[:200]}\n")
+                self.stream.write(
+                    f"{_LABEL[result.status]:<5} {result.entry}:{result.check} "
+                    f"({result.seconds:.2f} s) {result.message[:200]}\n"
+                )
             self.stream.flush()

@@ -32,8 +32,7 @@ REPORT_VERSION = 1
 def _git_commit(path: Path) -> str | None:
     """The catalogue's commit; $TRAINKB_COMMIT where the tree was copied without .git (a GPU host)."""
     try:
-        out = subprocess.run(["git", "-C", str(path), "rev-parse", "HEAD"], capture_output=True, text=True,
-                             timeout=10)
+        out = subprocess.run(["git", "-C", str(path), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10)
     except (OSError, subprocess.SubprocessError):
         out = None
     if out is not None and out.returncode == 0 and out.stdout.strip():
@@ -66,16 +65,29 @@ def make_report(env: dict[str, Any], results: list[CheckResult]) -> CheckReport:
     """A report of one run; the same shape as a merged matrix with one environment."""
     rows = []
     for result in results:
-        row = ReportRow(entry=result.entry, check=result.check, status=result.status, seconds=result.seconds,
-                        message=result.message, demonstrates=result.demonstrates, claim=result.claim,
-                        expect=result.expect, environment=env["name"])
+        row = ReportRow(
+            entry=result.entry,
+            check=result.check,
+            status=result.status,
+            seconds=result.seconds,
+            message=result.message,
+            demonstrates=result.demonstrates,
+            claim=result.claim,
+            expect=result.expect,
+            environment=env["name"],
+        )
         if result.evidence:
             row["evidence"] = result.evidence[0][-8000:]
         if result.output:
             row["output"] = result.output[-8000:]
         rows.append(row)
-    return {"format": REPORT_FORMAT, "version": REPORT_VERSION, "environments": [env],
-            "summary": dict(Counter(r.status for r in results)), "results": rows}
+    return {
+        "format": REPORT_FORMAT,
+        "version": REPORT_VERSION,
+        "environments": [env],
+        "summary": dict(Counter(r.status for r in results)),
+        "results": rows,
+    }
 
 
 def load_report(path: Path) -> CheckReport:
@@ -93,18 +105,36 @@ def merge_reports(reports: list[CheckReport]) -> CheckReport:
         for row in report["results"]:
             results[(row["entry"], row["check"], row["environment"])] = row
     rows = sorted(results.values(), key=lambda r: (r["environment"], r["entry"], r["check"]))
-    return {"format": REPORT_FORMAT, "version": REPORT_VERSION, "environments": list(environments.values()),
-            "summary": dict(Counter(r["status"] for r in rows)), "results": rows}
+    return {
+        "format": REPORT_FORMAT,
+        "version": REPORT_VERSION,
+        "environments": list(environments.values()),
+        "summary": dict(Counter(r["status"] for r in rows)),
+        "results": rows,
+    }
 
 
 def junit_xml(results: list[CheckResult], env_name: str) -> str:
     counts = Counter(r.status for r in results)
-    suite = ET.Element("testsuite", name=f"kb-check ({env_name})", tests=str(len(results)),
-                       failures=str(counts[CheckStatus.FAILED]), errors=str(counts[CheckStatus.ERROR]),
-                       skipped=str(counts[CheckStatus.SKIPPED]), time=f"{sum(r.seconds for r in results):.3f}")
+    suite = ET.Element(
+        "testsuite",
+        name=f"kb-check ({env_name})",
+        tests=str(len(results)),
+        failures=str(counts[CheckStatus.FAILED]),
+        errors=str(counts[CheckStatus.ERROR]),
+        skipped=str(counts[CheckStatus.SKIPPED]),
+        time=f"{sum(r.seconds for r in results):.3f}",
+    )
     for result in results:
-        case = ET.SubElement(suite, "testcase", classname=result.entry, name=result.check,
-                             file=result.path, line=str(result.line), time=f"{result.seconds:.3f}")
+        case = ET.SubElement(
+            suite,
+            "testcase",
+            classname=result.entry,
+            name=result.check,
+            file=result.path,
+            line=str(result.line),
+            time=f"{result.seconds:.3f}",
+        )
         if result.status in {CheckStatus.FAILED, CheckStatus.ERROR}:
             tag = "failure" if result.status == CheckStatus.FAILED else "error"
             node = ET.SubElement(case, tag, message=result.message)
@@ -122,8 +152,9 @@ def github_annotations(results: list[CheckResult]) -> list[str]:
     for r in results:
         if r.status in {CheckStatus.FAILED, CheckStatus.ERROR}:
             title = f"kb check {r.entry}:{r.check} {r.status}"
-            lines.append(workflow_command("error", {"file": r.path, "line": r.line, "title": title},
-                                          f"{r.claim} — {r.message}"))
+            lines.append(
+                workflow_command("error", {"file": r.path, "line": r.line, "title": title}, f"{r.claim} — {r.message}")
+            )
         elif r.status == CheckStatus.SKIPPED:
             title = f"kb check {r.entry}:{r.check} skipped"
             lines.append(workflow_command("notice", {"file": r.path, "line": r.line, "title": title}, r.message))
@@ -132,8 +163,10 @@ def github_annotations(results: list[CheckResult]) -> list[str]:
 
 def summary_text(results: list[CheckResult], env_name: str, wall: float) -> str:
     counts = Counter(r.status for r in results)
-    parts = [f"kb check on {env_name}: {len(results)} checks in {wall:.1f} s — "
-             + ", ".join(f"{counts[s]} {s}" for s in CheckStatus if counts[s])]
+    parts = [
+        f"kb check on {env_name}: {len(results)} checks in {wall:.1f} s — "
+        + ", ".join(f"{counts[s]} {s}" for s in CheckStatus if counts[s])
+    ]
     bad = [r for r in results if r.status in {CheckStatus.FAILED, CheckStatus.ERROR}]
     if bad:
         parts.append("\nFailures:")

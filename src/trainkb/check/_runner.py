@@ -22,8 +22,17 @@ from ._verdict import RankState, Verdict, decide, early_verdict
 
 __all__ = ["CheckResult", "RunOptions", "check_env", "run_tasks"]
 
-_TORCHRUN_VARS = ("RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "GROUP_RANK", "ROLE_RANK",
-                  "MASTER_ADDR", "MASTER_PORT", "TORCHELASTIC_RUN_ID")
+_TORCHRUN_VARS = (
+    "RANK",
+    "LOCAL_RANK",
+    "WORLD_SIZE",
+    "LOCAL_WORLD_SIZE",
+    "GROUP_RANK",
+    "ROLE_RANK",
+    "MASTER_ADDR",
+    "MASTER_PORT",
+    "TORCHELASTIC_RUN_ID",
+)
 
 
 @dataclass
@@ -58,9 +67,16 @@ class CheckResult:
 def _rank_env(rank: int, world: int, port: int | None) -> dict[str, str]:
     if world == 1:  # a check must see a bare `python`, not whatever launched kb
         return {}
-    return {"RANK": str(rank), "LOCAL_RANK": str(rank), "WORLD_SIZE": str(world),
-            "LOCAL_WORLD_SIZE": str(world), "GROUP_RANK": "0", "ROLE_RANK": str(rank),
-            "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port)}
+    return {
+        "RANK": str(rank),
+        "LOCAL_RANK": str(rank),
+        "WORLD_SIZE": str(world),
+        "LOCAL_WORLD_SIZE": str(world),
+        "GROUP_RANK": "0",
+        "ROLE_RANK": str(rank),
+        "MASTER_ADDR": "127.0.0.1",
+        "MASTER_PORT": str(port),
+    }
 
 
 def check_env(task: CheckTask, rank: int = 0, world: int = 1, port: int | None = None) -> dict[str, str]:
@@ -76,8 +92,16 @@ def check_env(task: CheckTask, rank: int = 0, world: int = 1, port: int | None =
     return env
 
 
-def _spec(task: CheckTask, rank: int, world: int, port: int | None, cwd: str, owner_dir: str, limit: float,
-          options: RunOptions) -> dict[str, Any]:
+def _spec(
+    task: CheckTask,
+    rank: int,
+    world: int,
+    port: int | None,
+    cwd: str,
+    owner_dir: str,
+    limit: float,
+    options: RunOptions,
+) -> dict[str, Any]:
     return {
         "code": task.check.code,
         "filename": f"<{task.key}>",
@@ -204,15 +228,33 @@ def _run_one(pool: WarmPool, task: CheckTask, options: RunOptions, waiting: int)
     return verdict, time.monotonic() - started, output
 
 
-def _result(task: CheckTask, status: str, seconds: float, message: str, output: str = "",
-            evidence: list[str] | None = None) -> CheckResult:
+def _result(
+    task: CheckTask, status: str, seconds: float, message: str, output: str = "", evidence: list[str] | None = None
+) -> CheckResult:
     check = task.check
-    return CheckResult(task.entry_id, check.name, status, round(seconds, 3), message, check.demonstrates,
-                       check.claim, task.expect_kind, task.path, task.line, output, evidence or [])
+    return CheckResult(
+        task.entry_id,
+        check.name,
+        status,
+        round(seconds, 3),
+        message,
+        check.demonstrates,
+        check.claim,
+        task.expect_kind,
+        task.path,
+        task.line,
+        output,
+        evidence or [],
+    )
 
 
-def run_tasks(tasks: list[CheckTask], options: RunOptions, pool: WarmPool, env: dict[str, Any],
-              on_result: Callable[[CheckResult], None] | None = None) -> list[CheckResult]:
+def run_tasks(
+    tasks: list[CheckTask],
+    options: RunOptions,
+    pool: WarmPool,
+    env: dict[str, Any],
+    on_result: Callable[[CheckResult], None] | None = None,
+) -> list[CheckResult]:
     """Run every task (skips decided up front) and return results in task order."""
     results: dict[int, CheckResult] = {}
     runnable = []

@@ -96,7 +96,7 @@ def _raise_stop(_signum: int, _frame: object) -> None:
 def _pass_on(feed: int, spec: dict[str, Any]) -> None:
     data = pickle.dumps(spec)
     while data:
-        data = data[os.write(feed, data):]
+        data = data[os.write(feed, data) :]
     os.close(feed)
 
 

@@ -48,12 +48,18 @@ def parse_shard(text: str) -> tuple[int, int]:
 
 
 def _changed_files(root: Path, ref: str) -> set[Path]:
-    top = subprocess.run(["git", "-C", str(root), "rev-parse", "--show-toplevel"],
-                         capture_output=True, text=True, check=True).stdout.strip()
-    diff = subprocess.run(["git", "-C", top, "diff", "--name-only", ref, "--", str(root)],
-                          capture_output=True, text=True, check=True).stdout.split()
-    new = subprocess.run(["git", "-C", top, "ls-files", "--others", "--exclude-standard", "--", str(root)],
-                         capture_output=True, text=True, check=True).stdout.split()
+    top = subprocess.run(
+        ["git", "-C", str(root), "rev-parse", "--show-toplevel"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    diff = subprocess.run(
+        ["git", "-C", top, "diff", "--name-only", ref, "--", str(root)], capture_output=True, text=True, check=True
+    ).stdout.split()
+    new = subprocess.run(
+        ["git", "-C", top, "ls-files", "--others", "--exclude-standard", "--", str(root)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
     return {(Path(top) / name).resolve() for name in [*diff, *new]}
 
 
@@ -77,8 +83,13 @@ def changed_entry_ids(cat: Catalogue, ref: str) -> set[str]:
     return {entry_id for entry_id, path in cat.files.items() if path.resolve() in changed}
 
 
-def select_tasks(cat: Catalogue, ids: list[str] | None = None, area: str | None = None,
-                 only: set[str] | None = None, shard: tuple[int, int] | None = None) -> list[CheckTask]:
+def select_tasks(
+    cat: Catalogue,
+    ids: list[str] | None = None,
+    area: str | None = None,
+    only: set[str] | None = None,
+    shard: tuple[int, int] | None = None,
+) -> list[CheckTask]:
     """Checks in catalogue order, filtered; sharding hashes the check key so it is stable."""
     wanted = {i.upper() for i in ids} if ids else None
     tasks = []

@@ -11,6 +11,7 @@ from ..catalogue import Check, CheckStatus, ExpectHangs, ExpectRaises, ExpectWar
 
 __all__ = ["RankState", "Verdict", "decide", "early_verdict"]
 
+
 @dataclass
 class RankState:
     """One rank: its reported outcome (None if it sent none) and exit code (None while running)."""
@@ -59,8 +60,10 @@ def _signal_name(exitcode: int | None) -> str:
 def _died(state: RankState) -> str | None:
     """A description when the rank was killed by a signal it did not ask for."""
     if state.supervisor_lost:
-        return (f"rank {state.rank}: its supervisor process died ({_signal_name(state.exitcode)}) before the "
-                "snippet finished — a snippet must not kill its parent process (os.getppid())")
+        return (
+            f"rank {state.rank}: its supervisor process died ({_signal_name(state.exitcode)}) before the "
+            "snippet finished — a snippet must not kill its parent process (os.getppid())"
+        )
     if state.exitcode is None or state.exitcode >= 0 or state.outcome is not None:
         return None
     name = _signal_name(state.exitcode)
@@ -96,8 +99,11 @@ def early_verdict(check: Check, ranks: list[RankState]) -> Verdict | None:
         for state in ranks:
             raised = _raised(state)
             if raised is not None and _raise_matches(raised, expect.raises):
-                return Verdict(CheckStatus.PASSED, f"rank {state.rank} raised {_short(raised['type'])} as expected",
-                               [raised["traceback"]])
+                return Verdict(
+                    CheckStatus.PASSED,
+                    f"rank {state.rank} raised {_short(raised['type'])} as expected",
+                    [raised["traceback"]],
+                )
         return None
     if isinstance(expect, ExpectHangs):
         return None
@@ -124,8 +130,9 @@ def decide(check: Check, ranks: list[RankState], elapsed: float, deadline_hit: b
             alive = ", ".join(str(s.rank) for s in ranks if s.running)
             return Verdict(CheckStatus.PASSED, f"still running after {expect.hangs.seconds:g} s (rank {alive}); killed")
         what = "; ".join(_describe(s) for s in ranks)
-        return Verdict(CheckStatus.FAILED,
-                       f"finished after {elapsed:.1f} s, expected a hang of {expect.hangs.seconds:g} s: {what}")
+        return Verdict(
+            CheckStatus.FAILED, f"finished after {elapsed:.1f} s, expected a hang of {expect.hangs.seconds:g} s: {what}"
+        )
     if (early := early_verdict(check, ranks)) is not None:
         return early
     for state in ranks:
@@ -139,17 +146,24 @@ def decide(check: Check, ranks: list[RankState], elapsed: float, deadline_hit: b
         raisers = [(s, raised) for s in ranks if (raised := _raised(s))]
         if raisers:
             first, raised = raisers[0]
-            return Verdict(CheckStatus.FAILED, f"{_describe(first)}; expected {spec.type} matching /{spec.match}/",
-                           [raised["traceback"]])
+            return Verdict(
+                CheckStatus.FAILED,
+                f"{_describe(first)}; expected {spec.type} matching /{spec.match}/",
+                [raised["traceback"]],
+            )
         return Verdict(CheckStatus.FAILED, f"completed without raising; expected {spec.type} matching /{spec.match}/")
     if isinstance(expect, ExpectWarns):
         spec_w = expect.warns
         seen = [w for s in ranks for w in (s.outcome or {}).get("warnings", [])]
         for warning in seen:
             if _type_matches(warning["mro"], spec_w.category) and re.search(spec_w.match, warning["message"]):
-                return Verdict(CheckStatus.PASSED, f"warned {_short(warning['category'])} as expected",
-                               [warning["text"]])
+                return Verdict(
+                    CheckStatus.PASSED, f"warned {_short(warning['category'])} as expected", [warning["text"]]
+                )
         shown = "; ".join(f"{_short(w['category'])}: {_first_line(w['message'], 120)}" for w in seen[:3])
-        return Verdict(CheckStatus.FAILED, f"no {spec_w.category} matching /{spec_w.match}/ was emitted"
-                       + (f" (saw {len(seen)}: {shown})" if seen else " (no warnings at all)"))
+        return Verdict(
+            CheckStatus.FAILED,
+            f"no {spec_w.category} matching /{spec_w.match}/ was emitted"
+            + (f" (saw {len(seen)}: {shown})" if seen else " (no warnings at all)"),
+        )
     return Verdict(CheckStatus.PASSED, "completed; its assertions held" if len(ranks) == 1 else "every rank completed")

@@ -84,31 +84,49 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("ids", nargs="*", metavar="ID", help="entries to check (default: all)")
     parser.add_argument("--area", help="only entries of this area")
     parser.add_argument("--changed-since", metavar="GIT_REF", help="only entries whose record changed since GIT_REF")
-    parser.add_argument("--layer", metavar="NAME",
-                        help="only entries of this catalogue layer (its catalogue.yaml name or folder name)")
-    parser.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1,
-                        help="checks run in parallel (default: CPU count)")
-    parser.add_argument("--timeout", type=_seconds, default=60.0,
-                        help="seconds per check unless the check sets its own (default 60)")
-    parser.add_argument("--memory-limit", type=_bytes, default=16 * 1024**3, metavar="SIZE",
-                        help="address-space limit per check process, e.g. 8G; 'off' disables (default 16G)")
+    parser.add_argument(
+        "--layer", metavar="NAME", help="only entries of this catalogue layer (its catalogue.yaml name or folder name)"
+    )
+    parser.add_argument(
+        "--jobs", "-j", type=int, default=os.cpu_count() or 1, help="checks run in parallel (default: CPU count)"
+    )
+    parser.add_argument(
+        "--timeout", type=_seconds, default=60.0, help="seconds per check unless the check sets its own (default 60)"
+    )
+    parser.add_argument(
+        "--memory-limit",
+        type=_bytes,
+        default=16 * 1024**3,
+        metavar="SIZE",
+        help="address-space limit per check process, e.g. 8G; 'off' disables (default 16G)",
+    )
     parser.add_argument("--shard", metavar="i/n", help="run only shard i of n (stable split for CI matrices)")
     parser.add_argument("--strict", action="store_true", help="count skipped checks as failures")
     parser.add_argument("--json", metavar="FILE", help="write the JSON report to FILE ('-' for stdout)")
     parser.add_argument("--junit", metavar="FILE", help="write a JUnit XML report to FILE")
-    parser.add_argument("--format", choices=["text", "github"], default="text",
-                        help="github also prints Actions annotations for failures and skips")
+    parser.add_argument(
+        "--format",
+        choices=["text", "github"],
+        default="text",
+        help="github also prints Actions annotations for failures and skips",
+    )
     parser.add_argument("--quiet", "-q", action="store_true", help="no per-check progress")
-    parser.add_argument("--no-drift", action="store_true",
-                        help="do not fail when search misses the entry for a check's own error output")
-    parser.add_argument("--mutants", action="store_true",
-                        help="also run each check's declared mutation and fail when a mutant still passes")
-    parser.add_argument("--mutants-only", action="store_true",
-                        help="run only the mutants (while writing mutations)")
+    parser.add_argument(
+        "--no-drift",
+        action="store_true",
+        help="do not fail when search misses the entry for a check's own error output",
+    )
+    parser.add_argument(
+        "--mutants",
+        action="store_true",
+        help="also run each check's declared mutation and fail when a mutant still passes",
+    )
+    parser.add_argument("--mutants-only", action="store_true", help="run only the mutants (while writing mutations)")
 
 
-def _run_checks(tasks: list[CheckTask], args: argparse.Namespace, root: Path,
-                mutants: bool) -> tuple[list[CheckResult], dict[str, Any], MutantRun | None]:
+def _run_checks(
+    tasks: list[CheckTask], args: argparse.Namespace, root: Path, mutants: bool
+) -> tuple[list[CheckResult], dict[str, Any], MutantRun | None]:
     """Start the warm pool, probe the environment, run the tasks (then their mutants, in the same
     pool); every check is stopped on any exit."""
     from .. import check as checker
@@ -121,8 +139,9 @@ def _run_checks(tasks: list[CheckTask], args: argparse.Namespace, root: Path,
         from ..check._progress import Progress
 
         quiet = args.quiet or args.json == "-"
-        results = [] if args.mutants_only else checker.run_tasks(tasks, options, pool, env,
-                                                                 Progress(len(tasks), quiet=quiet))
+        results = (
+            [] if args.mutants_only else checker.run_tasks(tasks, options, pool, env, Progress(len(tasks), quiet=quiet))
+        )
         took = {f"{r.entry}:{r.check}": r.seconds for r in results if r.status == CheckStatus.PASSED}
         mutant_run = _run_mutants(tasks, options, pool, env, quiet, took) if mutants else None
         return results, env, mutant_run
@@ -215,8 +234,14 @@ def run(args: argparse.Namespace) -> int:
     return Exit.FINDINGS if failed else Exit.SUCCESS
 
 
-def _run_mutants(tasks: list[CheckTask], options: RunOptions, pool: WarmPool, env: dict[str, Any],
-                 quiet: bool, took: dict[str, float]) -> MutantRun:
+def _run_mutants(
+    tasks: list[CheckTask],
+    options: RunOptions,
+    pool: WarmPool,
+    env: dict[str, Any],
+    quiet: bool,
+    took: dict[str, float],
+) -> MutantRun:
     """The mutant phase: same warm pool and sandbox as the checks that just ran."""
     from ..check._mutants import run_mutants
     from ..check._progress import Progress

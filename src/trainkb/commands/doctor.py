@@ -14,8 +14,13 @@ _MARK = {"warn": "WARN", "ok": "ok", "info": "info", "n/a": "n/a"}
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("paths", nargs="*", type=Path, metavar="PATH",
-                        help="training scripts or folders to scan too (e.g. for torch.cuda.amp, RANK as device)")
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        type=Path,
+        metavar="PATH",
+        help="training scripts or folders to scan too (e.g. for torch.cuda.amp, RANK as device)",
+    )
     parser.add_argument("--json", action="store_true", help="print findings as JSON")
 
 

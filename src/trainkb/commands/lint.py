@@ -11,8 +11,9 @@ from ._exit import Exit
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--format", choices=["text", "github"], default="text",
-                        help="github prints GitHub Actions annotations")
+    parser.add_argument(
+        "--format", choices=["text", "github"], default="text", help="github prints GitHub Actions annotations"
+    )
     parser.add_argument("--json", action="store_true", help="print findings as a JSON array")
 
 

@@ -23,10 +23,17 @@ def run(args: argparse.Namespace) -> int:
     entries = [e for e in cat.ordered() if not args.area or e.area == args.area]
     if args.json:
         rows = [
-            {"id": e.id, "title": e.title, "area": e.area, "section": e.section, "tags": e.tags,
-             "checks": len(e.checks),
-             "verification": e.verification.status if e.verification else "checked",
-             "path": cat.display_path(e.id), "layer": cat.origin.get(e.id)}
+            {
+                "id": e.id,
+                "title": e.title,
+                "area": e.area,
+                "section": e.section,
+                "tags": e.tags,
+                "checks": len(e.checks),
+                "verification": e.verification.status if e.verification else "checked",
+                "path": cat.display_path(e.id),
+                "layer": cat.origin.get(e.id),
+            }
             for e in entries
         ]
         print(json.dumps(rows, indent=2))
@@ -35,8 +42,11 @@ def run(args: argparse.Namespace) -> int:
         return Exit.SUCCESS
     width = max((len(e.id) for e in entries), default=2)
     for e in entries:
-        status = f"{len(e.checks)} check{'s' if len(e.checks) != 1 else ''}" if e.checks else (
-            e.verification.status if e.verification else "")
+        status = (
+            f"{len(e.checks)} check{'s' if len(e.checks) != 1 else ''}"
+            if e.checks
+            else (e.verification.status if e.verification else "")
+        )
         print(printable(f"{e.id:<{width}}  {e.area}/{e.section:<14} {e.title}  [{status}]", newlines=False))
     if cat.problems:
         print(f"({len(cat.problems)} file problem(s) hide entries; run `kb lint`)")

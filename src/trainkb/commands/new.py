@@ -15,10 +15,19 @@ from .search import _read_stdin
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("id", nargs="?", default=None, metavar="ID",
-                        help="start a blank record with this id (or give the id of the record --from writes)")
-    parser.add_argument("--from", dest="source", metavar="FILE",
-                        help="the failure's output: a log or traceback ('-' reads stdin; piped stdin is read too)")
+    parser.add_argument(
+        "id",
+        nargs="?",
+        default=None,
+        metavar="ID",
+        help="start a blank record with this id (or give the id of the record --from writes)",
+    )
+    parser.add_argument(
+        "--from",
+        dest="source",
+        metavar="FILE",
+        help="the failure's output: a log or traceback ('-' reads stdin; piped stdin is read too)",
+    )
     parser.add_argument("--area", help="area of the record (default: the area of the entry search ranks first)")
     parser.add_argument("--section", help="section of the area (default: that of the nearest entry, else the first)")
     parser.add_argument("--id", dest="entry_id", metavar="ID", help="the record's id (default: the next free one)")
@@ -76,8 +85,10 @@ def run(args: argparse.Namespace) -> int:
     record = render_record(draft)
     layer = find_catalogues(args.catalogue)[-1]
     if layer.resolve() == bundled_folder("catalogue").resolve() and not args.dry_run:
-        raise UsageError("the catalogue bundled with trainkb is read-only; give --catalogue DIR "
-                         "(a folder with catalogue.yaml holds your own records)")
+        raise UsageError(
+            "the catalogue bundled with trainkb is read-only; give --catalogue DIR "
+            "(a folder with catalogue.yaml holds your own records)"
+        )
     path = layer / draft.area / f"{draft.id}-{draft.slug}.yaml"
     if args.dry_run:
         sys.stdout.write(record)
@@ -92,11 +103,24 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
     if args.json:
-        print(json.dumps({"path": str(path), "id": draft.id, "area": draft.area, "section": draft.section,
-                          "title": draft.title, "signatures": len(draft.signatures),
-                          "also_matches": draft.also_matches}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "path": str(path),
+                    "id": draft.id,
+                    "area": draft.area,
+                    "section": draft.section,
+                    "title": draft.title,
+                    "signatures": len(draft.signatures),
+                    "also_matches": draft.also_matches,
+                },
+                indent=2,
+            )
+        )
     else:
         print(f"wrote {path}")
-        print(f"next: write the TODOs (`kb lint` lists them), then `kb check {draft.id}`, and confirm "
-              f"`kb search` ranks {draft.id} first for the failure")
+        print(
+            f"next: write the TODOs (`kb lint` lists them), then `kb check {draft.id}`, and confirm "
+            f"`kb search` ranks {draft.id} first for the failure"
+        )
     return Exit.SUCCESS

@@ -13,7 +13,8 @@ from ._exit import Exit, UsageError
 def add_parser(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     merge = sub.add_parser(
-        "merge", help="merge JSON reports (shards, environments); later files win per check and environment")
+        "merge", help="merge JSON reports (shards, environments); later files win per check and environment"
+    )
     merge.add_argument("reports", nargs="+", type=Path, metavar="REPORT")
     merge.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
 

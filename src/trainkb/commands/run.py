@@ -11,13 +11,20 @@ from ._exit import UsageError
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--idle-timeout", type=float, metavar="S",
-                        help="diagnose a possible hang after S seconds without output (the command keeps running)")
+    parser.add_argument(
+        "--idle-timeout",
+        type=float,
+        metavar="S",
+        help="diagnose a possible hang after S seconds without output (the command keeps running)",
+    )
     parser.add_argument("--top", type=int, default=3, help="matches to print (default 3)")
-    parser.add_argument("--tail-bytes", type=int, default=RUN_TAIL_BYTES,
-                        help="how much of the most recent output to keep for diagnosis (default 256 KiB)")
-    parser.add_argument("cmd", nargs=argparse.REMAINDER, metavar="-- CMD ARGS",
-                        help="the command to run, after `--`")
+    parser.add_argument(
+        "--tail-bytes",
+        type=int,
+        default=RUN_TAIL_BYTES,
+        help="how much of the most recent output to keep for diagnosis (default 256 KiB)",
+    )
+    parser.add_argument("cmd", nargs=argparse.REMAINDER, metavar="-- CMD ARGS", help="the command to run, after `--`")
 
 
 def _say(text: str) -> None:
@@ -49,7 +56,10 @@ def run(args: argparse.Namespace) -> int:
 
     outcome = watch(cmd, tail_bytes=args.tail_bytes, idle_timeout=args.idle_timeout, on_idle=on_idle)
     if outcome.returncode != 0 and not outcome.output_closed:  # a closed pipe ended it, as `yes | head` should
-        what = (f"was killed by signal {-outcome.returncode}" if outcome.returncode < 0
-                else f"exited with status {outcome.returncode}")
+        what = (
+            f"was killed by signal {-outcome.returncode}"
+            if outcome.returncode < 0
+            else f"exited with status {outcome.returncode}"
+        )
         diagnose(outcome.tail, f"kb run: {cmd[0]} {what}")
     return outcome.exit_status

@@ -21,14 +21,22 @@ if TYPE_CHECKING:
     from ..search import SearchResponse
 
 
-
 def add_parser(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("text", nargs="?", default=None,
-                        help="the traceback, log or description; '-' or omitted with piped input reads stdin")
+    parser.add_argument(
+        "text",
+        nargs="?",
+        default=None,
+        help="the traceback, log or description; '-' or omitted with piped input reads stdin",
+    )
     parser.add_argument("--json", action="store_true", help="print the JSON contract (see docs/search.md)")
     parser.add_argument("--top", type=int, default=5, metavar="N", help="how many entries to show (default 5)")
-    parser.add_argument("search_catalogue", nargs="?", default=None, metavar="CATALOGUE",
-                        help="catalogue folder (same as the global --catalogue)")
+    parser.add_argument(
+        "search_catalogue",
+        nargs="?",
+        default=None,
+        metavar="CATALOGUE",
+        help="catalogue folder (same as the global --catalogue)",
+    )
 
 
 def _read_stdin() -> tuple[str, int]:
@@ -55,8 +63,11 @@ def _print_text(response: SearchResponse) -> None:
         print("No confident match" + (" — closest entries, unconfirmed:" if results else "."))
     for result in results:
         layer = f"  [{result.layer}]" if result.layer else ""
-        print(printable(f"{result.id:<5} {result.score:5.1f}  {result.confidence:<6}  {result.title}{layer}",
-                        newlines=False))
+        print(
+            printable(
+                f"{result.id:<5} {result.score:5.1f}  {result.confidence:<6}  {result.title}{layer}", newlines=False
+            )
+        )
         if result.confidence != "low":  # a guess's fix would read as advice
             print(printable(f"      fix: {result.fix_summary}", newlines=False))
         for ev in result.evidence[:2]:

@@ -15,17 +15,28 @@ from ._exit import Exit, UsageError
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="site_command", metavar="ACTION", required=True)
-    build = sub.add_parser("build", help="render the catalogue into a static site",
-                           description="Render every entry, area and the verification matrix into DIR.")
+    build = sub.add_parser(
+        "build",
+        help="render the catalogue into a static site",
+        description="Render every entry, area and the verification matrix into DIR.",
+    )
     build.add_argument("-o", "--output", default="_site", metavar="DIR", help="output folder (default _site/)")
-    build.add_argument("--base-url", default="/", metavar="PATH",
-                       help="path the site is served under, e.g. /trainkb/ (pages link relatively; "
-                            "this only sets the 404 page's links)")
-    build.add_argument("--reports", metavar="DIR",
-                       help="check reports to show (default: reports/ beside the catalogue)")
+    build.add_argument(
+        "--base-url",
+        default="/",
+        metavar="PATH",
+        help="path the site is served under, e.g. /trainkb/ (pages link relatively; "
+        "this only sets the 404 page's links)",
+    )
+    build.add_argument(
+        "--reports", metavar="DIR", help="check reports to show (default: reports/ beside the catalogue)"
+    )
     build.add_argument("--json", action="store_true", help="print {output, pages, entries, seconds} as JSON")
-    serve = sub.add_parser("serve", help="serve a built site over HTTP",
-                           description="Serve a built site; bound to 127.0.0.1 unless --host says otherwise.")
+    serve = sub.add_parser(
+        "serve",
+        help="serve a built site over HTTP",
+        description="Serve a built site; bound to 127.0.0.1 unless --host says otherwise.",
+    )
     serve.add_argument("-d", "--directory", default="_site", metavar="DIR", help="built site (default _site/)")
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     serve.add_argument("--port", type=_port, default=8000, help="port (default 8000; 0 picks a free one)")
@@ -60,11 +71,20 @@ def _build(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise UsageError(f"cannot write the site to {args.output}: {exc.strerror or exc}") from None
     if cat.problems:  # the site still shows every entry that loaded; the exit status says it is partial
-        print(f"kb: {len(cat.problems)} catalogue problem(s) left entries out of the site; run `kb lint`",
-              file=sys.stderr)
+        print(
+            f"kb: {len(cat.problems)} catalogue problem(s) left entries out of the site; run `kb lint`", file=sys.stderr
+        )
     if args.json:
-        print(json.dumps({"output": str(result.out), "pages": result.pages, "entries": len(cat.entries),
-                          "seconds": round(result.seconds, 3)}))
+        print(
+            json.dumps(
+                {
+                    "output": str(result.out),
+                    "pages": result.pages,
+                    "entries": len(cat.entries),
+                    "seconds": round(result.seconds, 3),
+                }
+            )
+        )
     else:
         print(f"built {result.pages} pages ({len(cat.entries)} entries) into {result.out}/ in {result.seconds:.2f} s")
         print(f"open {result.out.resolve() / 'index.html'} or run `kb site serve -d {result.out}`")

@@ -19,11 +19,17 @@ from ._exit import Exit, UsageError
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("source", nargs="?", default=None, metavar="FILE|DIR|-",
-                        help="a combined log, an error.json, a torchrun --log-dir folder, or '-' for stdin")
+    parser.add_argument(
+        "source",
+        nargs="?",
+        default=None,
+        metavar="FILE|DIR|-",
+        help="a combined log, an error.json, a torchrun --log-dir folder, or '-' for stdin",
+    )
     parser.add_argument("--json", action="store_true", help="print the triage as JSON (see docs/search.md)")
-    parser.add_argument("--no-match", action="store_true",
-                        help="do not look up the catalogue entry for the culprit's error")
+    parser.add_argument(
+        "--no-match", action="store_true", help="do not look up the catalogue entry for the culprit's error"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -39,22 +45,31 @@ def run(args: argparse.Namespace) -> int:
     try:
         if source in (None, "-"):
             stream = getattr(sys.stdin, "buffer", None)
-            chunks = (b.decode("utf-8", "replace") for b in iter(lambda: stream.read(1 << 22), b"")) if stream \
+            chunks = (
+                (b.decode("utf-8", "replace") for b in iter(lambda: stream.read(1 << 22), b""))
+                if stream
                 else iter([sys.stdin.read()])
+            )
             triage = triage_text(chunks, catalogue=catalogue, match=match)
         else:
             path = Path(source)
             if not path.exists():
                 raise UsageError(f"no such file or folder: {source}")
-            triage = triage_path(path, catalogue=catalogue, match=match) if path.is_dir() or path.suffix == ".json" \
+            triage = (
+                triage_path(path, catalogue=catalogue, match=match)
+                if path.is_dir() or path.suffix == ".json"
                 else triage_text(read_chunks(path), catalogue=catalogue, match=match)
+            )
     except OSError as exc:
         raise UsageError(f"cannot read {source}: {exc.strerror or exc}") from None
     if triage is None:
         if args.json:
             print(json.dumps({"triage": None}))
-        print("kb triage: this is not the output of two or more ranks (no [rankN]: / [defaultN]: prefixes, "
-              "torchrun summary or per-rank logs)", file=sys.stderr)
+        print(
+            "kb triage: this is not the output of two or more ranks (no [rankN]: / [defaultN]: prefixes, "
+            "torchrun summary or per-rank logs)",
+            file=sys.stderr,
+        )
         return Exit.USAGE
     if args.json:
         print(json.dumps({"triage": to_json(triage)}, indent=2, ensure_ascii=False))

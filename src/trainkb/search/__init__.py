@@ -14,5 +14,18 @@ from ._normalize import MASKS, normalize
 from ._score import Evidence
 from ._search import HIGH, MEDIUM, SearchResponse, SearchResult, get_index, search
 
-__all__ = ["HIGH", "MASKS", "MAX_CHARS", "MEDIUM", "Evidence", "Index", "SearchResponse", "SearchResult",
-           "cache_dir", "get_index", "normalize", "paste_tail", "search"]
+__all__ = [
+    "HIGH",
+    "MASKS",
+    "MAX_CHARS",
+    "MEDIUM",
+    "Evidence",
+    "Index",
+    "SearchResponse",
+    "SearchResult",
+    "cache_dir",
+    "get_index",
+    "normalize",
+    "paste_tail",
+    "search",
+]

@@ -15,21 +15,20 @@ __all__ = ["ADVICE", "advice"]
 ADVICE_MESSAGE_CHARS = 100  # characters of the unknown exception quoted back
 ADVICE = {
     "launcher": "Only the launcher's failure summary is here; the failing worker's own traceback is above it "
-                "in the log. Paste the lines above the summary (the first failing rank's traceback), rerun with "
-                "`torchrun --tee 3` or `--log-dir DIR` to keep each rank's output, or run the job under `kb run`.",
+    "in the log. Paste the lines above the summary (the first failing rank's traceback), rerun with "
+    "`torchrun --tee 3` or `--log-dir DIR` to keep each rank's output, or run the job under `kb run`.",
     "symptom": "Several root causes print `{message}`; the entries below each explain some of them (closest "
-               "first), and this paste alone cannot tell which one is yours. Compare their symptoms with your run, "
-               "and paste more of the output: the whole exception chain, the warnings and log lines just before "
-               "it, and the command or config that started the job.",
-    "exception": "No entry knows `{message}`. Paste the whole exception chain (every traceback above \"During "
-                 "handling of the above exception\" or \"The above exception was the direct cause\") and the "
-                 "output just before it: the first exception is often the cause.",
-    "cut": "The traceback stops before its last line. Paste it to the end, where the exception type and "
-           "message are.",
-    "log": "There is no exception in this output. Paste the traceback (from \"Traceback (most recent call "
-           "last):\" to the error line), or run the job under `kb run -- <command>` to catch it.",
+    "first), and this paste alone cannot tell which one is yours. Compare their symptoms with your run, "
+    "and paste more of the output: the whole exception chain, the warnings and log lines just before "
+    "it, and the command or config that started the job.",
+    "exception": 'No entry knows `{message}`. Paste the whole exception chain (every traceback above "During '
+    'handling of the above exception" or "The above exception was the direct cause") and the '
+    "output just before it: the first exception is often the cause.",
+    "cut": "The traceback stops before its last line. Paste it to the end, where the exception type and message are.",
+    "log": 'There is no exception in this output. Paste the traceback (from "Traceback (most recent call '
+    'last):" to the error line), or run the job under `kb run -- <command>` to catch it.',
     "prose": "A description alone rarely names one cause. Paste the error output itself: the traceback, or "
-             "the log lines around the failure.",
+    "the log lines around the failure.",
 }
 
 

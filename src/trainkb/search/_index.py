@@ -45,8 +45,15 @@ _QUANTIFIED = re.compile(r"\[(?:\\.|[^\]\\])*\]|\{[\d,]*\}|\\.")
 _REGEX_SYNTAX = re.compile(r"\\[a-zA-Z]|\(\?[:!=<]*|[()\[\]{}|*+?^$\\]")  # a regex read as words
 _CHAR_CLASS = re.compile(r"(?<!\\)\[(?:\\.|[^\]\\])*\]")  # [A-Za-z], [0-9.e+-]: one character, never a word
 # Term weight of each record field in the prose model (a BM25F-style field boost).
-FIELD_WEIGHTS = {"title": 3.0, "aliases": 2.0, "tags": 2.0, "symptom": 1.0, "signatures": 1.0,
-                 "root_cause": 0.5, "fix": 0.3}
+FIELD_WEIGHTS = {
+    "title": 3.0,
+    "aliases": 2.0,
+    "tags": 2.0,
+    "symptom": 1.0,
+    "signatures": 1.0,
+    "root_cause": 0.5,
+    "fix": 0.3,
+}
 
 
 @dataclass(frozen=True)
@@ -80,9 +87,22 @@ class Index:
     def __init__(self, data: dict[str, Any]) -> None:
         self.entries: list[dict[str, str]] = data["entries"]
         self.sigs = [
-            Sig(s["entry"], s["source"], s["pattern"], s["literal"], s["type"], s["kind"],
-                tuple(s["texts"]), frozenset(s["terms"]), frozenset(s["required"]), s["shared"], s["background"],
-                frozenset(s["numbers"]), s["family"], s["names_cause"])
+            Sig(
+                s["entry"],
+                s["source"],
+                s["pattern"],
+                s["literal"],
+                s["type"],
+                s["kind"],
+                tuple(s["texts"]),
+                frozenset(s["terms"]),
+                frozenset(s["required"]),
+                s["shared"],
+                s["background"],
+                frozenset(s["numbers"]),
+                s["family"],
+                s["names_cause"],
+            )
             for s in data["sigs"]
         ]
         self.idf: dict[str, float] = data["idf"]
@@ -115,10 +135,18 @@ def _signature_data(entry_index: int, sig: Any) -> dict[str, Any]:
     texts = [normalize(sig.literal)] if sig.literal else []
     texts.append(normalize(sig.example))
     return {
-        "entry": entry_index, "source": sig.regex or sig.literal, "pattern": pattern,
-        "literal": normalize(sig.literal) if sig.literal else None, "type": sig.type, "kind": sig.kind,
-        "texts": texts, "terms": sorted(set(terms(sig.literal or _REGEX_SYNTAX.sub(" ", sig.regex)))), "shared": 0,
-        "numbers": _fixed_numbers(sig), "family": 1, "names_cause": bool(sig.names_cause),
+        "entry": entry_index,
+        "source": sig.regex or sig.literal,
+        "pattern": pattern,
+        "literal": normalize(sig.literal) if sig.literal else None,
+        "type": sig.type,
+        "kind": sig.kind,
+        "texts": texts,
+        "terms": sorted(set(terms(sig.literal or _REGEX_SYNTAX.sub(" ", sig.regex)))),
+        "shared": 0,
+        "numbers": _fixed_numbers(sig),
+        "family": 1,
+        "names_cause": bool(sig.names_cause),
     }
 
 
@@ -132,10 +160,10 @@ def _required_terms(sig: dict[str, Any]) -> set[str]:
         match = _INNER_GROUP.search(pattern)
         if match is None:
             break
-        group, after = match.group(0), pattern[match.end(): match.end() + 1]
+        group, after = match.group(0), pattern[match.end() : match.end() + 1]
         optional = "|" in group or (after != "" and after in "?*{")
         kept = " " if optional else group[1:-1].removeprefix("?:")
-        pattern = pattern[: match.start()] + kept + pattern[match.end():]
+        pattern = pattern[: match.start()] + kept + pattern[match.end() :]
     if "|" in pattern:
         return set()
     return set(terms(_REGEX_SYNTAX.sub(" ", _CHAR_CLASS.sub(" ", pattern))))
@@ -169,15 +197,22 @@ def _count_shared(sigs: list[dict[str, Any]], examples: list[tuple[int, str]]) -
             if not candidates:
                 break
         pattern = compile_signature(sig["pattern"])
-        others = {examples[n][0] for n in candidates if examples[n][0] != sig["entry"]
-                  and pattern is not None and pattern.search(utf8(examples[n][1]))}
+        others = {
+            examples[n][0]
+            for n in candidates
+            if examples[n][0] != sig["entry"] and pattern is not None and pattern.search(utf8(examples[n][1]))
+        }
         sig["shared"] = len(others)
 
 
 def _field_texts(entry: Any) -> dict[str, str]:
     return {
-        "title": entry.title, "aliases": " ".join(entry.aliases), "tags": " ".join(entry.tags),
-        "symptom": entry.symptom, "root_cause": entry.root_cause, "fix": entry.fix,
+        "title": entry.title,
+        "aliases": " ".join(entry.aliases),
+        "tags": " ".join(entry.tags),
+        "symptom": entry.symptom,
+        "root_cause": entry.root_cause,
+        "fix": entry.fix,
         "signatures": " ".join(f"{s.literal or ''} {s.example} {s.type or ''}" for s in entry.signatures),
     }
 
@@ -205,8 +240,11 @@ def _load_background() -> tuple[int, dict[str, list[int]]]:
         return 0, {}
 
 
-def _background(sigs: list[dict[str, Any]], phrases: list[list[Any]], vocabulary: dict[str, float],
-                ) -> dict[str, float]:
+def _background(
+    sigs: list[dict[str, Any]],
+    phrases: list[list[Any]],
+    vocabulary: dict[str, float],
+) -> dict[str, float]:
     """Set each signature's and alias phrase's background count; return the prose weight of shared words.
 
     A word held by a share r of failure reports weighs 1 / (1 + r / BACKGROUND_RATE). A signature's
@@ -227,8 +265,11 @@ def _background(sigs: list[dict[str, Any]], phrases: list[list[Any]], vocabulary
         phrase[3] = count(phrase[3])
     if not reports:
         return {}
-    return {term: round(min(1.0, BACKGROUND_RATE * reports / len(docs)), 6)
-            for term, docs in sorted(holders.items()) if term in vocabulary and len(docs) > BACKGROUND_RATE * reports}
+    return {
+        term: round(min(1.0, BACKGROUND_RATE * reports / len(docs)), 6)
+        for term, docs in sorted(holders.items())
+        if term in vocabulary and len(docs) > BACKGROUND_RATE * reports
+    }
 
 
 def build_data(entries: list[Any], digest: str, layers: dict[str, str] | None = None) -> dict[str, Any]:
@@ -236,8 +277,15 @@ def build_data(entries: list[Any], digest: str, layers: dict[str, str] | None = 
     ``layers`` names the catalogue layer of entries that are not in the base."""
     rows, sigs, aliases, phrases, docs, examples, excludes = [], [], [], [], [], [], []
     for index, entry in enumerate(entries):
-        rows.append({"id": entry.id, "title": entry.title, "area": entry.area, "fix_summary": entry.fix_summary,
-                     "layer": (layers or {}).get(entry.id)})
+        rows.append(
+            {
+                "id": entry.id,
+                "title": entry.title,
+                "area": entry.area,
+                "fix_summary": entry.fix_summary,
+                "layer": (layers or {}).get(entry.id),
+            }
+        )
         for sig in getattr(entry, "excludes", ()):
             excludes.append([index, sig.regex if sig.regex is not None else re.escape(sig.literal)])
         for sig in entry.signatures:
@@ -276,9 +324,21 @@ def build_data(entries: list[Any], digest: str, layers: dict[str, str] | None = 
         else:
             ungated.append(number)
     background = _background(sigs, phrases, idf)
-    return {"format": FORMAT, "hash": digest, "entries": rows, "sigs": sigs, "aliases": aliases, "phrases": phrases,
-            "postings": postings, "idf": idf, "sig_terms": sig_terms, "gate": gate, "ungated": ungated,
-            "background": background, "excludes": excludes}
+    return {
+        "format": FORMAT,
+        "hash": digest,
+        "entries": rows,
+        "sigs": sigs,
+        "aliases": aliases,
+        "phrases": phrases,
+        "postings": postings,
+        "idf": idf,
+        "sig_terms": sig_terms,
+        "gate": gate,
+        "ungated": ungated,
+        "background": background,
+        "excludes": excludes,
+    }
 
 
 def cache_dir() -> Path:

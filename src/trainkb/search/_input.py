@@ -38,11 +38,14 @@ _BOX = re.compile(r"^[\s│┃╭╮╰╯─━┌┐└┘]+|[\s│┃╭╮�
 _TB_HEADER = re.compile(r"Traceback \(most recent call last\)|\(most recent call first\):")
 _FRAME = re.compile(  # a Python frame, an IPython frame or numbered source line, a caret marker line, a rich frame
     r'^\s*File "[^"]*", line \d+|^\s*(?:-+>\s*|❱\s*)?\d+\s|^\S+\.py in \S+\(|^<ipython-input-|^\s*\.\.\.$|'
-    r'^\s*[~^]{3,}\s*$|^\S*\.py:\d+ in \S+$|^frame #\d+: ')
+    r"^\s*[~^]{3,}\s*$|^\S*\.py:\d+ in \S+$|^frame #\d+: "
+)
 _FRAME_START = re.compile(r'^\s*File "[^"]*", line \d+, in |^\S+\.py in \S+\(|^\S*\.py:\d+ in \S+$|^frame #\d+: ')
 _CHAIN = re.compile(r"During handling of the above exception|The above exception was the direct cause")
-_TYPE = r"(?:[A-Za-z_]\w*\.)*(?:[A-Z]\w*(?:Error|Exception|Warning|Interrupt|Exit|Fault|Failure)|KeyboardInterrupt|" \
+_TYPE = (
+    r"(?:[A-Za-z_]\w*\.)*(?:[A-Z]\w*(?:Error|Exception|Warning|Interrupt|Exit|Fault|Failure)|KeyboardInterrupt|"
     r"StopIteration|nccl[A-Z]\w*Error)"
+)
 # torch's NCCL check prints "NCCL error in: <file>:<line>, <message>" with no exception class of its own
 _NCCL_LINE = re.compile(r"\bNCCL error in: [^,]*, (?P<msg>\S.*)$")
 _EXC_LINE = re.compile(rf"^(?P<type>{_TYPE})(?::\s*(?P<msg>.*))?$")
@@ -68,23 +71,28 @@ _PROGRESS = re.compile(r"\d+%\|.*\||\|\s*\d+/\d+\s*\[|\d\s*(?:it/s|s/it)\b")  # 
 _COMMAND = re.compile(  # a shell command line, possibly behind a prompt and environment assignments
     r"^\s*(?:[$#>]\s*|\(\S+\)\s*(?:\S+[$#]\s*)?|\S+@\S+[$#]\s*)?(?:[A-Z_][A-Z0-9_]*=\S*\s+)*"
     r"(?:python[\d.]*|torchrun|accelerate|deepspeed|srun|sbatch|mpirun|bash|sh|llamafactory-cli|tune|"
-    r"lightning|composer|CUDA_VISIBLE_DEVICES=\S*)\s+\S|\s\\$")
+    r"lightning|composer|CUDA_VISIBLE_DEVICES=\S*)\s+\S|\s\\$"
+)
 _OPTION = re.compile(r"(?:^|\s)--[A-Za-z][\w.\-]*")  # a command-line option; two or more make a command line
 # an item of a configuration or key list dumped into a line: `num_processes: 4`, 'loss.beta=0.1', 'encoder.bn.weight'
 # (keys and values are bounded: an unbounded key would rescan a long dotted line from every letter)
-_DUMP_ITEM = re.compile(r"(?<![\w.\-])[A-Za-z_][\w.\-]{0,79}\s{0,3}[:=]\s{0,3}[^\s,;)\]'\"]{1,200}|"
-                        r"['\"][\w\-]{1,80}(?:\.[\w\-]{1,80}){1,40}['\"]")
+_DUMP_ITEM = re.compile(
+    r"(?<![\w.\-])[A-Za-z_][\w.\-]{0,79}\s{0,3}[:=]\s{0,3}[^\s,;)\]'\"]{1,200}|"
+    r"['\"][\w\-]{1,80}(?:\.[\w\-]{1,80}){1,40}['\"]"
+)
 MIN_DUMP_ITEMS = 3  # items in one line that make it a dump, not a remark about one setting
 _DUMP_START = re.compile(r"^\s*(?:Namespace|\w*(?:Config|Arguments|Args))\(")  # a printed arguments object
 _SETTING = re.compile(  # one configuration setting: `key: value` (YAML), `"key": value,` (JSON), `- key: value`
     r"^\s*(?:[-*]\s+)?[\"'`]?[A-Za-z_][\w.\-]*[\"'`]?\s*:(?!\s*[\"']?[-+]?(?:nan|inf)\b)\s*(?:[^\s(]+)?\s*$",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 _ENVIRONMENT = re.compile(  # `pip list` rows, `transformers-cli env` / `collect_env` / accelerate env fields
     r"^\s*(?:[-*]\s+)?`?[\w.\-]+`?\s*(?:==|\s{2,}|\s+version:\s*)v?\d+(?:\.\d+)+\S*\s*$|"
     r"^\s*(?:[-*]\s+)?`?(?:Platform|Python|PyTorch|Torch|CUDA|cuDNN|CUDNN|Nvidia driver|GPU models?|OS|"
     r"Is CUDA available|Is debug build|GCC|Clang|CMake|Libc|Numpy|NumPy|DeepSpeed|Accelerate|Transformers|"
     r"Huggingface_hub|Safetensors|PEFT|TRL|Jax|JaxLib|Tensorflow|Flax|Using GPU in script|"
-    r"Using distributed or parallel set-up in script|`[\w\-]+`)\b[^:]{0,40}:")
+    r"Using distributed or parallel set-up in script|`[\w\-]+`)\b[^:]{0,40}:"
+)
 
 
 @dataclass(frozen=True)
@@ -152,7 +160,7 @@ def _clean(raw: str) -> tuple[str, int | None]:
             break
         if match.group(1) is not None:
             rank = int(match.group(1))
-        raw = raw[match.end():]
+        raw = raw[match.end() :]
     return _BOX.sub("", raw)[:MAX_LINE_CHARS].rstrip(), rank
 
 
@@ -213,8 +221,12 @@ def _collect(lines: list[Line]) -> tuple[list[Line], list[tuple[str, str, int, i
             out.append(Line(line.number, text, line.rank, "frame"))
             i += 1
             # the source line under a frame is code, not a message (pastes often lose its indent)
-            if i < len(lines) and lines[i].text.strip() and not _is_structural(lines[i].text) \
-                    and _exception_at(lines[i].text, True) is None:
+            if (
+                i < len(lines)
+                and lines[i].text.strip()
+                and not _is_structural(lines[i].text)
+                and _exception_at(lines[i].text, True) is None
+            ):
                 out.append(Line(lines[i].number, lines[i].text, lines[i].rank, "frame"))
                 i += 1
             continue
@@ -229,9 +241,13 @@ def _collect(lines: list[Line]) -> tuple[list[Line], list[tuple[str, str, int, i
         i += 1
         extra = 0
         runs_on = in_tb or not message or message.endswith(":")
-        while i < len(lines) and extra < MAX_CONTINUATION and not _is_structural(lines[i].text) \
-                and (runs_on or lines[i].text[:1].isspace()) \
-                and (not message or _exception_at(lines[i].text, False) is None):
+        while (
+            i < len(lines)
+            and extra < MAX_CONTINUATION
+            and not _is_structural(lines[i].text)
+            and (runs_on or lines[i].text[:1].isspace())
+            and (not message or _exception_at(lines[i].text, False) is None)
+        ):
             message = f"{message} {lines[i].text.strip()}".strip()
             out.append(Line(lines[i].number, lines[i].text, lines[i].rank, "message"))
             i += 1
@@ -239,8 +255,9 @@ def _collect(lines: list[Line]) -> tuple[list[Line], list[tuple[str, str, int, i
         found.append((kind, message, at, block))
         if in_tb:
             nxt = lines[i].text if i < len(lines) else ""
-            if not _CHAIN.search(nxt) and not (not nxt.strip() and i + 1 < len(lines)
-                                               and _CHAIN.search(lines[i + 1].text)):
+            if not _CHAIN.search(nxt) and not (
+                not nxt.strip() and i + 1 < len(lines) and _CHAIN.search(lines[i + 1].text)
+            ):
                 block += 1
             in_tb = False
     return out, found
@@ -267,8 +284,13 @@ def _root_cause(lines: list[Line]) -> tuple[int | None, list[tuple[str, int]]]:
 
 def _is_context(text: str) -> bool:
     """A configuration dump, command line, environment listing or progress bar line."""
-    if _PROGRESS.search(text) or _COMMAND.search(text) or _SETTING.match(text) or _ENVIRONMENT.match(text) \
-            or _DUMP_START.match(text):
+    if (
+        _PROGRESS.search(text)
+        or _COMMAND.search(text)
+        or _SETTING.match(text)
+        or _ENVIRONMENT.match(text)
+        or _DUMP_START.match(text)
+    ):
         return True
     options = _OPTION.findall(text)  # a command line's options, unless they are named inside a sentence
     return len(options) >= 2 and len(_SENTENCE.findall(_OPTION.sub(" ", text))) < SENTENCE_WORDS
@@ -292,7 +314,8 @@ def _real(found: list[tuple[str, str, int, int]]) -> list[tuple[str, str, int, i
 def _launcher_only(lines: list[Line], found: list[tuple[str, str, int, int]]) -> bool:
     """True when a launcher's failure summary is all the paste says about the failure."""
     summary = any(f[0].rsplit(".", 1)[-1] in _WRAPPER_TYPES for f in found) or any(
-        _ROOT_CAUSE.search(line.text) or _LAUNCHER_FAILED.search(line.text) for line in lines)
+        _ROOT_CAUSE.search(line.text) or _LAUNCHER_FAILED.search(line.text) for line in lines
+    )
     return summary and not _real(found) and not _root_cause(lines)[1]
 
 
@@ -319,11 +342,15 @@ def _weigh(lines: list[Line], found: list[tuple[str, str, int, int]]) -> list[Me
 
 def _kind(lines: list[Line], messages: list[Message]) -> str:
     if any(line.role in ("header", "frame") for line in lines) or any(
-            (m.type or "").endswith("ChildFailedError") for m in messages):
+        (m.type or "").endswith("ChildFailedError") for m in messages
+    ):
         return "traceback"
     loggy = sum(1 for line in lines if line.role == "message" or _LOGGY.search(line.text))
-    wordy = sum(1 for line in lines if line.role == "text" and len(_SENTENCE.findall(line.text)) >= SENTENCE_WORDS
-                and not _LOGGY.search(line.text))
+    wordy = sum(
+        1
+        for line in lines
+        if line.role == "text" and len(_SENTENCE.findall(line.text)) >= SENTENCE_WORDS and not _LOGGY.search(line.text)
+    )
     return "log" if loggy and loggy >= wordy else "prose"
 
 
@@ -334,7 +361,9 @@ def parse(text: str | bytes, first_line: int = 1) -> Query:
     a longer output and wants evidence to point into the whole of it.
     """
     lines, found = _collect(_split(text, first_line))
-    lines = [Line(line.number, line.text, line.rank, "context") if line.role == "text" and _is_context(line.text)
-             else line for line in lines]
+    lines = [
+        Line(line.number, line.text, line.rank, "context") if line.role == "text" and _is_context(line.text) else line
+        for line in lines
+    ]
     messages = _weigh(lines, found)
     return Query(_kind(lines, messages), lines, messages, _prose_of(lines), _launcher_only(lines, found))

@@ -24,10 +24,16 @@ _WORD = r"\p{L}\p{N}_"
 _SPACE = r"\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
 _CLASS_ESCAPES = {"w": _WORD, "d": r"\p{Nd}", "s": _SPACE}
 _ESCAPES = {
-    "w": f"[{_WORD}]", "W": f"[^{_WORD}]", "d": r"\p{Nd}", "D": r"\P{Nd}", "s": f"[{_SPACE}]", "S": f"[^{_SPACE}]",
+    "w": f"[{_WORD}]",
+    "W": f"[^{_WORD}]",
+    "d": r"\p{Nd}",
+    "D": r"\P{Nd}",
+    "s": f"[{_SPACE}]",
+    "S": f"[^{_SPACE}]",
     "b": f"(?:(?<=[{_WORD}])(?![{_WORD}])|(?<![{_WORD}])(?=[{_WORD}]))",
     "B": f"(?:(?<=[{_WORD}])(?=[{_WORD}])|(?<![{_WORD}])(?![{_WORD}]))",
-    "A": "^", "Z": "(?![^])",
+    "A": "^",
+    "Z": "(?![^])",
 }
 # RE2 (which runs the signatures in `kb search`) reads \w, \d, \s and \b as ASCII and "$" as the end of
 # the text only; \z is its end-of-text anchor.
@@ -35,11 +41,16 @@ _ASCII_WORD = "0-9A-Za-z_"
 _RE2_SPACE = r"\t\n\x0c\r "
 _RE2_CLASS_ESCAPES = {"w": _ASCII_WORD, "d": "0-9", "s": _RE2_SPACE}
 _RE2_ESCAPES = {
-    "w": f"[{_ASCII_WORD}]", "W": f"[^{_ASCII_WORD}]", "d": "[0-9]", "D": "[^0-9]",
-    "s": f"[{_RE2_SPACE}]", "S": f"[^{_RE2_SPACE}]",
+    "w": f"[{_ASCII_WORD}]",
+    "W": f"[^{_ASCII_WORD}]",
+    "d": "[0-9]",
+    "D": "[^0-9]",
+    "s": f"[{_RE2_SPACE}]",
+    "S": f"[^{_RE2_SPACE}]",
     "b": f"(?:(?<=[{_ASCII_WORD}])(?![{_ASCII_WORD}])|(?<![{_ASCII_WORD}])(?=[{_ASCII_WORD}]))",
     "B": f"(?:(?<=[{_ASCII_WORD}])(?=[{_ASCII_WORD}])|(?<![{_ASCII_WORD}])(?![{_ASCII_WORD}]))",
-    "A": "^", "z": "(?![^])",
+    "A": "^",
+    "z": "(?![^])",
 }
 _NEVER = ["(?!)", "u"]  # a signature the browser must not run: it matches nothing
 _KEPT = set("nrtfv0123456789k") | set("^$\\.*+?()[]{}|/")
@@ -62,7 +73,7 @@ def _unicode(source: str, flags: int, re2: bool = False) -> str:
             i += 2
             if escaped in ("x", "u", "U"):
                 size = {"x": 2, "u": 4, "U": 8}[escaped]
-                out.append(f"\\u{{{int(source[i: i + size], 16):x}}}")
+                out.append(f"\\u{{{int(source[i : i + size], 16):x}}}")
                 i += size
             elif in_class and escaped in class_escapes:
                 out.append(class_escapes[escaped])
@@ -88,10 +99,10 @@ def _unicode(source: str, flags: int, re2: bool = False) -> str:
         if char == "[":
             in_class = True
             out.append(char)
-            if source[i: i + 1] == "^":
+            if source[i : i + 1] == "^":
                 out.append("^")
                 i += 1
-            if source[i: i + 1] == "]":  # a leading "]" is a literal in Python
+            if source[i : i + 1] == "]":  # a leading "]" is a literal in Python
                 out.append("\\]")
                 i += 1
         elif char == "{":

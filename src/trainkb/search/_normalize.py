@@ -17,17 +17,32 @@ __all__ = ["MASKS", "NUMBER", "content_words", "normalize", "stem", "terms"]
 # digits or a shape's numbers are not masked piecemeal.
 MASKS: list[tuple[str, re.Pattern[str]]] = [
     ("<url>", re.compile(r"\b(?:https?|file)://\S+")),
-    ("<path>", re.compile(r"(?:\b[A-Za-z]:)?(?:[\\/][\w.\-~@+]+){2,}[\\/]?|"
-                          # one start per run of name characters: "\b" would let every "a" of "a.a.a..." start
-                          # a match that rescans the rest of the run (quadratic in the run's length)
-                          r"(?<![\w.\-])[\w.\-]+\.(?:py|cpp|cu|cc|h|hpp|so|pth|pt|ckpt|bin|safetensors|json|yaml|yml)\b")),
+    (
+        "<path>",
+        re.compile(
+            r"(?:\b[A-Za-z]:)?(?:[\\/][\w.\-~@+]+){2,}[\\/]?|"
+            # one start per run of name characters: "\b" would let every "a" of "a.a.a..." start
+            # a match that rescans the rest of the run (quadratic in the run's length)
+            r"(?<![\w.\-])[\w.\-]+\.(?:py|cpp|cu|cc|h|hpp|so|pth|pt|ckpt|bin|safetensors|json|yaml|yml)\b"
+        ),
+    ),
     ("<addr>", re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b|\[::\d*\](?::\d+)?|\blocalhost:\d+")),
     ("<hex>", re.compile(r"\b0x[0-9a-fA-F]+\b|\b[0-9a-f]{12,}\b")),
-    ("<shape>", re.compile(r"torch\.Size\(\[[^\]]*\]\)|\[\s*\d+(?:\s*,\s*\d+)+\s*\]|"
-                           r"\(\s*\d+(?:\s*,\s*\d+)+\s*,?\s*\)")),
+    (
+        "<shape>",
+        re.compile(
+            r"torch\.Size\(\[[^\]]*\]\)|\[\s*\d+(?:\s*,\s*\d+)+\s*\]|"
+            r"\(\s*\d+(?:\s*,\s*\d+)+\s*,?\s*\)"
+        ),
+    ),
     ("<size>", re.compile(r"\b\d+(?:\.\d+)?\s?(?:[KMGT]i?B|bytes|[kmgt]b)\b")),
-    ("<time>", re.compile(r"\b\d{1,4}[-/]\d{1,2}[-/]\d{1,4}(?:[ T]\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?)?\b|"
-                          r"\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b")),
+    (
+        "<time>",
+        re.compile(
+            r"\b\d{1,4}[-/]\d{1,2}[-/]\d{1,4}(?:[ T]\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?)?\b|"
+            r"\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b"
+        ),
+    ),
     ("pid <num>", re.compile(r"\bpid\s*[:=]?\s*\d+", re.IGNORECASE)),
     ("rank <num>", re.compile(r"\brank\s*[:=]?\s*\d+", re.IGNORECASE)),
     ("port <num>", re.compile(r"\bport\s*[:=]?\s*\d+", re.IGNORECASE)),
@@ -38,15 +53,103 @@ _SPACES = re.compile(r"\s+")
 NUMBER = re.compile(r"(?<![\w.])\d+(?![\w.])")  # a whole number, as a signature spells one out
 _WORD = re.compile(r"[a-z][a-z0-9_]*[a-z0-9]|[a-z]")
 _TOKEN = re.compile(r"[a-z0-9_]+")
-_STOP = frozenset([
-    "a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "could", "did", "do", "does",
-    "doing", "for", "from", "get", "got", "had", "has", "have", "how", "i", "if", "in", "into", "is", "it",
-    "its", "me", "my", "no", "not", "of", "on", "or", "our", "please", "so", "some", "than", "that", "the",
-    "their", "then", "there", "these", "this", "those", "to", "too", "was", "we", "were", "what", "when",
-    "where", "which", "while", "who", "why", "will", "with", "would", "you", "your", "after", "before",
-    "also", "any", "just", "only", "very", "all", "one", "two", "use", "used", "using", "try", "tried", "run",
-    "running", "same", "other", "more", "most", "here", "out", "up", "about"
-])
+_STOP = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "been",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "for",
+        "from",
+        "get",
+        "got",
+        "had",
+        "has",
+        "have",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "me",
+        "my",
+        "no",
+        "not",
+        "of",
+        "on",
+        "or",
+        "our",
+        "please",
+        "so",
+        "some",
+        "than",
+        "that",
+        "the",
+        "their",
+        "then",
+        "there",
+        "these",
+        "this",
+        "those",
+        "to",
+        "too",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "after",
+        "before",
+        "also",
+        "any",
+        "just",
+        "only",
+        "very",
+        "all",
+        "one",
+        "two",
+        "use",
+        "used",
+        "using",
+        "try",
+        "tried",
+        "run",
+        "running",
+        "same",
+        "other",
+        "more",
+        "most",
+        "here",
+        "out",
+        "up",
+        "about",
+    ]
+)
 
 
 def normalize(line: str) -> str:

@@ -183,10 +183,19 @@ def _exact(index: Index, query: Query) -> dict[int, list[Evidence]]:
             del found[MAX_HITS_PER_SIG:]
         for at, span in found:
             strength = EXACT_STRENGTH * weights[at] * _specificity(sig) + _type_bonus(sig, owners[at])
-            hits.setdefault(sig.entry, []).append(Evidence(lines[at].number, lines[at].text.strip() if span is None
-                                                           else lines[at].text, sig.source, span, strength, at,
-                                                           ambiguous=_ambiguous(sig),
-                                                           words=sig.terms, names_cause=sig.names_cause))
+            hits.setdefault(sig.entry, []).append(
+                Evidence(
+                    lines[at].number,
+                    lines[at].text.strip() if span is None else lines[at].text,
+                    sig.source,
+                    span,
+                    strength,
+                    at,
+                    ambiguous=_ambiguous(sig),
+                    words=sig.terms,
+                    names_cause=sig.names_cause,
+                )
+            )
     return hits
 
 
@@ -203,11 +212,15 @@ def _segments(query: Query) -> list[tuple[int, str, float, Message | None]]:
     few hundred of each kind are kept, so a log of thousands of identical errors stays cheap.
     """
     owners = _owners(query)
-    plain = [i for i, line in enumerate(query.lines) if line.role == "text" and owners[i] is None
-             and len(line.text) >= MIN_LINE_CHARS]
+    plain = [
+        i
+        for i, line in enumerate(query.lines)
+        if line.role == "text" and owners[i] is None and len(line.text) >= MIN_LINE_CHARS
+    ]
     found: dict[str, tuple[int, str, float, Message | None]] = {}
     candidates: list[tuple[int, str, float, Message | None]] = [
-        (m.line, m.text, m.weight, m) for m in query.messages[-MAX_MESSAGE_SEGMENTS:]]
+        (m.line, m.text, m.weight, m) for m in query.messages[-MAX_MESSAGE_SEGMENTS:]
+    ]
     candidates += [(i, query.lines[i].text, ROLE_WEIGHT["text"], None) for i in plain[-MAX_TEXT_SEGMENTS:]]
     for segment in candidates:
         seen = found.get(segment[1])
@@ -236,8 +249,11 @@ def _substituted(candidate: str, text: str, aligned: ScoreAlignment) -> bool:
     return bool(mine - theirs) and bool(theirs - mine)
 
 
-def _fuzzy(index: Index, query: Query, segments: list[tuple[int, str, float, Message | None]],
-           ) -> dict[int, list[Evidence]]:
+def _fuzzy(
+    index: Index,
+    query: Query,
+    segments: list[tuple[int, str, float, Message | None]],
+) -> dict[int, list[Evidence]]:
     """Align signature texts inside messages and lines, for retyped, cut or reworded pastes."""
     hits: dict[int, list[Evidence]] = {}
     for at, raw, weight, message in segments:
@@ -268,15 +284,27 @@ def _fuzzy(index: Index, query: Query, segments: list[tuple[int, str, float, Mes
             if best > 0:
                 line = query.lines[at]
                 strength = FUZZY_STRENGTH * best * weight * _specificity(sig) + _type_bonus(sig, message)
-                hits.setdefault(sig.entry, []).append(Evidence(line.number, line.text.strip(), sig.source, None,
-                                                               strength, at,
-                                                               ambiguous=_ambiguous(sig),
-                                                               words=sig.terms, names_cause=sig.names_cause))
+                hits.setdefault(sig.entry, []).append(
+                    Evidence(
+                        line.number,
+                        line.text.strip(),
+                        sig.source,
+                        None,
+                        strength,
+                        at,
+                        ambiguous=_ambiguous(sig),
+                        words=sig.terms,
+                        names_cause=sig.names_cause,
+                    )
+                )
     return hits
 
 
-def _phrases(index: Index, query: Query, segments: list[tuple[int, str, float, Message | None]],
-             ) -> dict[int, list[Evidence]]:
+def _phrases(
+    index: Index,
+    query: Query,
+    segments: list[tuple[int, str, float, Message | None]],
+) -> dict[int, list[Evidence]]:
     """Aliases written as error fragments, found verbatim (masked) in an exception message."""
     hits: dict[int, list[Evidence]] = {}
     for _at, _text, _weight, message in segments:
@@ -289,9 +317,19 @@ def _phrases(index: Index, query: Query, segments: list[tuple[int, str, float, M
                 continue
             line = query.lines[message.line]
             strength = ALIAS_STRENGTH * message.weight * _brevity(len(phrase))
-            hits.setdefault(entry, []).append(Evidence(line.number, line.text.strip(), alias, None, strength,
-                                                       message.line, "alias", _widely_printed(background),
-                                                       frozenset(terms(alias))))
+            hits.setdefault(entry, []).append(
+                Evidence(
+                    line.number,
+                    line.text.strip(),
+                    alias,
+                    None,
+                    strength,
+                    message.line,
+                    "alias",
+                    _widely_printed(background),
+                    frozenset(terms(alias)),
+                )
+            )
     return hits
 
 
@@ -313,8 +351,12 @@ def _bm25(index: Index, query_terms: list[str], background: dict[str, float]) ->
     return scores
 
 
-def _alias_cover(index: Index, query_terms: set[str], candidates: list[int], weight: dict[str, float],
-                 ) -> dict[int, float]:
+def _alias_cover(
+    index: Index,
+    query_terms: set[str],
+    candidates: list[int],
+    weight: dict[str, float],
+) -> dict[int, float]:
     """How completely (idf-weighted) a title or alias of each candidate appears in the paste.
 
     A word many failure reports share covers only its background weight of the alias.
@@ -360,7 +402,7 @@ def _prose(index: Index, query: Query, skip: frozenset[str] = frozenset()) -> di
     out = {}
     for doc in candidates:
         relative = raw[doc] / top
-        out[doc] = 100.0 * (BM25_SHARE * strength * relative ** 2 + COVER_SHARE * covered.get(doc, 0.0) * relative)
+        out[doc] = 100.0 * (BM25_SHARE * strength * relative**2 + COVER_SHARE * covered.get(doc, 0.0) * relative)
     return out
 
 
@@ -375,31 +417,45 @@ def score_entries(index: Index, query: Query) -> list[Scored]:
         fuzzy.setdefault(entry, []).extend(found)
     owners = _owners(query)
     # the words of a message many root causes print (and its boilerplate lines) cannot tell those causes apart
-    ambiguous = frozenset(w for found in (exact, fuzzy) for evs in found.values() for ev in evs if ev.ambiguous
-                          for w in (*ev.words, *terms(_message_text(query, owners, ev.at))))
+    ambiguous = frozenset(
+        w
+        for found in (exact, fuzzy)
+        for evs in found.values()
+        for ev in evs
+        if ev.ambiguous
+        for w in (*ev.words, *terms(_message_text(query, owners, ev.at)))
+    )
     prose = _prose(index, query, ambiguous)
     noise = _noise(index, terms(query.prose))  # a paste of words the catalogue never uses is not prose
-    on_failure = [ev for found in (exact, fuzzy) for evs in found.values() for ev in evs
-                  if ev.strength >= KNOWN_FAILURE and (owner := owners[ev.at]) is not None
-                  and owner.weight >= FAILURE_WEIGHT]
+    on_failure = [
+        ev
+        for found in (exact, fuzzy)
+        for evs in found.values()
+        for ev in evs
+        if ev.strength >= KNOWN_FAILURE and (owner := owners[ev.at]) is not None and owner.weight >= FAILURE_WEIGHT
+    ]
     no_failure = not any(m.weight >= FAILURE_WEIGHT and m.type for m in query.messages)
     # known: a signature names the failure's cause; known only as a message many causes print, it is
     # known to the entries that claim that message and unknown to the others
     failure_known = (no_failure or any(not ev.ambiguous for ev in on_failure)) and not query.launcher_only
     ambiguously_known = bool(on_failure) and not failure_known and not query.launcher_only
     data = b"\n".join(utf8(line.text) for line in query.lines)
-    excluded = {entry for entry, pattern in index.excludes
-                if (matcher := compile_signature(pattern)) is not None and matcher.search(data)}
+    excluded = {
+        entry
+        for entry, pattern in index.excludes
+        if (matcher := compile_signature(pattern)) is not None and matcher.search(data)
+    }
     scored = []
     for entry in set(exact) | set(fuzzy) | set(prose):
         evidence = sorted(exact.get(entry, []) + fuzzy.get(entry, []), key=lambda e: -e.strength)
         # a message many root causes print is worth little alone; the entry's own words must add the rest
-        signature = max((e.strength * AMBIGUOUS_SHARE if e.ambiguous else e.strength for e in evidence),
-                        default=0.0)
+        signature = max((e.strength * AMBIGUOUS_SHARE if e.ambiguous else e.strength for e in evidence), default=0.0)
         # an answer is only as sure as its evidence: a message that names this entry's cause, printed by
         # few unrelated reports; a symptom many causes share, or an alias, ranks it but cannot vouch for it
-        cause = max((e.strength * AMBIGUOUS_SHARE if e.ambiguous else e.strength for e in evidence if e.names_cause),
-                    default=0.0)
+        cause = max(
+            (e.strength * AMBIGUOUS_SHARE if e.ambiguous else e.strength for e in evidence if e.names_cause),
+            default=0.0,
+        )
         distinct = {e.signature for e in evidence if e.via == "signature"}  # an alias adds no second witness
         signature = min(100.0, signature + EXTRA_SIGNATURE * max(len(distinct) - 1, 0))
         known = failure_known or (ambiguously_known and bool(evidence))

@@ -34,10 +34,23 @@ class SearchResult:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "id": self.id, "title": self.title, "area": self.area, "score": self.score,
-            "confidence": self.confidence, "fix_summary": self.fix_summary, "layer": self.layer,
-            "evidence": [{"line": e.line, "text": e.text, "signature": e.signature,
-                          "span": list(e.span) if e.span else None, "via": e.via} for e in self.evidence],
+            "id": self.id,
+            "title": self.title,
+            "area": self.area,
+            "score": self.score,
+            "confidence": self.confidence,
+            "fix_summary": self.fix_summary,
+            "layer": self.layer,
+            "evidence": [
+                {
+                    "line": e.line,
+                    "text": e.text,
+                    "signature": e.signature,
+                    "span": list(e.span) if e.span else None,
+                    "via": e.via,
+                }
+                for e in self.evidence
+            ],
         }
 
 
@@ -49,8 +62,12 @@ class SearchResponse:
     advice: str | None = None  # when abstained: what to paste or run so that search can answer
 
     def to_json(self) -> dict[str, Any]:
-        return {"query_kind": self.query_kind, "abstained": self.abstained,
-                "results": [r.to_json() for r in self.results], "advice": self.advice}
+        return {
+            "query_kind": self.query_kind,
+            "abstained": self.abstained,
+            "results": [r.to_json() for r in self.results],
+            "advice": self.advice,
+        }
 
 
 def get_index(catalogue: PathList | None = None, use_cache: bool = True) -> Index:
@@ -74,8 +91,9 @@ def _confidence(score: float, runner_up: float, cause: float) -> str:
     return "medium" if score >= MEDIUM and cause >= SOME_EVIDENCE else "low"
 
 
-def search(text: str | bytes, top: int = 10, catalogue: PathList | Index | None = None,
-           first_line: int = 1) -> SearchResponse:
+def search(
+    text: str | bytes, top: int = 10, catalogue: PathList | Index | None = None, first_line: int = 1
+) -> SearchResponse:
     """Rank the entries that explain ``text`` (a traceback, a log or a description).
 
     Never raises on the text itself. ``abstained`` is true when no entry reaches medium
@@ -89,9 +107,18 @@ def search(text: str | bytes, top: int = 10, catalogue: PathList | Index | None 
     for rank, s in enumerate(scored[: max(top, 0)]):
         runner_up = scored[1].score if rank == 0 and len(scored) > 1 else scored[0].score if rank else 0.0
         entry = index.entries[s.entry]
-        results.append(SearchResult(entry["id"], entry["title"], entry["area"], s.score,
-                                    _confidence(s.score, runner_up, s.cause), s.evidence,
-                                    entry["fix_summary"], entry.get("layer")))
+        results.append(
+            SearchResult(
+                entry["id"],
+                entry["title"],
+                entry["area"],
+                s.score,
+                _confidence(s.score, runner_up, s.cause),
+                s.evidence,
+                entry["fix_summary"],
+                entry.get("layer"),
+            )
+        )
     abstained = not results or results[0].confidence == "low"
     # the closest entry matched the message itself: a symptom several causes print, not an unknown error
     symptom = next((e.text.strip() for e in results[0].evidence if e.via == "signature"), None) if results else None

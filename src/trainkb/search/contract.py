@@ -94,34 +94,59 @@ def _constants() -> dict[str, Any]:
     """Every number, word list and weight table engine.js reads, by the name it reads it under."""
     return {
         # reading the paste (_input.py)
-        "MAX_CHARS": _input.MAX_CHARS, "MAX_LINES": _input.MAX_LINES, "MAX_LINE_CHARS": _input.MAX_LINE_CHARS,
-        "MAX_CONTINUATION": _input.MAX_CONTINUATION, "NEWLINE_SEARCH": _input.NEWLINE_SEARCH,
-        "MAX_PREFIXES": _input.MAX_PREFIXES, "ROOT_CAUSE_LINES": _input.ROOT_CAUSE_LINES,
-        "SENTENCE_WORDS": _input.SENTENCE_WORDS, "MIN_DUMP_ITEMS": _input.MIN_DUMP_ITEMS,
-        "FAILURE_WEIGHT": _input.FAILURE_WEIGHT, "OTHER_WEIGHT": _input.OTHER_WEIGHT,
-        "WRAPPER_WEIGHT": _input.WRAPPER_WEIGHT, "WRAPPER_TYPES": sorted(_input._WRAPPER_TYPES),
+        "MAX_CHARS": _input.MAX_CHARS,
+        "MAX_LINES": _input.MAX_LINES,
+        "MAX_LINE_CHARS": _input.MAX_LINE_CHARS,
+        "MAX_CONTINUATION": _input.MAX_CONTINUATION,
+        "NEWLINE_SEARCH": _input.NEWLINE_SEARCH,
+        "MAX_PREFIXES": _input.MAX_PREFIXES,
+        "ROOT_CAUSE_LINES": _input.ROOT_CAUSE_LINES,
+        "SENTENCE_WORDS": _input.SENTENCE_WORDS,
+        "MIN_DUMP_ITEMS": _input.MIN_DUMP_ITEMS,
+        "FAILURE_WEIGHT": _input.FAILURE_WEIGHT,
+        "OTHER_WEIGHT": _input.OTHER_WEIGHT,
+        "WRAPPER_WEIGHT": _input.WRAPPER_WEIGHT,
+        "WRAPPER_TYPES": sorted(_input._WRAPPER_TYPES),
         # words (_normalize.py)
         "STOP": sorted(_normalize._STOP),
         # scoring (_score.py)
-        "MAX_HITS_PER_SIG": _score.MAX_HITS_PER_SIG, "EXACT_STRENGTH": _score.EXACT_STRENGTH,
-        "FUZZY_STRENGTH": _score.FUZZY_STRENGTH, "TYPE_BONUS": _score.TYPE_BONUS,
-        "MIN_FUZZY_CHARS": _score.MIN_FUZZY_CHARS, "MIN_SHARED_TERMS": _score.MIN_SHARED_TERMS,
-        "SHARED_TERMS_SHARE": _score.SHARED_TERMS_SHARE, "MIN_LINE_CHARS": _score.MIN_LINE_CHARS,
-        "MAX_TERM_REPEATS": _score.MAX_TERM_REPEATS, "FULL_ALIAS_WORDS": _score.FULL_ALIAS_WORDS,
-        "PROSE_SATURATION": _score.PROSE_SATURATION, "BM25_SHARE": _score.BM25_SHARE,
-        "COVER_SHARE": _score.COVER_SHARE, "EXTRA_SIGNATURE": _score.EXTRA_SIGNATURE,
-        "OTHER_KIND_SHARE": _score.OTHER_KIND_SHARE, "MAX_EVIDENCE": _score.MAX_EVIDENCE,
-        "SUBSTITUTION_PENALTY": _score.SUBSTITUTION_PENALTY, "FUZZY_FLOOR": _score.FUZZY_FLOOR,
-        "PROSE_CANDIDATES": _score.PROSE_CANDIDATES, "MAX_QUERY_TERMS": _score.MAX_QUERY_TERMS,
-        "ALIAS_STRENGTH": _score.ALIAS_STRENGTH, "KNOWN_FAILURE": _score.KNOWN_FAILURE,
-        "SOME_EVIDENCE": _score.SOME_EVIDENCE, "MAX_TEXT_SEGMENTS": _score.MAX_TEXT_SEGMENTS,
-        "MAX_MESSAGE_SEGMENTS": _score.MAX_MESSAGE_SEGMENTS, "UNKNOWN_ERROR_CAP": _score.UNKNOWN_ERROR_CAP,
-        "EXCLUDED_CAP": _score.EXCLUDED_CAP, "AMBIGUOUS_SHARE": _score.AMBIGUOUS_SHARE,
-        "NOISE_MIN_TERMS": _score.NOISE_MIN_TERMS, "NOISE_KNOWN_SHARE": _score.NOISE_KNOWN_SHARE,
+        "MAX_HITS_PER_SIG": _score.MAX_HITS_PER_SIG,
+        "EXACT_STRENGTH": _score.EXACT_STRENGTH,
+        "FUZZY_STRENGTH": _score.FUZZY_STRENGTH,
+        "TYPE_BONUS": _score.TYPE_BONUS,
+        "MIN_FUZZY_CHARS": _score.MIN_FUZZY_CHARS,
+        "MIN_SHARED_TERMS": _score.MIN_SHARED_TERMS,
+        "SHARED_TERMS_SHARE": _score.SHARED_TERMS_SHARE,
+        "MIN_LINE_CHARS": _score.MIN_LINE_CHARS,
+        "MAX_TERM_REPEATS": _score.MAX_TERM_REPEATS,
+        "FULL_ALIAS_WORDS": _score.FULL_ALIAS_WORDS,
+        "PROSE_SATURATION": _score.PROSE_SATURATION,
+        "BM25_SHARE": _score.BM25_SHARE,
+        "COVER_SHARE": _score.COVER_SHARE,
+        "EXTRA_SIGNATURE": _score.EXTRA_SIGNATURE,
+        "OTHER_KIND_SHARE": _score.OTHER_KIND_SHARE,
+        "MAX_EVIDENCE": _score.MAX_EVIDENCE,
+        "SUBSTITUTION_PENALTY": _score.SUBSTITUTION_PENALTY,
+        "FUZZY_FLOOR": _score.FUZZY_FLOOR,
+        "PROSE_CANDIDATES": _score.PROSE_CANDIDATES,
+        "MAX_QUERY_TERMS": _score.MAX_QUERY_TERMS,
+        "ALIAS_STRENGTH": _score.ALIAS_STRENGTH,
+        "KNOWN_FAILURE": _score.KNOWN_FAILURE,
+        "SOME_EVIDENCE": _score.SOME_EVIDENCE,
+        "MAX_TEXT_SEGMENTS": _score.MAX_TEXT_SEGMENTS,
+        "MAX_MESSAGE_SEGMENTS": _score.MAX_MESSAGE_SEGMENTS,
+        "UNKNOWN_ERROR_CAP": _score.UNKNOWN_ERROR_CAP,
+        "EXCLUDED_CAP": _score.EXCLUDED_CAP,
+        "AMBIGUOUS_SHARE": _score.AMBIGUOUS_SHARE,
+        "NOISE_MIN_TERMS": _score.NOISE_MIN_TERMS,
+        "NOISE_KNOWN_SHARE": _score.NOISE_KNOWN_SHARE,
         "ROLE_WEIGHT": dict(_score.ROLE_WEIGHT),
         # confidence (_search.py) and advice (_hint.py)
-        "HIGH": _search.HIGH, "MEDIUM": _search.MEDIUM, "SIGNATURE_LEAD": _search.SIGNATURE_LEAD,
-        "MIN_SCORE": _search.MIN_SCORE, "ADVICE_MESSAGE_CHARS": _hint.ADVICE_MESSAGE_CHARS,
+        "HIGH": _search.HIGH,
+        "MEDIUM": _search.MEDIUM,
+        "SIGNATURE_LEAD": _search.SIGNATURE_LEAD,
+        "MIN_SCORE": _search.MIN_SCORE,
+        "ADVICE_MESSAGE_CHARS": _hint.ADVICE_MESSAGE_CHARS,
     }
 
 
@@ -129,14 +154,36 @@ def engine_patterns() -> dict[str, re.Pattern[str]]:
     """The parser's and normaliser's regexes engine.js runs, by the name it reads them under (MASKS aside)."""
     i, n = _input, _normalize
     return {
-        "ANSI": i._ANSI, "CONTROL": i._CONTROL, "PREFIX": i._PREFIX, "BOX": i._BOX, "TB_HEADER": i._TB_HEADER,
-        "FRAME": i._FRAME, "FRAME_START": i._FRAME_START, "CHAIN": i._CHAIN, "NCCL_LINE": i._NCCL_LINE,
-        "EXC_LINE": i._EXC_LINE, "WARN_LINE": i._WARN_LINE, "WHAT": i._WHAT, "EXC_INLINE": i._EXC_INLINE,
-        "WRAPPER": i._WRAPPER, "ROOT_CAUSE": i._ROOT_CAUSE, "LAUNCHER_FAILED": i._LAUNCHER_FAILED,
-        "FIELD": i._FIELD, "LOGGY": i._LOGGY, "SENTENCE": i._SENTENCE, "PROGRESS": i._PROGRESS,
-        "COMMAND": i._COMMAND, "OPTION": i._OPTION, "DUMP_ITEM": i._DUMP_ITEM, "DUMP_START": i._DUMP_START,
-        "SETTING": i._SETTING, "ENVIRONMENT": i._ENVIRONMENT,
-        "SPACES": n._SPACES, "WORD": n._WORD, "TOKEN": n._TOKEN, "NUMBER": n.NUMBER,
+        "ANSI": i._ANSI,
+        "CONTROL": i._CONTROL,
+        "PREFIX": i._PREFIX,
+        "BOX": i._BOX,
+        "TB_HEADER": i._TB_HEADER,
+        "FRAME": i._FRAME,
+        "FRAME_START": i._FRAME_START,
+        "CHAIN": i._CHAIN,
+        "NCCL_LINE": i._NCCL_LINE,
+        "EXC_LINE": i._EXC_LINE,
+        "WARN_LINE": i._WARN_LINE,
+        "WHAT": i._WHAT,
+        "EXC_INLINE": i._EXC_INLINE,
+        "WRAPPER": i._WRAPPER,
+        "ROOT_CAUSE": i._ROOT_CAUSE,
+        "LAUNCHER_FAILED": i._LAUNCHER_FAILED,
+        "FIELD": i._FIELD,
+        "LOGGY": i._LOGGY,
+        "SENTENCE": i._SENTENCE,
+        "PROGRESS": i._PROGRESS,
+        "COMMAND": i._COMMAND,
+        "OPTION": i._OPTION,
+        "DUMP_ITEM": i._DUMP_ITEM,
+        "DUMP_START": i._DUMP_START,
+        "SETTING": i._SETTING,
+        "ENVIRONMENT": i._ENVIRONMENT,
+        "SPACES": n._SPACES,
+        "WORD": n._WORD,
+        "TOKEN": n._TOKEN,
+        "NUMBER": n.NUMBER,
     }
 
 
@@ -153,15 +200,30 @@ def engine_contract(index: Index) -> EngineContract:
     JavaScript regexes) is computed here by the Python engine's own functions, once per build.
     """
     sigs: list[SignatureContract] = [
-        {"entry": sig.entry, "source": sig.source, "regex": signature_regex(sig.pattern), "literal": sig.literal,
-         "type": sig.type, "texts": list(sig.texts), "terms": sorted(sig.terms), "required": sorted(sig.required),
-         "numbers": sorted(sig.numbers), "spec": _score._specificity(sig), "ambiguous": _score._ambiguous(sig),
-         "names_cause": sig.names_cause}
+        {
+            "entry": sig.entry,
+            "source": sig.source,
+            "regex": signature_regex(sig.pattern),
+            "literal": sig.literal,
+            "type": sig.type,
+            "texts": list(sig.texts),
+            "terms": sorted(sig.terms),
+            "required": sorted(sig.required),
+            "numbers": sorted(sig.numbers),
+            "spec": _score._specificity(sig),
+            "ambiguous": _score._ambiguous(sig),
+            "names_cause": sig.names_cause,
+        }
         for sig in index.sigs
     ]
     phrases: list[PhraseContract] = [
-        {"entry": entry, "text": text, "alias": alias, "spec": _score._brevity(len(text)),
-         "ambiguous": _score._widely_printed(background)}
+        {
+            "entry": entry,
+            "text": text,
+            "alias": alias,
+            "spec": _score._brevity(len(text)),
+            "ambiguous": _score._widely_printed(background),
+        }
         for entry, text, alias, background in index.phrases
     ]
     return {
@@ -169,8 +231,10 @@ def engine_contract(index: Index) -> EngineContract:
         "constants": _constants(),
         "patterns": _patterns(),
         "advice": dict(_hint.ADVICE),
-        "entries": [{"id": e["id"], "title": e["title"], "area": e["area"], "fix_summary": e["fix_summary"]}
-                    for e in index.entries],
+        "entries": [
+            {"id": e["id"], "title": e["title"], "area": e["area"], "fix_summary": e["fix_summary"]}
+            for e in index.entries
+        ],
         "sigs": sigs,
         "phrases": phrases,
         "excludes": [{"entry": entry, "regex": signature_regex(pattern)} for entry, pattern in index.excludes],

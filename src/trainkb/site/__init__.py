@@ -12,5 +12,16 @@ from ._export import export_index, search_data
 from ._render import render_markdown, safe_url
 from ._serve import make_server
 
-__all__ = ["MARKER", "BuildResult", "SiteError", "build_site", "build_stamp", "export_index", "make_server",
-           "render_markdown", "safe_url", "search_data", "site_dir"]
+__all__ = [
+    "MARKER",
+    "BuildResult",
+    "SiteError",
+    "build_site",
+    "build_stamp",
+    "export_index",
+    "make_server",
+    "render_markdown",
+    "safe_url",
+    "search_data",
+    "site_dir",
+]

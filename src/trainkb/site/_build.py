@@ -63,8 +63,14 @@ def _prepare(out: Path) -> None:
 
 
 def _environment(templates: Path) -> Environment:
-    return Environment(loader=FileSystemLoader(str(templates)), autoescape=True, undefined=StrictUndefined,
-                       trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+    return Environment(
+        loader=FileSystemLoader(str(templates)),
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
 
 
 class _Writer:
@@ -108,16 +114,18 @@ def _write_index(cat: Catalogue, static: Path) -> None:
     (static / "search-index.js").write_text(export_index(cat), encoding="utf-8", newline="\n")
 
 
-def build_site(cat: Catalogue, ver: VerificationMatrix, out: Path, base_url: str = "/",
-               stamp: str | None = None) -> BuildResult:
+def build_site(
+    cat: Catalogue, ver: VerificationMatrix, out: Path, base_url: str = "/", stamp: str | None = None
+) -> BuildResult:
     """Write the whole site to ``out``; ``base_url`` is the path the site is served under."""
     started = time.perf_counter()
     assets = site_dir()
     _prepare(out)
     envs = environments(ver)
     base = _normalise_base(base_url)
-    writer = _Writer(_environment(assets / "templates"), out,
-                     {"areas": cat.areas, "base": base, "stamp": stamp or build_stamp()})
+    writer = _Writer(
+        _environment(assets / "templates"), out, {"areas": cat.areas, "base": base, "stamp": stamp or build_stamp()}
+    )
     ids = [e.id for e in cat.ordered()]
     _JOB.update(cat=cat, ver=ver, envs=envs, writer=writer)
     static = out / "static"

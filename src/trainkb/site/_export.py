@@ -28,9 +28,17 @@ def _fulltext(cat: Catalogue) -> list[dict[str, Any]]:
     rows = []
     for entry in cat.ordered():
         summary = " ".join(entry.symptom.split())
-        rows.append({"id": entry.id, "title": entry.title, "area": entry.area, "tags": entry.tags,
-                     "fix_summary": entry.fix_summary,
-                     "aliases": entry.aliases, "summary": summary[:220] + ("…" if len(summary) > 220 else "")})
+        rows.append(
+            {
+                "id": entry.id,
+                "title": entry.title,
+                "area": entry.area,
+                "tags": entry.tags,
+                "fix_summary": entry.fix_summary,
+                "aliases": entry.aliases,
+                "summary": summary[:220] + ("…" if len(summary) > 220 else ""),
+            }
+        )
     return rows
 
 

@@ -37,13 +37,17 @@ def _edges(cat: Catalogue, members: list[Entry]) -> list[tuple[str, str, str]]:
     seen: set[tuple[str, str, str]] = set()
     for entry in members:
         seen.update((entry.id, link.id, link.relation) for link in entry.links if link.id in cat.entries)
-        seen.update((b.source, entry.id, b.relation) for b in cat.backlinks.get(entry.id, [])
-                    if b.source not in inside and b.source in cat.entries)
+        seen.update(
+            (b.source, entry.id, b.relation)
+            for b in cat.backlinks.get(entry.id, [])
+            if b.source not in inside and b.source in cat.entries
+        )
     return sorted(seen)
 
 
-def _outer(edges: list[tuple[str, str, str]], inside: dict[str, tuple[float, float, float]], radius: float,
-           centre: float) -> dict[str, tuple[float, float, float]]:
+def _outer(
+    edges: list[tuple[str, str, str]], inside: dict[str, tuple[float, float, float]], radius: float, centre: float
+) -> dict[str, tuple[float, float, float]]:
     """Entries of other areas on a ring, ordered by the angle of their first partner in the area."""
     partner: dict[str, float] = {}
     for source, target, _rel in edges:
@@ -77,9 +81,11 @@ def _toward(point: tuple[float, float, float], x: float, y: float, distance: flo
 
 def _node(entry_id: str, pos: tuple[float, float, float], title: str, href: str, css: str) -> str:
     x, y = pos[0] - _NODE_W / 2, pos[1] - _NODE_H / 2
-    return (f'<a href="{escape(href)}" class="{css}"><title>{escape(entry_id)}: {escape(title)}</title>'
-            f'<rect x="{_num(x)}" y="{_num(y)}" width="{_NODE_W}" height="{_NODE_H}" rx="5"/>'
-            f'<text x="{_num(pos[0])}" y="{_num(pos[1] + 4)}">{escape(entry_id)}</text></a>')
+    return (
+        f'<a href="{escape(href)}" class="{css}"><title>{escape(entry_id)}: {escape(title)}</title>'
+        f'<rect x="{_num(x)}" y="{_num(y)}" width="{_NODE_W}" height="{_NODE_H}" rx="5"/>'
+        f'<text x="{_num(pos[0])}" y="{_num(pos[1] + 4)}">{escape(entry_id)}</text></a>'
+    )
 
 
 def area_graph(cat: Catalogue, area_id: str, href: Callable[[str], str]) -> str:
@@ -99,16 +105,18 @@ def area_graph(cat: Catalogue, area_id: str, href: Callable[[str], str]) -> str:
         f'height="{size}" aria-labelledby="{title_id} {desc_id}">',
         f'<title id="{title_id}">Links between the entries of this area</title>',
         f'<desc id="{desc_id}">{len(members)} entries of this area on a circle, {len(outside)} linked entries of '
-        f'other areas on the outer ring, {len(edges)} links drawn as arrows from the linking entry. '
-        'The entry list on this page has the same links as text.</desc>',
+        f"other areas on the outer ring, {len(edges)} links drawn as arrows from the linking entry. "
+        "The entry list on this page has the same links as text.</desc>",
         '<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" '
         'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="arrowhead"/></marker></defs>',
         '<g class="edges" fill="none" stroke="#888">',
     ]
     for source, target, relation in edges:
-        parts.append(f'<path class="edge rel-{escape(relation)}" d="{_edge_path(where[source], where[target], centre)}"'
-                     f' marker-end="url(#arrow)"><title>{escape(source)} {escape(relation)} {escape(target)}'
-                     '</title></path>')
+        parts.append(
+            f'<path class="edge rel-{escape(relation)}" d="{_edge_path(where[source], where[target], centre)}"'
+            f' marker-end="url(#arrow)"><title>{escape(source)} {escape(relation)} {escape(target)}'
+            "</title></path>"
+        )
     parts.append('</g><g class="nodes">')
     for entry_id, pos in where.items():
         css = "node" if entry_id in inside else "node other-area"

@@ -31,8 +31,9 @@ _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.\-]*:")
 _FORMATTER: HtmlFormatter[str] = HtmlFormatter(nowrap=True)
 _ENTRY_ID = re.compile(r"(?<![\w./-])(?:DP|DF|[DPOCLVRXMATGEK])[1-9][0-9]{0,2}(?![\w/-])")
 # ids that are also hardware names (an L4 or T4 GPU, an M1 Mac): linked only as "(L4)" or "see L4"
-_HARDWARE = frozenset({"A10", "A30", "A40", "A100", "A800", "K80", "L4", "L40", "M1", "M2", "M3", "M4",
-                       "P4", "P40", "P100", "T4", "V100"})
+_HARDWARE = frozenset(
+    {"A10", "A30", "A40", "A100", "A800", "K80", "L4", "L40", "M1", "M2", "M3", "M4", "P4", "P40", "P100", "T4", "V100"}
+)
 _REFERRING = re.compile(r"(?:\(|\bsee |\bentry |\bentries )$", re.IGNORECASE)
 
 
@@ -41,8 +42,7 @@ def code_spans(text: str) -> Markup:
     parts = text.split("`")
     if len(parts) % 2 == 0:  # an unpaired backtick stays a backtick
         parts[-2:] = ["`".join(parts[-2:])]
-    return Markup("".join(f"<code>{html.escape(p)}</code>" if i % 2 else html.escape(p)
-                          for i, p in enumerate(parts)))
+    return Markup("".join(f"<code>{html.escape(p)}</code>" if i % 2 else html.escape(p) for i, p in enumerate(parts)))
 
 
 def plain(text: str) -> str:
@@ -58,10 +58,10 @@ def _id_links(text: str, ids: frozenset[str], root: str) -> list[Token] | None:
         found = match.group(0)
         if found not in ids:
             continue
-        if found in _HARDWARE and not (_REFERRING.search(text[: match.start()]) or text[match.end():][:1] == ")"):
+        if found in _HARDWARE and not (_REFERRING.search(text[: match.start()]) or text[match.end() :][:1] == ")"):
             continue
         if match.start() > last:
-            out.append(_text(text[last: match.start()]))
+            out.append(_text(text[last : match.start()]))
         link = Token("link_open", "a", 1)
         link.attrSet("href", f"{root}{found}/index.html")
         link.attrSet("class", "entry-ref")
@@ -138,8 +138,7 @@ def _parser() -> MarkdownIt:
     md.disable("image")
     md.core.ruler.push("entry_links", _entry_links)
 
-    def link_open(renderer: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict,
-                  env: EnvType) -> str:
+    def link_open(renderer: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
         if _SCHEME.match(str(tokens[idx].attrGet("href") or "")):
             tokens[idx].attrSet("rel", "noopener noreferrer")
             tokens[idx].attrSet("class", "external")

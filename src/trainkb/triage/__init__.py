@@ -10,5 +10,14 @@ from ._decide import RankVerdict, Triage, decide
 from ._input import is_multirank, triage_block, triage_path, triage_text
 from ._report import to_json, to_text
 
-__all__ = ["RankVerdict", "Triage", "decide", "is_multirank", "to_json", "to_text", "triage_block", "triage_path",
-           "triage_text"]
+__all__ = [
+    "RankVerdict",
+    "Triage",
+    "decide",
+    "is_multirank",
+    "to_json",
+    "to_text",
+    "triage_block",
+    "triage_path",
+    "triage_text",
+]

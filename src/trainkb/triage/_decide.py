@@ -22,13 +22,19 @@ VICTIM_KINDS = frozenset({"timeout", "connection", "mismatch", "barrier"})
 WAITED = ("timeout", "connection", "abort", "barrier")  # a victim's kinds that show it waited on a peer
 TIMED_OUT = ("timeout", "abort", "barrier")  # ... and those a hung peer causes (it closes no connection)
 TIE_SECONDS = 1.0  # torchrun's summary and error files stamp whole seconds
-_HOW = {"timeout": "timed out waiting in a collective", "connection": "lost the connection to a peer",
-        "mismatch": "reported the collective mismatch",
-        "barrier": "failed in the debug barrier before a collective because of a peer",
-        "sigterm": "stopped by the launcher (SIGTERM)",
-        "abort": "aborted by the NCCL watchdog after its timeout (SIGABRT)", "exception": "raised",
-        "signal": "killed by a signal", "exited": "exited with an error and no traceback",
-        "silent": "no error of its own", "none": "no error seen"}
+_HOW = {
+    "timeout": "timed out waiting in a collective",
+    "connection": "lost the connection to a peer",
+    "mismatch": "reported the collective mismatch",
+    "barrier": "failed in the debug barrier before a collective because of a peer",
+    "sigterm": "stopped by the launcher (SIGTERM)",
+    "abort": "aborted by the NCCL watchdog after its timeout (SIGABRT)",
+    "exception": "raised",
+    "signal": "killed by a signal",
+    "exited": "exited with an error and no traceback",
+    "silent": "no error of its own",
+    "none": "no error seen",
+}
 
 
 @dataclass
@@ -65,8 +71,11 @@ class Triage:
 
     @property
     def root_cause_is_victim(self) -> bool:
-        return self.root_cause is not None and self.root_cause not in self.culprits and any(
-            v.rank == self.root_cause and v.role == "victim" for v in self.ranks)
+        return (
+            self.root_cause is not None
+            and self.root_cause not in self.culprits
+            and any(v.rank == self.root_cause and v.role == "victim" for v in self.ranks)
+        )
 
     @property
     def explained_rank(self) -> int | None:
@@ -181,8 +190,12 @@ def decide(reader: Reader) -> Triage:
         basis, culprits = "behind", sorted(r for r, v in enqueued.items() if v == low)
     elif len(watchdog) >= 2 and (odd := _odd_ones_out(watchdog)):
         basis, culprits = "behind", odd
-    elif victims and silent and any(how[r] in WAITED for r in victims) and (
-            how[silent[0]] == "none" or any(how[r] in TIMED_OUT for r in victims)):
+    elif (
+        victims
+        and silent
+        and any(how[r] in WAITED for r in victims)
+        and (how[silent[0]] == "none" or any(how[r] in TIMED_OUT for r in victims))
+    ):
         # a rank the launcher stopped was alive until a peer failed: it can be the cause only by hanging,
         # and a hang makes its peers time out; lost connections alone come from a rank that ended first
         basis, culprits = "silent", silent
@@ -198,10 +211,20 @@ def decide(reader: Reader) -> Triage:
             role = "unharmed"
         else:
             role = "victim"
-        verdicts.append(RankVerdict(rank, role, "silent" if rank in culprits and how[rank] in ("none", "sigterm")
-                                    else how[rank], event.text if event else None, event.line if event else None,
-                                    event.origin if event else None, when[rank], state.exitcode, dict(state.seq),
-                                    state.last_line))
+        verdicts.append(
+            RankVerdict(
+                rank,
+                role,
+                "silent" if rank in culprits and how[rank] in ("none", "sigterm") else how[rank],
+                event.text if event else None,
+                event.line if event else None,
+                event.origin if event else None,
+                when[rank],
+                state.exitcode,
+                dict(state.seq),
+                state.last_line,
+            )
+        )
     gap = None
     culprit_times = [t for r in culprits if (t := when[r]) is not None and how[r] in ("exception", "signal", "exited")]
     victim_times = [t for r in victims if (t := when[r]) is not None and r not in culprits]
@@ -216,9 +239,11 @@ def decide(reader: Reader) -> Triage:
     return Triage(verdicts, culprits, basis, reader.root_cause, gap, tips)
 
 
-_NO_MAJORITY = ("two ranks entered different collectives and there is no third to side with either: the output "
-                "cannot tell which one left the common path; compare the line each suspect's traceback calls its "
-                "collective from")
+_NO_MAJORITY = (
+    "two ranks entered different collectives and there is no third to side with either: the output "
+    "cannot tell which one left the common path; compare the line each suspect's traceback calls its "
+    "collective from"
+)
 _FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+), in \S+')
 
 
@@ -233,14 +258,18 @@ def _call_site(state: RankState) -> str | None:
     return None
 
 
-_TIE = ("the ranks named in the mismatch errors split evenly: read every rank's own mismatch error (one per rank, "
-        "naming its collective) to see which side the others are on")
+_TIE = (
+    "the ranks named in the mismatch errors split evenly: read every rank's own mismatch error (one per rank, "
+    "naming its collective) to see which side the others are on"
+)
 
 
-_BARRIER_TIP = ("the ranks failed in the barrier TORCH_DISTRIBUTED_DEBUG=DETAIL runs before each collective, which "
-                "rank 0 coordinates: ranks that reached it and gave up waiting for rank 0 point at rank 0 arriving "
-                "late (stuck, slow, or starved of CPU); read rank 0's log, and a longer process-group timeout tells "
-                "a slow rank 0 from a stuck one")
+_BARRIER_TIP = (
+    "the ranks failed in the barrier TORCH_DISTRIBUTED_DEBUG=DETAIL runs before each collective, which "
+    "rank 0 coordinates: ranks that reached it and gave up waiting for rank 0 point at rank 0 arriving "
+    "late (stuck, slow, or starved of CPU); read rank 0's log, and a longer process-group timeout tells "
+    "a slow rank 0 from a stuck one"
+)
 
 
 def _collect(reader: Reader, basis: str, victims: list[int], how: dict[int, str]) -> list[str]:
@@ -250,22 +279,32 @@ def _collect(reader: Reader, basis: str, victims: list[int], how: dict[int, str]
     if basis == "none" and barrier:
         tips.append(_BARRIER_TIP)
     elif basis == "none" and any(how[r] == "sigterm" for r in how) and any(how[r] == "connection" for r in victims):
-        tips.append("the peers lost their connection to a rank that ended first, and no rank here did: a rank that "
-                    "exited without an error (exit code 0) leaves no line of its own unless every line is tagged")
+        tips.append(
+            "the peers lost their connection to a rank that ended first, and no rank here did: a rank that "
+            "exited without an error (exit code 0) leaves no line of its own unless every line is tagged"
+        )
     elif basis == "none" and victims and len(victims) == len(how):
-        tips.append("every rank in this output is a victim: the one that broke is not in it (another node, or a "
-                    "rank whose lines were cut off); read that rank's own log")
+        tips.append(
+            "every rank in this output is a victim: the one that broke is not in it (another node, or a "
+            "rank whose lines were cut off); read that rank's own log"
+        )
     if (basis == "none" and not barrier) or (basis == "silent" and any(how[r] == "timeout" for r in victims)):
-        tips.append("TORCH_FR_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1: Flight Recorder dumps each rank's "
-                    "last collectives on a timeout (`torchfrtrace` lines them up)")
+        tips.append(
+            "TORCH_FR_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1: Flight Recorder dumps each rank's "
+            "last collectives on a timeout (`torchfrtrace` lines them up)"
+        )
         tips.append("TORCH_DISTRIBUTED_DEBUG=DETAIL: a mismatched collective raises naming both ranks")
     if basis == "silent" and len([r for r in how if how[r] in ("none", "sigterm")]) > 1 and not reader.summary_seen:
-        tips.append("keep torchrun's own output too (kb run, or 2>&1 | tee): its failure summary gives each rank's "
-                    "exit code and signal, which per-rank logs lack")
+        tips.append(
+            "keep torchrun's own output too (kb run, or 2>&1 | tee): its failure summary gives each rank's "
+            "exit code and signal, which per-rank logs lack"
+        )
     # only tracebacks carry torch's [rankN]: prefix; --tee tags every line, so a quiet rank is seen too
     if len(reader.ranks) < 2 or not any(s.tag.startswith(("[default", "file")) for s in reader.ranks.values()):
         tips.append("torchrun --tee 3 (or --log-dir DIR): every line tagged with its rank, one log per rank")
     if any(how[r] == "exited" for r in how):  # a rank failed with an exit code and no traceback anywhere
-        tips.append("decorate the entry point with torch.distributed.elastic.multiprocessing.errors.record: "
-                    "torchrun's summary then carries each rank's traceback")
+        tips.append(
+            "decorate the entry point with torch.distributed.elastic.multiprocessing.errors.record: "
+            "torchrun's summary then carries each rank's traceback"
+        )
     return tips

@@ -100,8 +100,9 @@ def _feed_dir(reader: Reader, path: Path) -> None:
             if (folder / name).is_file():
                 reader.feed_chunks(read_chunks(folder / name), rank, str(folder / name))
         if (folder / "error.json").is_file():
-            reader.feed_error_file((folder / "error.json").read_text(encoding="utf-8", errors="replace"),
-                                   rank, str(folder / "error.json"))
+            reader.feed_error_file(
+                (folder / "error.json").read_text(encoding="utf-8", errors="replace"), rank, str(folder / "error.json")
+            )
     others = sorted(p for p in path.iterdir() if p.is_file() and p.suffix in TEXT_SUFFIXES and p not in layout)
     for other in others[:MAX_FILES]:
         reader.feed_chunks(read_chunks(other), None, str(other))
@@ -114,8 +115,9 @@ def triage_path(path: Path, catalogue: Any = None, match: bool = True) -> Triage
         _feed_dir(reader, path)
     elif path.suffix == ".json":
         rank = path.parent.name
-        reader.feed_error_file(path.read_text(encoding="utf-8", errors="replace"),
-                               int(rank) if rank.isdigit() else 0, str(path))
+        reader.feed_error_file(
+            path.read_text(encoding="utf-8", errors="replace"), int(rank) if rank.isdigit() else 0, str(path)
+        )
     else:
         reader.feed_chunks(read_chunks(path))
     return triage_reader(reader, catalogue, match)

@@ -31,25 +31,49 @@ RANK_SCAN = 256 * 1024  # after the first chunk, new ranks are looked for at eac
 # an upper-case letter: `re` then skips ahead to the next character that can start one, and typical
 # progress lines ("[default3]:step 7 loss 0.43") hold few. torchrun's summary fields are lower
 # case, so the summary block ("Failures:" ... "=====") is read line by line instead.
-_KEYWORDS = ("Error", "Exception", "Traceback", "Timed out", "Timeout", "Watchdog", "SeqNum", "Signal ",
-             "Sending process", "Root Cause", "Failures:", "NCCL", "Rank ", "Interrupt", "Killed",
-             "Segmentation fault", "Connection ", "Fatal Python error", "Detected mismatch")
+_KEYWORDS = (
+    "Error",
+    "Exception",
+    "Traceback",
+    "Timed out",
+    "Timeout",
+    "Watchdog",
+    "SeqNum",
+    "Signal ",
+    "Sending process",
+    "Root Cause",
+    "Failures:",
+    "NCCL",
+    "Rank ",
+    "Interrupt",
+    "Killed",
+    "Segmentation fault",
+    "Connection ",
+    "Fatal Python error",
+    "Detected mismatch",
+)
 _KEYWORD_RE = re.compile("|".join(re.escape(k) for k in _KEYWORDS))
 
 _PREFIX = re.compile(r"\[(default|rank)(\d+)\]:\s?")
 _NCCL_RANK = re.compile(r"\bRank (\d+)\]")
-_EXC = re.compile(r"^(?P<type>(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Failure))"
-                  r"(?::\s?(?P<msg>.*))?$")
+_EXC = re.compile(
+    r"^(?P<type>(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Failure))"
+    r"(?::\s?(?P<msg>.*))?$"
+)
 _SUMMARY_FIELD = re.compile(r"^\s{1,4}(time|rank|exitcode|error_file|traceback)\s*:\s?(.*)$")
 _SUMMARY_RANK = re.compile(r"^(\d+)(?: \(local_rank: (\d+)\))?")
 _EXITCODE = re.compile(r"^(-?\d+) \(pid: (\d+)\)")
 _SENT = re.compile(r"Sending process (\d+) closing signal (SIG[A-Z]+)")
-_WATCHDOG = re.compile(r"Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(\d+), OpType=(\w+)"
-                       r"(?:, NumelIn=(\d+))?")
+_WATCHDOG = re.compile(
+    r"Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(\d+), OpType=(\w+)"
+    r"(?:, NumelIn=(\d+))?"
+)
 _ENQUEUED = re.compile(r"[Ll]ast enqueued (?:NCCL )?work: (-?\d+), last completed (?:NCCL )?work: (-?\d+)")
 # older releases print no SequenceNumber; the key compared is sequence number, op type and first shape
-_FINGERPRINT = re.compile(r"Rank (\d+) is running collective: CollectiveFingerPrint\((?:SequenceNumber=(\d+), )?"
-                          r"OpType=(\w+)(?:, TensorShape=(\[[^\]]*\]))?")
+_FINGERPRINT = re.compile(
+    r"Rank (\d+) is running collective: CollectiveFingerPrint\((?:SequenceNumber=(\d+), )?"
+    r"OpType=(\w+)(?:, TensorShape=(\[[^\]]*\]))?"
+)
 _SIGNAL_TRACE = re.compile(r"Signal (\d+) \((SIG[A-Z]+)\) received by PID (\d+)")
 # faulthandler's line in the dying rank's own stderr: the signal, seen even where torchrun's summary is not
 _FATAL = re.compile(r"^Fatal Python error: (Aborted|Segmentation fault|Bus error|Floating point exception)\b")
@@ -58,15 +82,23 @@ _ISO = re.compile(r"(\d{4})-(\d\d)-(\d\d)[ T_](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,6
 _GLOG = re.compile(r"\b[EWIF](\d\d)(\d\d) (\d\d):(\d\d):(\d\d)\.(\d{1,9})\b")
 
 # how a rank's error reads when it only suffered another rank's failure
-_TIMEOUT = re.compile(r"Timed out waiting \d+ms|Watchdog caught collective operation timeout|timed out|"
-                      r"[Tt]imeout at NCCL work|wait timeout after \d+ms", re.I)
-_CONNECTION = re.compile(r"Connection (?:closed|reset) by peer|Broken pipe|remote process exited|"
-                         r"NCCL communicator was aborted|ncclRemoteError|[Ss]ocket [Tt]imeout|"
-                         r"failed to recv, got 0 bytes|Connection refused", re.I)
+_TIMEOUT = re.compile(
+    r"Timed out waiting \d+ms|Watchdog caught collective operation timeout|timed out|"
+    r"[Tt]imeout at NCCL work|wait timeout after \d+ms",
+    re.I,
+)
+_CONNECTION = re.compile(
+    r"Connection (?:closed|reset) by peer|Broken pipe|remote process exited|"
+    r"NCCL communicator was aborted|ncclRemoteError|[Ss]ocket [Tt]imeout|"
+    r"failed to recv, got 0 bytes|Connection refused",
+    re.I,
+)
 _MISMATCH = re.compile(r"Detected mismatch between collectives")
 # TORCH_DISTRIBUTED_DEBUG's barrier before each collective failed because of a peer (rank 0 late, a peer gone)
-_BARRIER = re.compile(r"successfully reached monitoredBarrier, but received errors|"
-                      r"Monitored Barrier encountered error")
+_BARRIER = re.compile(
+    r"successfully reached monitoredBarrier, but received errors|"
+    r"Monitored Barrier encountered error"
+)
 _WRAPPERS = frozenset({"ChildFailedError", "SystemExit", "KeyboardInterrupt"})
 
 
@@ -99,7 +131,8 @@ class RankState:
 
     def add(self, event: Event) -> None:
         if len(self.events) < MAX_EVENTS and not any(
-                e.kind == event.kind and e.text == event.text and e.source == event.source for e in self.events):
+            e.kind == event.kind and e.text == event.text and e.source == event.source for e in self.events
+        ):
             self.events.append(event)
 
 
@@ -121,15 +154,17 @@ def _stamp(text: str, year: int) -> float | None:
     if m:
         frac = (m[7] or "0").ljust(6, "0")
         try:
-            return datetime(int(m[1]), int(m[2]), int(m[3]), int(m[4]), int(m[5]), int(m[6]), int(frac),
-                            tzinfo=UTC).timestamp()
+            return datetime(
+                int(m[1]), int(m[2]), int(m[3]), int(m[4]), int(m[5]), int(m[6]), int(frac), tzinfo=UTC
+            ).timestamp()
         except ValueError:
             return None
     m = _GLOG.search(text)
     if m:
         try:
-            return datetime(year, int(m[1]), int(m[2]), int(m[3]), int(m[4]), int(m[5]),
-                            int(m[6][:6].ljust(6, "0")), tzinfo=UTC).timestamp()
+            return datetime(
+                year, int(m[1]), int(m[2]), int(m[3]), int(m[4]), int(m[5]), int(m[6][:6].ljust(6, "0")), tzinfo=UTC
+            ).timestamp()
         except ValueError:
             return None
     return None
@@ -169,7 +204,7 @@ class Reader:
         self._in_summary = self._in_root_cause = False
 
     def feed(self, text: str, rank: int | None = None, origin: str | None = None) -> None:
-        self.feed_chunks((text[i:i + CHUNK] for i in range(0, len(text), CHUNK)), rank, origin)
+        self.feed_chunks((text[i : i + CHUNK] for i in range(0, len(text), CHUNK)), rank, origin)
 
     def feed_error_file(self, raw: str, rank: int, origin: str | None = None) -> None:
         """An error.json written by ``@record``: its message, call stack and time stamp."""
@@ -258,7 +293,7 @@ class Reader:
                 at = at + 1 if at >= 0 else (0 if text.startswith(tag) else -1)
                 if at >= 0:
                     end = text.find("\n", at)
-                    state.last_line = _PREFIX.sub("", text[at:end if end >= 0 else len(text)], count=2)[:300]
+                    state.last_line = _PREFIX.sub("", text[at : end if end >= 0 else len(text)], count=2)[:300]
                     state.tag = tag
                     break
 
@@ -268,7 +303,8 @@ class Reader:
             if self._seen_pattern is None:
                 known = "|".join(str(r) for r in sorted(self.ranks))
                 self._seen_pattern = re.compile(
-                    r"^\[(?:default|rank)" + (rf"(?!(?:{known})\])" if known else "") + r"(\d+)\]:", re.M)
+                    r"^\[(?:default|rank)" + (rf"(?!(?:{known})\])" if known else "") + r"(\d+)\]:", re.M
+                )
             m = self._seen_pattern.search(text, pos, end)
             if m is None:
                 return
@@ -285,7 +321,7 @@ class Reader:
             if m[1] == "rank" or rank is None or not prefixed:
                 rank = int(m[2])
             prefixed = True
-            text = text[m.end():]
+            text = text[m.end() :]
         return text.rstrip("\r"), rank, prefixed
 
     def _line(self, raw: str, number: int, default_rank: int | None, chunk: str, start: int) -> None:
@@ -307,7 +343,7 @@ class Reader:
             state.last_time = when
         if m := _WATCHDOG.search(text):
             state.seq.update(seq_num=int(m[1]), op=m[2], numel_in=int(m[3]) if m[3] else None)
-            state.add(Event("timeout", text[m.start():].split(" ran for")[0], number, when, "nccl", self.origin))
+            state.add(Event("timeout", text[m.start() :].split(" ran for")[0], number, when, "nccl", self.origin))
         if m := _ENQUEUED.search(text):
             state.seq.update(last_enqueued=int(m[1]), last_completed=int(m[2]))
         self._fingerprints(text, state)
@@ -331,8 +367,10 @@ class Reader:
         reporter, runs the reporter's collective. That agreement is known even when the launcher
         stopped those ranks before they printed their own error.
         """
-        found = [(int(m[1]), f"{m[3]} SequenceNumber={m[2] or '?'} TensorShape={m[4] or '?'}")
-                 for m in _FINGERPRINT.finditer(text)]
+        found = [
+            (int(m[1]), f"{m[3]} SequenceNumber={m[2] or '?'} TensorShape={m[4] or '?'}")
+            for m in _FINGERPRINT.finditer(text)
+        ]
         for rank, key in found:
             state.fingerprints[rank] = key
         if len(found) >= 2 and "Detected mismatch" in text and (found[0][0], found[1][0]) not in self._inferred:
@@ -361,8 +399,16 @@ class Reader:
                 exc = _EXC.match(text.strip())
                 if exc and text[2:3] != " ":
                     state = self._rank(self._summary_rank)
-                    state.add(Event(classify(text.strip()), text.strip()[:400], number, self._summary_time,
-                                    "summary", self.origin))
+                    state.add(
+                        Event(
+                            classify(text.strip()),
+                            text.strip()[:400],
+                            number,
+                            self._summary_time,
+                            "summary",
+                            self.origin,
+                        )
+                    )
                     self._fingerprints(text, state)  # the error file of a rank stopped before its lines reached the log
                     return True
             return False

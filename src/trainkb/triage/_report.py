@@ -48,9 +48,21 @@ def to_json(triage: Triage, first_line: int = 1) -> dict[str, Any]:
         "entry": triage.entry,
         "explained_rank": triage.explained_rank,
         "collect": triage.collect,
-        "ranks": [{"rank": v.rank, "role": v.role, "how": v.how, "description": v.description,
-                   "error": v.error, "line": _line(v.line, first_line), "file": v.origin, "time": _when(v.time),
-                   "exitcode": v.exitcode, "collective": v.seq or None} for v in triage.ranks],
+        "ranks": [
+            {
+                "rank": v.rank,
+                "role": v.role,
+                "how": v.how,
+                "description": v.description,
+                "error": v.error,
+                "line": _line(v.line, first_line),
+                "file": v.origin,
+                "time": _when(v.time),
+                "exitcode": v.exitcode,
+                "collective": v.seq or None,
+            }
+            for v in triage.ranks
+        ],
     }
 
 
@@ -78,8 +90,11 @@ def to_text(triage: Triage, heading: str = "triage", first_line: int = 1) -> str
         head = f"rank {triage.sole_culprit} broke first — {_BASIS[triage.basis]}"
     elif triage.culprits:
         listed = ", ".join(str(r) for r in triage.culprits)
-        head = (f"ranks {listed} failed on their own at about the same time" if triage.basis == "own-error"
-                else f"cannot single out one rank: ranks {listed} are suspects")
+        head = (
+            f"ranks {listed} failed on their own at about the same time"
+            if triage.basis == "own-error"
+            else f"cannot single out one rank: ranks {listed} are suspects"
+        )
     else:
         head = "no culprit named — the output does not show which rank broke first"
     lines = [f"── {heading}: {n} rank{'s' if n != 1 else ''}; {head} ──"]
@@ -99,7 +114,7 @@ def to_text(triage: Triage, heading: str = "triage", first_line: int = 1) -> str
         if v.how == "silent" and v.last_line:
             lines.append(f"           its last line: {_clip(v.last_line, 110)}")
     if triage.root_cause_is_victim:
-        lines.append(f"  torchrun's \"Root Cause\" names rank {triage.root_cause}, which only suffered the failure.")
+        lines.append(f'  torchrun\'s "Root Cause" names rank {triage.root_cause}, which only suffered the failure.')
     if triage.gap_seconds is not None:
         gap = "within a second of" if abs(triage.gap_seconds) < 1 else f"{triage.gap_seconds:.1f} s after"
         lines.append(f"  the first victim failed {gap} the culprit.")

@@ -161,13 +161,17 @@ class TrainKBApp(App[None]):
             self.notify(f"unknown entry {entry_id}", severity="warning")
             return
         if record and (self.position < 0 or self.history[self.position] != entry_id):
-            del self.history[self.position + 1:]
+            del self.history[self.position + 1 :]
             self.history.append(entry_id)
             self.position = len(self.history) - 1
         titles = {e.id: e.title for e in self.kb.catalogue.entries.values()}
-        self.run_worker(self.query_one("#detail", EntryView).show(
-            *self.kb.header(entry_id), self.kb.markdown(entry_id), self.kb.related(entry_id), titles),
-            exclusive=True, group="detail")
+        self.run_worker(
+            self.query_one("#detail", EntryView).show(
+                *self.kb.header(entry_id), self.kb.markdown(entry_id), self.kb.related(entry_id), titles
+            ),
+            exclusive=True,
+            group="detail",
+        )
         self._find_at = -1
         self._highlight_evidence(entry_id)
 

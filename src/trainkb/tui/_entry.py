@@ -48,8 +48,15 @@ class EntryView(VerticalScroll):
     def on_mount(self) -> None:
         self.border_title = "Entry"
 
-    async def show(self, entry: Entry, where: str, aliases: str, markdown: str,
-                   related: list[tuple[str, str]], titles: dict[str, str]) -> None:
+    async def show(
+        self,
+        entry: Entry,
+        where: str,
+        aliases: str,
+        markdown: str,
+        related: list[tuple[str, str]],
+        titles: dict[str, str],
+    ) -> None:
         self.border_title = entry.id
         self.query_one("#title", Static).update(inline_code(f"{entry.id} — {entry.title}"))
         aka = self.query_one("#aka", Static)
@@ -62,8 +69,17 @@ class EntryView(VerticalScroll):
         options = self.query_one("#related", OptionList)
         options.clear_options()
         for relation, target in related:
-            options.add_option(Option(Text.assemble((f"{relation:<12}", "italic"), (f"{target:<5}", "bold"), " ",
-                                                    inline_code(titles.get(target, ""))), id=f"{relation}|{target}"))
+            options.add_option(
+                Option(
+                    Text.assemble(
+                        (f"{relation:<12}", "italic"),
+                        (f"{target:<5}", "bold"),
+                        " ",
+                        inline_code(titles.get(target, "")),
+                    ),
+                    id=f"{relation}|{target}",
+                )
+            )
         options.border_title = "Follow (Enter)" if related else ""
         self.scroll_home(animate=False)
 

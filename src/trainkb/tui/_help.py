@@ -43,13 +43,17 @@ class KeysHelp(Static):
         table.add_row("ctrl+q", "Quit")
         focused = self.app.focused
         seen = {b.key for b in self.app.BINDINGS if isinstance(b, Binding)}
-        own = [active for active in self.screen.active_bindings.values()
-               if active.node is focused and active.binding.description and active.binding.key not in seen]
+        own = [
+            active
+            for active in self.screen.active_bindings.values()
+            if active.node is focused and active.binding.description and active.binding.key not in seen
+        ]
         if focused is not None and own:
             table.add_row("", "")
             table.add_row("", Text(f"In the focused {type(focused).__name__}", style="bold underline"))
             for active in own:
-                table.add_row(_keys(self.app, active.binding), active.binding.description,
-                              style="" if active.enabled else "dim")
+                table.add_row(
+                    _keys(self.app, active.binding), active.binding.description, style="" if active.enabled else "dim"
+                )
         self.table = table
         self.update(table)

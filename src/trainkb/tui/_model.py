@@ -89,8 +89,13 @@ class KnowledgeBase:
 
     def markdown(self, entry_id: str) -> str:
         entry = self.catalogue.entries[entry_id]
-        return entry_markdown(entry, self.catalogue, link=lambda target: ENTRY_SCHEME + target,
-                              verification=self.verification.entry_lines(entry), header=False)
+        return entry_markdown(
+            entry,
+            self.catalogue,
+            link=lambda target: ENTRY_SCHEME + target,
+            verification=self.verification.entry_lines(entry),
+            header=False,
+        )
 
     def header(self, entry_id: str) -> tuple[Entry, str, str]:
         """(the entry, "area › section", its aliases on one line) for the entry pane's header."""
@@ -100,8 +105,9 @@ class KnowledgeBase:
     def related(self, entry_id: str) -> list[tuple[str, str]]:
         """(relation label, id) for links then backlinks: the keyboard-followable list."""
         entry = self.catalogue.entries[entry_id]
-        out: list[tuple[str, str]] = [(link.relation, link.id) for link in entry.links
-                                      if link.id in self.catalogue.entries]
+        out: list[tuple[str, str]] = [
+            (link.relation, link.id) for link in entry.links if link.id in self.catalogue.entries
+        ]
         out += [("linked from", b.source) for b in self.catalogue.backlinks.get(entry_id, [])]
         return out
 
@@ -111,9 +117,14 @@ class KnowledgeBase:
         entries = self.catalogue.ordered()
         if not needle:
             return entries
-        return [e for e in entries
-                if needle in e.id.lower() or needle in e.title.lower()
-                or any(needle in a.lower() for a in e.aliases) or any(needle in t for t in e.tags)]
+        return [
+            e
+            for e in entries
+            if needle in e.id.lower()
+            or needle in e.title.lower()
+            or any(needle in a.lower() for a in e.aliases)
+            or any(needle in t for t in e.tags)
+        ]
 
     def site_url(self, entry_id: str) -> str | None:
         """The entry's page: $TRAINKB_SITE_URL if set, else a locally built site."""

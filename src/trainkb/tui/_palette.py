@@ -43,5 +43,4 @@ class EntryCommands(Provider):
             if score > 0 and score > best.get(entry_id, (0.0, "", ""))[0]:
                 best[entry_id] = (score, text, help_text)
         for entry_id, (score, text, help_text) in best.items():
-            yield Hit(score, matcher.highlight(text), partial(self.trainkb.open_entry, entry_id),
-                      help=help_text)
+            yield Hit(score, matcher.highlight(text), partial(self.trainkb.open_entry, entry_id), help=help_text)

@@ -51,8 +51,11 @@ class PasteBox(TextArea):
         event.prevent_default()  # TextArea's handler would insert the whole text
         kept, _dropped = paste_tail(event.text)
         self.replace(kept, self.document.start, self.document.end)
-        self.notify(f"Pasted {len(event.text) / 1e6:.1f} MB; kept the last {len(kept) // 1024} KB "
-                    f"(tracebacks end at the bottom).", timeout=6)
+        self.notify(
+            f"Pasted {len(event.text) / 1e6:.1f} MB; kept the last {len(kept) // 1024} KB "
+            f"(tracebacks end at the bottom).",
+            timeout=6,
+        )
 
     def highlight_line(self, line: int) -> None:
         """Mark a 1-based input line (the evidence of a match) and scroll it into view."""

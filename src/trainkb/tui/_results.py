@@ -34,20 +34,26 @@ class ResultsList(OptionList):
     def show(self, response: SearchResponse | None) -> None:
         self.clear_options()
         if response is None:
-            self.add_option(Option(Text("Paste or type above; results appear as you go.", style="dim"),
-                                   disabled=True))
+            self.add_option(Option(Text("Paste or type above; results appear as you go.", style="dim"), disabled=True))
             self.border_subtitle = ""
             return
         if response.abstained:
-            self.add_option(Option(Text("no confident match — closest entries, unconfirmed:", style="bold"),
-                                   disabled=True))
+            self.add_option(
+                Option(Text("no confident match — closest entries, unconfirmed:", style="bold"), disabled=True)
+            )
         for result in response.results:
             style = _STYLE[result.confidence]
             label = Text.assemble((f"{result.id:<5}", "bold"), " ")
             if not self.compact_rows:
                 label.append(_bar(result.score) + " ", style)
-            label.append_text(Text.assemble(f"{result.score:3.0f} ", (f"{result.confidence:<6}", style), " ",
-                                            inline_code(printable(result.title, newlines=False))))
+            label.append_text(
+                Text.assemble(
+                    f"{result.score:3.0f} ",
+                    (f"{result.confidence:<6}", style),
+                    " ",
+                    inline_code(printable(result.title, newlines=False)),
+                )
+            )
             if not self.compact_rows:
                 label.append(f"  · {result.area}", "dim")
             if result.layer:  # an entry of a team's layer says whose it is
