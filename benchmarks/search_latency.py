@@ -61,6 +61,7 @@ def synthetic_index(real: list, count: int) -> Index:
                 example=f"{s.example} {number}" if s.literal else s.example,
                 type=s.type,
                 kind=s.kind,
+                names_cause=s.names_cause,
             )
             for s in rng.sample(signatures, k=min(2, len(signatures)))
         ]
