@@ -10,6 +10,24 @@ from trainkb.search._hint import ADVICE
 from trainkb.search._index import load_index
 from trainkb.search._score import AMBIGUOUS_REPORTS
 
+D4_KILLED = r"""
+id: D4
+title: DataLoader worker killed by the OOM killer (host RAM)
+area: alpha
+section: two
+tags: [dataloader, host-oom]
+symptom: Workers die one after another while host memory climbs epoch after epoch.
+root_cause: Each worker's in-memory cache grows without bound.
+fix: Bound the cache or lower `num_workers`.
+fix_summary: Bound the cache or lower `num_workers`.
+signatures:
+  - regex: "DataLoader worker \\(pid \\d+\\) is killed by signal: Killed"
+    type: RuntimeError
+    example: "DataLoader worker (pid 5123) is killed by signal: Killed."
+    names_cause: true
+verification: {status: manual, reason: test fixture}
+""".lstrip()  # a message public reports print for many causes
+
 DDP_TRACEBACK = """\
 Traceback (most recent call last):
   File "train.py", line 40, in <module>
@@ -193,24 +211,7 @@ def test_alias_phrase_in_a_failure_message_is_evidence(catalogue: Path) -> None:
 
 
 def test_exact_hit_silences_near_misses_on_the_same_line(catalogue: Path) -> None:
-    (catalogue / "alpha" / "D4-killed.yaml").write_text(
-        r"""
-id: D4
-title: DataLoader worker killed by the OOM killer (host RAM)
-area: alpha
-section: two
-tags: [dataloader, host-oom]
-symptom: Workers die one after another while host memory climbs.
-root_cause: Each worker's cache grows without bound.
-fix: Bound the cache or lower `num_workers`.
-fix_summary: Bound the cache or lower `num_workers`.
-signatures:
-  - regex: "DataLoader worker \\(pid \\d+\\) is killed by signal: Killed"
-    type: RuntimeError
-    example: "DataLoader worker (pid 5123) is killed by signal: Killed."
-verification: {status: manual, reason: test fixture}
-""".lstrip()
-    )
+    (catalogue / "alpha" / "D4-killed.yaml").write_text(D4_KILLED)
     paste = "RuntimeError: DataLoader worker (pid 77) is killed by signal: Bus error."
     results = search(paste, catalogue=catalogue).results
     assert results[0].id == "D3" and results[0].confidence == "high"
@@ -231,25 +232,7 @@ def test_variable_identifiers_do_not_break_a_fuzzy_match(catalogue: Path) -> Non
 
 def test_a_message_many_root_causes_print_is_not_a_confident_answer_alone(catalogue: Path) -> None:
     """Public failure reports print "killed by signal: Killed" for many causes (background.json)."""
-    (catalogue / "alpha" / "D4-killed.yaml").write_text(
-        r"""
-id: D4
-title: DataLoader worker killed by the OOM killer (host RAM)
-area: alpha
-section: two
-tags: [dataloader, host-oom]
-symptom: Workers die one after another while host memory climbs epoch after epoch.
-root_cause: Each worker's in-memory cache grows without bound.
-fix: Bound the cache or lower `num_workers`.
-fix_summary: Bound the cache or lower `num_workers`.
-signatures:
-  - regex: "DataLoader worker \\(pid \\d+\\) is killed by signal: Killed"
-    type: RuntimeError
-    example: "DataLoader worker (pid 5123) is killed by signal: Killed."
-    names_cause: true
-verification: {status: manual, reason: test fixture}
-""".lstrip()
-    )
+    (catalogue / "alpha" / "D4-killed.yaml").write_text(D4_KILLED)
     index = get_index(catalogue, use_cache=False)
     assert next(s.background for s in index.sigs if s.source.endswith("Killed")) >= AMBIGUOUS_REPORTS
     bare = search("RuntimeError: DataLoader worker (pid 77) is killed by signal: Killed.", catalogue=index)
