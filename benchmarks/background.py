@@ -16,10 +16,11 @@ and report numbers only, no text.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
+
+from _generated import write_or_check
 
 from trainkb.search._input import parse
 from trainkb.search._normalize import terms
@@ -52,17 +53,7 @@ def render(data: dict) -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="only compare with the committed file")
-    args = parser.parse_args()
-    text = render(build())
-    if args.check:
-        same = OUT.is_file() and OUT.read_text(encoding="utf-8") == text
-        print("background.json is up to date" if same else "background.json is stale: run benchmarks/background.py")
-        return 0 if same else 1
-    OUT.write_text(text, encoding="utf-8")
-    print(f"wrote {OUT} ({len(json.loads(text)['terms'])} words)")
-    return 0
+    return write_or_check("background.py", OUT, lambda: render(build()))
 
 
 if __name__ == "__main__":

@@ -12,12 +12,13 @@ confidence, comes first.
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import sys
 from collections import defaultdict
 from pathlib import Path
+
+from _generated import write_or_check
 
 HERE = Path(__file__).resolve().parent
 CORPUS = HERE / "real_failures.jsonl"
@@ -211,18 +212,11 @@ def render(cases: list[dict]) -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="only compare with the committed file")
-    args = parser.parse_args()
-    cases = [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines() if line.strip()]
-    text = render(cases)
-    if args.check:
-        same = OUT.is_file() and OUT.read_text(encoding="utf-8") == text
-        print("docs/coverage.md is up to date" if same else "docs/coverage.md is stale: run benchmarks/coverage.py")
-        return 0 if same else 1
-    OUT.write_text(text, encoding="utf-8")
-    print(f"wrote {OUT}")
-    return 0
+    def build() -> str:
+        cases = [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines() if line.strip()]
+        return render(cases)
+
+    return write_or_check("coverage.py", OUT, build)
 
 
 if __name__ == "__main__":
