@@ -60,6 +60,9 @@ class SearchResponse:
     abstained: bool  # True: nothing is credible; results are only the closest entries
     results: list[SearchResult]
     advice: str | None = None  # when abstained: what to paste or run so that search can answer
+    # the line a signature matched for the first entry: with ``abstained``, a message several root
+    # causes print (the entries are its candidates), not an error the catalogue does not know
+    symptom: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -120,6 +123,5 @@ def search(
             )
         )
     abstained = not results or results[0].confidence == "low"
-    # the closest entry matched the message itself: a symptom several causes print, not an unknown error
     symptom = next((e.text.strip() for e in results[0].evidence if e.via == "signature"), None) if results else None
-    return SearchResponse(query.kind, abstained, results, advice(query, symptom) if abstained else None)
+    return SearchResponse(query.kind, abstained, results, advice(query, symptom) if abstained else None, symptom)

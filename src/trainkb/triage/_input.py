@@ -48,7 +48,7 @@ def explain(triage: Triage, reader: Reader, catalogue: Any) -> None:
     except (OSError, ValueError):  # no catalogue here: the triage stands without an entry
         return
     # a message several causes print still names its closest entry, marked low (unconfirmed)
-    if response.results and (not response.abstained or any(e.via == "signature" for e in response.results[0].evidence)):
+    if response.results and (not response.abstained or response.symptom is not None):
         best = response.results[0]
         triage.entry = {"id": best.id, "title": best.title, "confidence": best.confidence, "score": best.score}
 
