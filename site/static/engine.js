@@ -351,6 +351,8 @@
           block++;
         }
         inTb = false;
+      } else {  // a warning or error printed outside a traceback is not part of the next traceback's chain
+        block++;
       }
     }
     return [out, found];
@@ -900,7 +902,8 @@
     var noise = this.noise(this.norm.terms(query.prose));  // a paste of words the catalogue never uses
     // known: a signature names the failure's cause; known only as a message many causes print, it is
     // known to the entries that claim that message and unknown to the others
-    var known = !query.messages.some(function (m) { return m.weight >= C.FAILURE_WEIGHT && m.type; });
+    var noFailure = !query.messages.some(function (m) { return m.weight >= C.FAILURE_WEIGHT && m.type; });
+    var known = noFailure;
     var onFailure = false;
     [exact, fuzzy].forEach(function (found) {
       found.forEach(function (evs) {
@@ -940,11 +943,19 @@
       if (capped) text = Math.min(text, C.UNKNOWN_ERROR_CAP);
       var total = Math.min(100, Math.max(signature, text) + C.OTHER_KIND_SHARE * Math.min(signature, text));
       if (capped && signature < C.SOME_EVIDENCE) total = Math.min(total, C.UNKNOWN_ERROR_CAP);
+      // a cause-naming line vouches only for an entry that also explains the exception the paste ends in
+      var onIt = evidence.filter(function (e) {
+        return e.strength >= C.SOME_EVIDENCE && own[e.at] && own[e.at].weight >= C.FAILURE_WEIGHT;
+      });
+      if (!noFailure && !onIt.length) cause = 0;
+      var hit = (noFailure ? evidence : onIt).filter(function (e) { return e.via === "signature"; })[0];
+      var symptom = hit ? pyStrip(hit.text) : null;
       if (excluded.has(entry)) {  // the paste holds output only a different failure prints
         total = Math.min(total, C.EXCLUDED_CAP);
         cause = 0;
       }
-      scored.push({ entry: entry, score: round1(total), prose: text, evidence: self.dedupe(evidence), cause: cause });
+      scored.push({ entry: entry, score: round1(total), prose: text, evidence: self.dedupe(evidence), cause: cause,
+                    symptom: symptom });
     });
     scored.sort(function (a, b) {
       if (a.score !== b.score) return b.score - a.score;
@@ -1003,12 +1014,8 @@
                }) };
     });
     var abstained = !results.length || results[0].confidence === "low";
-    // the closest entry matched the message itself: a symptom several causes print, not an unknown error
-    var symptom = null;
-    if (results.length) {
-      var hit = results[0].evidence.filter(function (e) { return e.via === "signature"; })[0];
-      if (hit) symptom = pyStrip(hit.text);
-    }
+    // the closest entry matched the failure itself: a symptom several causes print, not an unknown error
+    var symptom = results.length ? scored[0].symptom : null;
     return { query_kind: query.kind, abstained: abstained, results: results,
              advice: abstained ? this.advice(query, symptom) : null };
   };

@@ -260,6 +260,8 @@ def _collect(lines: list[Line]) -> tuple[list[Line], list[tuple[str, str, int, i
             ):
                 block += 1
             in_tb = False
+        else:  # a warning or error printed outside a traceback is not part of the next traceback's chain
+            block += 1
     return out, found
 
 

@@ -93,6 +93,9 @@ class Scored:
     prose: float = 0.0  # breaks ties between entries that share a signature
     evidence: list[Evidence] = field(default_factory=list)
     cause: float = 0.0  # strength of the best match of a signature that names this entry's cause (not a symptom)
+    # the line a signature matched on the exception the paste ends in (on any line when it ends in none);
+    # None: the entry does not explain the failure, and nothing it matched can vouch for it
+    symptom: str | None = None
 
 
 def _owners(query: Query) -> list[Message | None]:
@@ -456,6 +459,17 @@ def score_entries(index: Index, query: Query) -> list[Scored]:
             (e.strength * AMBIGUOUS_SHARE if e.ambiguous else e.strength for e in evidence if e.names_cause),
             default=0.0,
         )
+        # a cause-naming line vouches only for an entry that also explains the exception the paste ends
+        # in: a deprecation warning printed above an unrelated traceback is not that traceback's cause
+        on_it = [
+            e
+            for e in evidence
+            if e.strength >= SOME_EVIDENCE and (owner := owners[e.at]) is not None and owner.weight >= FAILURE_WEIGHT
+        ]
+        explains = no_failure or bool(on_it)
+        if not explains:
+            cause = 0.0
+        symptom = next((e.text.strip() for e in (evidence if no_failure else on_it) if e.via == "signature"), None)
         distinct = {e.signature for e in evidence if e.via == "signature"}  # an alias adds no second witness
         signature = min(100.0, signature + EXTRA_SIGNATURE * max(len(distinct) - 1, 0))
         known = failure_known or (ambiguously_known and bool(evidence))
@@ -469,7 +483,7 @@ def score_entries(index: Index, query: Query) -> list[Scored]:
             total = min(total, UNKNOWN_ERROR_CAP)
         if entry in excluded:  # the paste holds output only a different failure prints
             total, cause = min(total, EXCLUDED_CAP), 0.0
-        scored.append(Scored(entry, round(total, 1), text_score, _dedupe(evidence), cause))
+        scored.append(Scored(entry, round(total, 1), text_score, _dedupe(evidence), cause, symptom))
     scored.sort(key=lambda s: (-s.score, -s.prose, index.entries[s.entry]["id"]))
     return scored
 

@@ -123,5 +123,5 @@ def search(
             )
         )
     abstained = not results or results[0].confidence == "low"
-    symptom = next((e.text.strip() for e in results[0].evidence if e.via == "signature"), None) if results else None
+    symptom = scored[0].symptom if results else None
     return SearchResponse(query.kind, abstained, results, advice(query, symptom) if abstained else None, symptom)
