@@ -234,6 +234,39 @@ def report(name: str, rows: dict[str, dict[str, float]], can_abstain: bool) -> N
         )
 
 
+def wilson_low(right: float, n: float, z: float = 1.96) -> float:
+    """The lower end of the 95% Wilson interval of right / n: how little a precision on few answers proves."""
+    if not n:
+        return 0.0
+    p = right / n
+    centre = p + z * z / (2 * n)
+    spread = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return (centre - spread) / (1 + z * z / n)
+
+
+def by_batch(cases: list[dict]) -> None:
+    """The corpus per sampling batch and half: batch 2 was collected after search was last tuned."""
+    print("\n=== corpus by batch (trainkb search, all kinds)")
+    print(
+        f"  {'set':<22}{'cases':>6}{'pos':>5}{'top-1':>9}{'answered':>10}{'abstain':>9}"
+        f"{'conf-wrong':>14}{'prec@conf':>14}"
+    )
+    for batch in sorted({c.get("batch", 1) for c in cases}):
+        for half in ("dev", "test"):
+            chosen = [c for c in cases if c.get("batch", 1) == batch and c["split"] == half]
+            if not chosen:
+                continue
+            r = evaluate(engine(find_catalogue(None)), chosen)["all"]
+            pos, neg, n = r.get("positives", 0), r.get("negatives", 0), r.get("cases", 0)
+            wrong, confident = int(r.get("confident_wrong", 0)), int(r.get("confident", 0))
+            print(
+                f"  {f'batch {batch}, {half}':<22}{n:>6}{pos:>5}{_pct(r.get('top1', 0), pos):>9}"
+                f"{_pct(r.get('answered', 0), pos):>10}{_pct(r.get('abstained', 0), neg):>9}"
+                f"{wrong:>5} {_pct(wrong, n):>7}{confident - wrong:>6}/{confident:<3}"
+                f"{_pct(confident - wrong, confident)}"
+            )
+
+
 def goals(rows: dict[str, dict[str, float]]) -> bool:
     """Print issue 13's goal lines for the corpus's test half; True when both hold."""
     r = rows["all"]
@@ -244,6 +277,7 @@ def goals(rows: dict[str, dict[str, float]]) -> bool:
     print(
         f"\ngoal (corpus test): medium/high answers right >= {GOAL_PRECISION:.0%}: "
         f"{confident - wrong}/{confident} = {precision:.1%}  {'PASS' if ok_precision else 'FAIL'}"
+        f"  (few answers: 95% Wilson lower bound {wilson_low(confident - wrong, confident):.0%})"
     )
     print(
         f"goal (corpus test): confident-wrong <= {GOAL_CONFIDENT_WRONG:.0%} of all cases: "
@@ -284,6 +318,9 @@ def main() -> int:
             report("baseline: rapidfuzz token_set_ratio", evaluate(fuzz_baseline(ids, texts), chosen), False)
         if subset == "corpus test":
             test_rows = rows
+    corpus = [c for c in cases if c["set"].startswith("corpus")]
+    if corpus:
+        by_batch(corpus)
     if test_rows is not None:
         goals(test_rows)
     if args.misses:

@@ -429,8 +429,11 @@
     var messages = this.weigh(lines, collected[1]);
     var prose = lines.filter(function (l) { return l.role === "text" || l.role === "message"; })
       .map(function (l) { return self.proseLine(l.text); }).join("\n");
+    // the paste stops inside a traceback, before its exception: the failure itself is not in it
+    var last = null;
+    for (var i = lines.length - 1; i >= 0 && last === null; i--) if (pyStrip(lines[i].text)) last = lines[i].role;
     return { kind: this.kind(lines, messages), lines: lines, messages: messages, prose: prose,
-             launcherOnly: this.launcherOnly(lines, collected[1]) };
+             launcherOnly: this.launcherOnly(lines, collected[1]), cut: last === "header" || last === "frame" };
   };
 
   /* ---- rapidfuzz partial_ratio_alignment, on a bit-parallel LCS ----
@@ -746,7 +749,8 @@
       var raw = pySlice(seg[1], C.MAX_LINE_CHARS), text = codePoints(self.norm.normalize(raw));
       if (text.length < C.MIN_FUZZY_CHARS) return;
       var numbers = new Set(raw.match(self.norm.number) || []), overlap = new Map();
-      new Set(self.norm.terms(raw)).forEach(function (word) {
+      var words = new Set(self.norm.terms(raw));
+      words.forEach(function (word) {
         (has(self.sigTerms, word) ? self.sigTerms[word] : []).forEach(function (n) {
           overlap.set(n, (overlap.get(n) || 0) + 1);
         });
@@ -769,7 +773,8 @@
           var line = query.lines[seg[0]];
           addHit(hits, sig.entry, { line: line.number, text: pyStrip(line.text), signature: sig.source, span: null,
                                     at: seg[0], via: "signature", ambiguous: sig.ambiguous, words: sig.terms,
-                                    namesCause: sig.namesCause,
+                                    // see _score._fuzzy: a sibling message aligns too
+                                    namesCause: sig.namesCause && sig.required.every(function (w) { return words.has(w); }),
                                     strength: C.FUZZY_STRENGTH * best * seg[2] * sig.spec + self.typeBonus(sig, seg[3]) });
         }
       });
@@ -947,6 +952,12 @@
       var onIt = evidence.filter(function (e) {
         return e.strength >= C.SOME_EVIDENCE && own[e.at] && own[e.at].weight >= C.FAILURE_WEIGHT;
       });
+      if (query.cut) {  // the paste stops before its exception: a warning printed above it is not the failure
+        onIt = evidence.filter(function (e) {
+          var m = own[e.at];
+          return e.strength >= C.SOME_EVIDENCE && !(m && (m.type || "").endsWith("Warning"));
+        });
+      }
       if (!noFailure && !onIt.length) cause = 0;
       var hit = (noFailure ? evidence : onIt).filter(function (e) { return e.via === "signature"; })[0];
       var symptom = hit ? pyStrip(hit.text) : null;
@@ -986,7 +997,7 @@
     if (query.launcherOnly) return A.launcher;
     if (symptom !== null) return A.symptom.split("{message}").join(quoted(symptom));
     var failures = query.messages.filter(function (m) { return m.weight >= C.FAILURE_WEIGHT && m.type; });
-    if (failures.length) {
+    if (failures.length && !query.cut) {
       var last = failures[failures.length - 1];
       return A.exception.split("{message}").join(quoted(last.text ? last.type + ": " + last.text : last.type));
     }

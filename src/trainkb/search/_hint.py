@@ -47,7 +47,7 @@ def advice(query: Query, symptom: str | None = None) -> str:
     if symptom is not None:
         return ADVICE["symptom"].replace("{message}", _quoted(symptom))
     failures = [m for m in query.messages if m.weight >= FAILURE_WEIGHT and m.type]
-    if failures:
+    if failures and not query.cut:
         last = failures[-1]
         message = f"{last.type}: {last.text}" if last.text else last.type or ""
         return ADVICE["exception"].replace("{message}", _quoted(message))

@@ -124,6 +124,8 @@ class Query:
     # the paste holds a launcher's failure summary (torchrun's ChildFailedError) and no exception of
     # the failing worker: the real error is above the summary, not in the paste
     launcher_only: bool = False
+    # the paste stops inside a traceback, before its exception: the failure itself is not in it
+    cut: bool = False
 
 
 def paste_tail(text: str) -> tuple[str, int]:
@@ -368,4 +370,6 @@ def parse(text: str | bytes, first_line: int = 1) -> Query:
         for line in lines
     ]
     messages = _weigh(lines, found)
-    return Query(_kind(lines, messages), lines, messages, _prose_of(lines), _launcher_only(lines, found))
+    last = next((line.role for line in reversed(lines) if line.text.strip()), None)
+    cut = last in ("header", "frame")
+    return Query(_kind(lines, messages), lines, messages, _prose_of(lines), _launcher_only(lines, found), cut)

@@ -202,6 +202,10 @@ def _exact(index: Index, query: Query) -> dict[int, list[Evidence]]:
     return hits
 
 
+def _warning(message: Message | None) -> bool:
+    return message is not None and (message.type or "").endswith("Warning")
+
+
 def _message_text(query: Query, owners: list[Message | None], at: int) -> str:
     """The text of the message line ``at`` belongs to; the line's own text when it is in none."""
     owner = owners[at]
@@ -265,7 +269,8 @@ def _fuzzy(
             continue
         numbers = set(NUMBER.findall(raw[:MAX_LINE_CHARS]))
         overlap: dict[int, int] = {}
-        for word in set(terms(raw[:MAX_LINE_CHARS])):
+        words = set(terms(raw[:MAX_LINE_CHARS]))
+        for word in words:
             for number in index.sig_terms.get(word, ()):
                 overlap[number] = overlap.get(number, 0) + 1
         for number, shared in overlap.items():
@@ -297,7 +302,10 @@ def _fuzzy(
                         at,
                         ambiguous=_ambiguous(sig),
                         words=sig.terms,
-                        names_cause=sig.names_cause,
+                        # an alignment vouches only when the line holds every word the signature requires:
+                        # masking aligns a sibling message that differs in the very word naming the cause
+                        # ('tokenizer' against 'use_distributed_sampler'), which ranks the entry but is not its message
+                        names_cause=sig.names_cause and sig.required <= words,
                     )
                 )
     return hits
@@ -466,6 +474,8 @@ def score_entries(index: Index, query: Query) -> list[Scored]:
             for e in evidence
             if e.strength >= SOME_EVIDENCE and (owner := owners[e.at]) is not None and owner.weight >= FAILURE_WEIGHT
         ]
+        if query.cut:  # the paste stops before its exception: a warning printed above it is not the failure
+            on_it = [e for e in evidence if e.strength >= SOME_EVIDENCE and not _warning(owners[e.at])]
         explains = no_failure or bool(on_it)
         if not explains:
             cause = 0.0
