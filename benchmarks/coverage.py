@@ -28,19 +28,23 @@ OUT = HERE.parent / "docs" / "coverage.md"
 CAUSES = [
     (
         "library or framework version skew (API removed or renamed, incompatible releases)",
-        r"version skew|removed in|renamed|incompatible with the installed|downgrad|no longer (?:has|accepts)",
+        r"version skew|removed in|renamed|incompatible with the installed|downgrad|no longer (?:has|accepts)|"
+        r"far newer than",
     ),
     (
         "a bug in the project's own training code or scripts",
         r"bug in the repo|repo(?:sitory)? code|fixed upstream|"
         r"training-code bug|repository's training|LLaMA-Factory bug|fish-speech bug|repository code|leftover|"
-        r"label assignment|library bug",
+        r"label assignment|library bug|bug in train|never defined|hard-coded|custom on_epoch_end|lookup by file name",
     ),
     (
         "a bug in the user's own model code (shapes, concatenation, misuse of an op)",
         r"shape bug|model code|misuse|user's own|user's application|not Lightning",
     ),
-    ("a framework or library bug, fixed in a later release", r"torch bug|framework bug|unwrap_model|regression in"),
+    (
+        "a framework or library bug, fixed in a later release",
+        r"torch bug|framework bug|unwrap_model|regression in|race condition",
+    ),
     (
         "the model (or full fine-tuning) does not fit the GPU",
         r"too small for|needs a GPU|does not fit|"
@@ -52,19 +56,32 @@ CAUSES = [
     ),
     (
         "data not prepared as the code expects (preprocessing, paths, labels, corrupt files)",
-        r"data not preprocessed|corrupt|wrong image folder|no type maps|paths dictionary|label seen only|old-format",
+        r"data not preprocessed|corrupt|wrong image folder|no type maps|paths dictionary|label seen only|old-format|"
+        r"annotation format",
     ),
     (
         "hardware, driver, toolkit, cluster or storage problems on the reporter's side",
         r"hardware|failing drive|reporter's device|compute cluster|network mount|built against an incompatible|"
-        r"CUDA toolkit|import order|GPU configuration",
+        r"CUDA toolkit|import order|GPU configuration|not enough memory on the machine|cloud bucket",
     ),
     (
         "gradient checkpointing combined with other features (reentrant + autograd.grad, DDP, ZeRO)",
         r"reentrant|gradient checkpointing|checkpointing",
     ),
+    (
+        "a setting, argument or config value wrong for the run (user configuration)",
+        r"set smaller than|pointed --load|subcommand|lacks the repo's extra key|batch size larger than|"
+        r"max_steps|computes to 0",
+    ),
+    (
+        "NaN made by a custom layer or loss (the user's numerics, not AMP)",
+        r"produced NaN|turned NaN|not L2-normalised",
+    ),
     ("fp16 numerics (NaN or overflow) outside GradScaler's reach", r"fp16|float16"),
-    ("not a bug (expected behaviour, loss at its floor)", r"not a bug"),
+    (
+        "not a bug (expected behaviour, loss at its floor)",
+        r"not a bug|^expected|expected behaviour|did not match the paper",
+    ),
 ]
 # (cluster, pattern over the case's labels and text) for reports whose cause is unknown
 SYMPTOMS = [
