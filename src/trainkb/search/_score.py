@@ -400,7 +400,8 @@ def _prose(index: Index, query: Query, skip: frozenset[str] = frozenset()) -> di
     query_terms = [t for t in terms(query.prose) if t not in skip]
     failures = {m.text for m in query.messages[-MAX_MESSAGE_SEGMENTS:] if m.weight >= FAILURE_WEIGHT and m.type}
     symptom = {t for text in failures for t in terms(text)}
-    weight = {t: w for t, w in index.background.items() if t not in symptom}
+    background = index.background  # looked up for the paste's own words only: the table is hundreds long
+    weight = {t: background[t] for t in set(query_terms) if t in background and t not in symptom}
     raw = _bm25(index, query_terms, {})  # which entries the words point to: every word counts
     if not raw:
         return {}
