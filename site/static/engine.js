@@ -948,16 +948,13 @@
       if (capped) text = Math.min(text, C.UNKNOWN_ERROR_CAP);
       var total = Math.min(100, Math.max(signature, text) + C.OTHER_KIND_SHARE * Math.min(signature, text));
       if (capped && signature < C.SOME_EVIDENCE) total = Math.min(total, C.UNKNOWN_ERROR_CAP);
-      // a cause-naming line vouches only for an entry that also explains the exception the paste ends in
+      // a cause-naming line vouches only for an entry that also explains the exception the paste ends in;
+      // when the paste stops before its exception, any line but a warning may stand for the failure
       var onIt = evidence.filter(function (e) {
-        return e.strength >= C.SOME_EVIDENCE && own[e.at] && own[e.at].weight >= C.FAILURE_WEIGHT;
+        var m = own[e.at];
+        return e.strength >= C.SOME_EVIDENCE &&
+          (query.cut ? !(m && (m.type || "").endsWith("Warning")) : Boolean(m && m.weight >= C.FAILURE_WEIGHT));
       });
-      if (query.cut) {  // the paste stops before its exception: a warning printed above it is not the failure
-        onIt = evidence.filter(function (e) {
-          var m = own[e.at];
-          return e.strength >= C.SOME_EVIDENCE && !(m && (m.type || "").endsWith("Warning"));
-        });
-      }
       if (!noFailure && !onIt.length) cause = 0;
       var hit = (noFailure ? evidence : onIt).filter(function (e) { return e.via === "signature"; })[0];
       var symptom = hit ? pyStrip(hit.text) : null;

@@ -206,6 +206,11 @@ def _warning(message: Message | None) -> bool:
     return message is not None and (message.type or "").endswith("Warning")
 
 
+def _on_failure(message: Message | None) -> bool:
+    """The line belongs to the exception the paste ends in (its last traceback block)."""
+    return message is not None and message.weight >= FAILURE_WEIGHT
+
+
 def _message_text(query: Query, owners: list[Message | None], at: int) -> str:
     """The text of the message line ``at`` belongs to; the line's own text when it is in none."""
     owner = owners[at]
@@ -469,14 +474,13 @@ def score_entries(index: Index, query: Query) -> list[Scored]:
             default=0.0,
         )
         # a cause-naming line vouches only for an entry that also explains the exception the paste ends
-        # in: a deprecation warning printed above an unrelated traceback is not that traceback's cause
+        # in: a deprecation warning printed above an unrelated traceback is not that traceback's cause.
+        # When the paste stops before its exception, any line but a warning may stand for the failure.
         on_it = [
             e
             for e in evidence
-            if e.strength >= SOME_EVIDENCE and (owner := owners[e.at]) is not None and owner.weight >= FAILURE_WEIGHT
+            if e.strength >= SOME_EVIDENCE and (not _warning(owners[e.at]) if query.cut else _on_failure(owners[e.at]))
         ]
-        if query.cut:  # the paste stops before its exception: a warning printed above it is not the failure
-            on_it = [e for e in evidence if e.strength >= SOME_EVIDENCE and not _warning(owners[e.at])]
         explains = no_failure or bool(on_it)
         if not explains:
             cause = 0.0
