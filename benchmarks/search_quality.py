@@ -4,7 +4,9 @@ Cases come from ../shared/bench/dev-cases.jsonl (real pastes; read here, never c
 the repository) when present, the real tracebacks and warnings captured by the checks in the
 committed reports (reports/*.json), benchmarks/search_cases.jsonl (written for this project),
 and benchmarks/real_failures.jsonl (public failure reports sampled without regard to the
-catalogue; its `dev` and `test` halves are reported apart, and search is tuned on `dev` only).
+catalogue; its `dev` and `test` halves are reported apart, and search is tuned on `dev` only),
+and benchmarks/real_failures_by_message.jsonl (public threads found by searching each line that
+names a cause: there search is meant to be confident, so its precision is measured on many answers).
 Each case: id, kind (traceback|log|prose), text, expect (acceptable entry ids, primary first;
 empty: nothing covers it and search should abstain).
 
@@ -55,6 +57,7 @@ DEFAULT_DEV = next(
 )
 OWN = HERE / "search_cases.jsonl"
 CORPUS = HERE / "real_failures.jsonl"
+BY_MESSAGE = HERE / "real_failures_by_message.jsonl"  # threads found by a cause-naming line (precision)
 GOAL_PRECISION, GOAL_CONFIDENT_WRONG = 0.95, 0.03  # issue 13, on the corpus's test half
 MAX_REPO_SHARE = 0.10  # of the corpus from one repository
 KINDS = ("traceback", "log", "prose")
@@ -68,6 +71,14 @@ def load_corpus(path: Path) -> list[dict]:
         print(f"(real_failures.jsonl: {problem})")
     for case in cases:
         case["set"] = f"corpus {case['split']}"
+    return cases
+
+
+def load_by_message(path: Path) -> list[dict]:
+    """Public threads found by searching each cause-naming line: where search is confident, is it right?"""
+    cases = load_cases(path, "by-message")
+    for case in cases:
+        case["set"] = f"by-message {case['split']}"
     return cases
 
 
@@ -295,6 +306,7 @@ def main() -> int:
     root = find_catalogue(args.catalogue)
     ids, texts = _record_texts(root)
     cases = load_cases(args.dev, "dev") + load_cases(OWN, "own") + load_check_cases(root) + load_corpus(CORPUS)
+    cases += load_by_message(BY_MESSAGE)
     pending = [c for c in cases if c["expect"] and not set(c["expect"]) & set(ids)]
     if pending:
         print(f"({len(pending)} cases skipped: none of their expected entries is in the catalogue yet)")
@@ -306,7 +318,7 @@ def main() -> int:
     print(f"catalogue: {len(ids)} entries; cases: {len(cases)} ({per_kind})")
     misses: list[str] = []
     test_rows = None
-    for subset in ("dev", "own", "checks", "corpus dev", "corpus test"):
+    for subset in ("dev", "own", "checks", "corpus dev", "corpus test", "by-message dev", "by-message test"):
         chosen = [c for c in cases if c["set"] == subset]
         if not chosen:
             continue
@@ -314,10 +326,17 @@ def main() -> int:
         rows = evaluate(engine(root), chosen, misses if args.misses else None)
         report("trainkb search", rows, True)
         report("baseline: BM25 over record text", evaluate(bm25_baseline(ids, texts), chosen), False)
-        if not subset.startswith("corpus"):
+        if not subset.startswith(("corpus", "by-message")):
             report("baseline: rapidfuzz token_set_ratio", evaluate(fuzz_baseline(ids, texts), chosen), False)
         if subset == "corpus test":
             test_rows = rows
+        if subset.startswith("by-message"):
+            r = rows["all"]
+            right, confident = r.get("confident", 0) - r.get("confident_wrong", 0), r.get("confident", 0)
+            print(
+                f"  {subset}: medium/high answers right {right}/{confident} = {_pct(right, confident).strip()}"
+                f" (95% Wilson lower bound {wilson_low(right, confident):.0%})"
+            )
     corpus = [c for c in cases if c["set"].startswith("corpus")]
     if corpus:
         by_batch(corpus)

@@ -49,3 +49,16 @@ def test_both_batches_have_both_halves() -> None:
 @pytest.mark.parametrize(("right", "n", "low"), [(4, 4, 0.51), (95, 100, 0.887), (0, 5, 0.0)])
 def test_wilson_lower_bound(right: int, n: int, low: float) -> None:
     assert _quality().wilson_low(right, n) == pytest.approx(low, abs=0.005)
+
+
+def test_by_message_set_keeps_the_same_rules() -> None:
+    lines = (BENCHMARKS / "real_failures_by_message.jsonl").read_text(encoding="utf-8").splitlines()
+    cases = [json.loads(line) for line in lines if line.strip()]
+    assert len(cases) >= 100
+    quality = _quality()
+    # split by the URL's hash, one case per thread, <= 10% a repo; no thread of the generic corpus is here too
+    assert quality.corpus_problems(cases) == []
+    assert not {c["source"] for c in cases} & {c["source"] for c in _corpus()}
+    for case in cases:
+        assert case.keys() >= FIELDS - {"query"} | {"searched_for"}, case["id"]
+        assert not case["expect"] or case["failure_mode"] != "unknown", case["id"]
