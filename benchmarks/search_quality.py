@@ -64,21 +64,13 @@ KINDS = ("traceback", "log", "prose")
 Ranker = Callable[[str], tuple[list[str], bool, bool]]  # ids, abstained, top-1 high confidence
 
 
-def load_corpus(path: Path) -> list[dict]:
-    """The public failure reports, each in the set named by its split ("corpus dev", "corpus test")."""
-    cases = load_cases(path, "corpus")
+def load_corpus(path: Path, name: str = "corpus") -> list[dict]:
+    """Public failure reports, each in the set named by its split ("corpus dev", "by-message test", ...)."""
+    cases = load_cases(path, name)
     for problem in corpus_problems(cases):
-        print(f"(real_failures.jsonl: {problem})")
+        print(f"({path.name}: {problem})")
     for case in cases:
-        case["set"] = f"corpus {case['split']}"
-    return cases
-
-
-def load_by_message(path: Path) -> list[dict]:
-    """Public threads found by searching each cause-naming line: where search is confident, is it right?"""
-    cases = load_cases(path, "by-message")
-    for case in cases:
-        case["set"] = f"by-message {case['split']}"
+        case["set"] = f"{name} {case['split']}"
     return cases
 
 
@@ -255,7 +247,7 @@ def wilson_low(right: float, n: float, z: float = 1.96) -> float:
     return (centre - spread) / (1 + z * z / n)
 
 
-def by_batch(cases: list[dict]) -> None:
+def by_batch(rank: Ranker, cases: list[dict]) -> None:
     """The corpus per sampling batch and half: batch 2 was collected after search was last tuned."""
     print("\n=== corpus by batch (trainkb search, all kinds)")
     print(
@@ -267,7 +259,7 @@ def by_batch(cases: list[dict]) -> None:
             chosen = [c for c in cases if c.get("batch", 1) == batch and c["split"] == half]
             if not chosen:
                 continue
-            r = evaluate(engine(find_catalogue(None)), chosen)["all"]
+            r = evaluate(rank, chosen)["all"]
             pos, neg, n = r.get("positives", 0), r.get("negatives", 0), r.get("cases", 0)
             wrong, confident = int(r.get("confident_wrong", 0)), int(r.get("confident", 0))
             print(
@@ -306,7 +298,7 @@ def main() -> int:
     root = find_catalogue(args.catalogue)
     ids, texts = _record_texts(root)
     cases = load_cases(args.dev, "dev") + load_cases(OWN, "own") + load_check_cases(root) + load_corpus(CORPUS)
-    cases += load_by_message(BY_MESSAGE)
+    cases += load_corpus(BY_MESSAGE, "by-message")  # threads found by each cause-naming line
     pending = [c for c in cases if c["expect"] and not set(c["expect"]) & set(ids)]
     if pending:
         print(f"({len(pending)} cases skipped: none of their expected entries is in the catalogue yet)")
@@ -339,7 +331,7 @@ def main() -> int:
             )
     corpus = [c for c in cases if c["set"].startswith("corpus")]
     if corpus:
-        by_batch(corpus)
+        by_batch(engine(root), corpus)
     if test_rows is not None:
         goals(test_rows)
     if args.misses:

@@ -17,7 +17,7 @@ from ._regexsafety import backtracking_risk
 from ._schema import Entry
 from ._yamlio import YamlProblem, dotted
 
-__all__ = ["LintFinding", "lint_catalogue"]
+__all__ = ["TODO", "LintFinding", "lint_catalogue"]
 
 _FILENAME = re.compile(r"^(?P<id>[A-Z]+[0-9]+)-(?P<slug>[a-z0-9]+(?:-[a-z0-9]+)*)\.yaml$")
 _PROSE_FIELDS = ("symptom", "root_cause", "fix")
