@@ -32,7 +32,7 @@ from ._locate import (
 if TYPE_CHECKING:
     from ._jsonschema import MODELINE, SCHEMA_FILE, render_schema
     from ._layers import LayerFile, layer_name, layer_reports, load_layers
-    from ._lint import TODO, LintFinding, lint_catalogue
+    from ._lint import TODO, LintFinding, lint_catalogue, symptom_family_ids
     from ._loader import Backlink, Catalogue, load_catalogue, validation_problems
     from ._mutation import apply_mutation, mutation_problems
     from ._regexsafety import backtracking_risk
@@ -65,6 +65,9 @@ if TYPE_CHECKING:
         Requires,
         Section,
         Signature,
+        Tell,
+        TellCompare,
+        TellCondition,
         VersionNote,
     )
     from ._yamlio import Located, YamlProblem, dotted, load_yaml
@@ -73,7 +76,7 @@ if TYPE_CHECKING:
 _LAZY = {
     **dict.fromkeys(["MODELINE", "SCHEMA_FILE", "render_schema"], "_jsonschema"),
     **dict.fromkeys(["LayerFile", "layer_name", "layer_reports", "load_layers"], "_layers"),
-    **dict.fromkeys(["TODO", "LintFinding", "lint_catalogue"], "_lint"),
+    **dict.fromkeys(["TODO", "LintFinding", "lint_catalogue", "symptom_family_ids"], "_lint"),
     **dict.fromkeys(["Backlink", "Catalogue", "load_catalogue", "validation_problems"], "_loader"),
     **dict.fromkeys(["apply_mutation", "mutation_problems"], "_mutation"),
     **dict.fromkeys(["backtracking_risk"], "_regexsafety"),
@@ -110,6 +113,9 @@ _LAZY = {
             "Requires",
             "Section",
             "Signature",
+            "Tell",
+            "TellCompare",
+            "TellCondition",
             "VersionNote",
         ],
         "_schema",
@@ -154,6 +160,9 @@ __all__ = [
     "Requires",
     "Section",
     "Signature",
+    "Tell",
+    "TellCompare",
+    "TellCondition",
     "VerificationMatrix",
     "VersionNote",
     "YamlProblem",
@@ -179,6 +188,7 @@ __all__ = [
     "record_files",
     "render_schema",
     "shipped_folder",
+    "symptom_family_ids",
     "torch_release",
     "validation_problems",
 ]

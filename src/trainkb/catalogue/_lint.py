@@ -8,8 +8,10 @@ from pathlib import Path
 
 from .._github import workflow_command
 from .._terminal import CONTROL
+from ..search._families import symptom_families
 from ..search._index import unreachable_terms
 from ..search._sigregex import compile_signature, re2_error, utf8
+from ..search._tells import TellText, fired, tell_data, tell_patterns
 from ._jsonschema import MODELINE, SCHEMA_FILE, render_schema
 from ._loader import Catalogue
 from ._mutation import mutation_problems
@@ -17,7 +19,7 @@ from ._regexsafety import backtracking_risk
 from ._schema import Entry
 from ._yamlio import YamlProblem, dotted
 
-__all__ = ["TODO", "LintFinding", "lint_catalogue"]
+__all__ = ["TODO", "LintFinding", "lint_catalogue", "symptom_family_ids"]
 
 _FILENAME = re.compile(r"^(?P<id>[A-Z]+[0-9]+)-(?P<slug>[a-z0-9]+(?:-[a-z0-9]+)*)\.yaml$")
 _PROSE_FIELDS = ("symptom", "root_cause", "fix")
@@ -216,6 +218,89 @@ def _check_signatures(out: _Collector, entry: Entry) -> None:
             )
 
 
+def _regex_problem(pattern: str) -> tuple[str, str] | None:
+    """(rule, message) when ``pattern`` cannot run in search, in the browser, or safely; None when it can."""
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        return "regex-compile", f"regex does not compile: {exc}"
+    unsupported = re2_error(pattern)
+    if unsupported is not None:
+        return "regex-re2", f"search runs tells with RE2, which cannot run this regex ({unsupported})"
+    risk = backtracking_risk(pattern)
+    if risk is not None:
+        return "regex-backtracking", f"{risk} can freeze the site's search"
+    return None
+
+
+def _check_tell_patterns(out: _Collector, entry: Entry) -> None:
+    """Every regex of a tell runs in RE2 and names the groups its comparison or series reads."""
+    for i, tell in enumerate(entry.tells):
+        for j, condition in enumerate(tell.when):
+            for kind, pattern in tell_patterns({"when": [tell_data(tell)["when"][j]]}):
+                loc: tuple[str | int, ...] = ("tells", i, "when", j, kind)
+                problem = _regex_problem(pattern)
+                if problem is not None:
+                    out.add(entry.id, loc, *problem)
+                    continue
+                groups = set(re.compile(pattern).groupindex)
+                if kind == "rises" and "value" not in groups:
+                    out.add(entry.id, loc, "tell-groups", "a rising series reads the named group `value`")
+                if kind == "compare" and condition.compare is not None:
+                    wanted = [condition.compare.left]
+                    if isinstance(condition.compare.right, str):
+                        wanted.append(condition.compare.right)
+                    missing = [g for g in wanted if g not in groups]
+                    if missing:
+                        out.add(entry.id, loc, "tell-groups", f"the regex has no named group {', '.join(missing)}")
+
+
+def _check_families(out: _Collector, entries: list[Entry], owned: set[str]) -> None:
+    """Each family member has a tell; each tell fires on its own example and on none of a sibling's
+    (its tells' examples and its signatures' examples, the bare symptom line among them).
+
+    Families span every layer; only ``owned`` entries (the layers' own, or all) are reported."""
+    by_id = {entry.id: entry for entry in entries}
+    for entry in entries:
+        if entry.id not in owned:
+            continue
+        for i, tell in enumerate(entry.tells):
+            if not fired(tell_data(tell), TellText(tell.example.split("\n"))):
+                out.add(entry.id, ("tells", i, "example"), "tell-example", "the tell does not fire on its own example")
+    for family in symptom_families(entries):
+        for member in family:
+            if member not in owned:
+                continue
+            entry = by_id[member]
+            if not entry.tells:
+                others = ", ".join(m for m in family if m != member)
+                out.add(
+                    member,
+                    ("signatures",),
+                    "family-tell",
+                    f"{member} shares a symptom line with {others}: add a tell that singles it out",
+                )
+            for i, tell in enumerate(entry.tells):
+                plain = tell_data(tell)
+                for other in family:
+                    if other == member:
+                        continue
+                    examples = [t.example for t in by_id[other].tells] + [s.example for s in by_id[other].signatures]
+                    hit = next((e for e in examples if fired(plain, TellText(e.split("\n")))), None)
+                    if hit is not None:
+                        out.add(
+                            member,
+                            ("tells", i),
+                            "tell-sibling",
+                            f"the tell also fires on {other}'s example {hit[:80]!r}: it does not single out {member}",
+                        )
+
+
+def symptom_family_ids(cat: Catalogue) -> list[list[str]]:
+    """The catalogue's symptom families (entries printing the same line), for `kb lint --families`."""
+    return symptom_families(cat.ordered())
+
+
 def _strings(value: object, here: tuple[str | int, ...]) -> list[tuple[tuple[str | int, ...], str]]:
     if isinstance(value, str):
         return [(here, value)]
@@ -329,11 +414,13 @@ def lint_catalogue(cat: Catalogue) -> list[LintFinding]:
         _check_fix_summary(out, entry)
         _check_links(out, entry)
         _check_signatures(out, entry)
+        _check_tell_patterns(out, entry)
         _check_mutations(out, entry)
         _check_urls(out, entry)
         _check_control(out, entry)
         _check_modeline(out, entry, path)
         _check_override(out, entry)
         _check_todos(out, entry)
+    _check_families(out, cat.ordered(), {e.id for e in cat.ordered() if not layered or e.id in cat.origin})
     _check_schema_file(out)
     return sorted(out.findings, key=lambda f: (f.path, f.line, f.col, f.rule))

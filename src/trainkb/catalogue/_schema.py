@@ -42,6 +42,9 @@ __all__ = [
     "Requires",
     "Section",
     "Signature",
+    "Tell",
+    "TellCompare",
+    "TellCondition",
     "Verification",
     "VersionNote",
 ]
@@ -97,6 +100,51 @@ class Signature(_Strict):
         if (self.literal is None) == (self.regex is None):
             raise ValueError("give exactly one of 'literal' or 'regex'")
         return self
+
+
+class TellCompare(_Strict):
+    """A numeric test on the first line ``match`` matches: ``left op times * right``; sizes read as bytes."""
+
+    match: NonEmpty = Field(description="RE2 regex with named groups, searched line by line.")
+    left: NonEmpty = Field(description="Named group of `match` on the left of the comparison.")
+    op: Literal[">", ">=", "<", "<="]
+    right: str | float = Field(description="Named group of `match`, or a number.")
+    times: float = Field(default=1.0, gt=0, description="Factor applied to the right-hand value.")
+
+
+class TellCondition(_Strict):
+    """One condition of a tell; exactly one of its keys is given."""
+
+    line: str | None = Field(default=None, min_length=3, description="Some line of the output matches this regex.")
+    no_line: str | None = Field(default=None, min_length=3, description="No line of the output matches this regex.")
+    compare: TellCompare | None = None
+    rises: str | None = Field(
+        default=None,
+        min_length=3,
+        description="Regex with a named group `value`: the values of matching lines, in order, rise "
+        "(at least three, the last at least 10% above the first, twice as many rises as falls).",
+    )
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> TellCondition:
+        given = [k for k in ("line", "no_line", "compare", "rises") if getattr(self, k) is not None]
+        if len(given) != 1:
+            raise ValueError("give exactly one of 'line', 'no_line', 'compare' or 'rises'")
+        return self
+
+
+class Tell(_Strict):
+    """What singles this entry out among the entries that print the same symptom line."""
+
+    says: Annotated[str, Field(min_length=8, max_length=200)] = Field(
+        description="The sign a person looks for, and what it means, in one sentence."
+    )
+    when: list[TellCondition] = Field(min_length=1, description="Every condition must hold for the tell to fire.")
+    source: NonEmpty = Field(
+        description="Where the example comes from: a public thread's URL, `check:<name>` of this entry's "
+        "check, or the repository path of a committed capture."
+    )
+    example: NonEmpty = Field(description="Real output the tell fires on; lint runs each tell on it and its siblings'.")
 
 
 class Link(_Strict):
@@ -292,6 +340,11 @@ class Entry(_Strict):
         default_factory=list,
         description="Output that rules this entry out although its signatures match: a message only a "
         "different failure prints (search then ranks the entry low).",
+    )
+    tells: list[Tell] = Field(
+        default_factory=list,
+        description="Conditions on the rest of the output that single this entry out among the entries "
+        "printing the same symptom line (its family); search answers with the one whose tell fires.",
     )
     links: list[Link] = Field(default_factory=list)
     external: list[ExternalPointer] = Field(default_factory=list)

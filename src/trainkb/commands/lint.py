@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import TYPE_CHECKING
 
 from .._terminal import printable
 from ._common import open_catalogue
 from ._exit import Exit
+
+if TYPE_CHECKING:
+    from ..catalogue import Catalogue
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
@@ -15,12 +19,36 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
         "--format", choices=["text", "github"], default="text", help="github prints GitHub Actions annotations"
     )
     parser.add_argument("--json", action="store_true", help="print findings as a JSON array")
+    parser.add_argument(
+        "--families",
+        action="store_true",
+        help="list the symptom families (entries printing the same line) and each member's tells",
+    )
+
+
+def _families(cat: Catalogue, as_json: bool) -> None:
+    from ..catalogue import symptom_family_ids
+
+    families = symptom_family_ids(cat)
+    if as_json:
+        members = [[{"id": m, "tells": [t.says for t in cat.entries[m].tells]} for m in family] for family in families]
+        print(json.dumps(members, indent=2))
+        return
+    for family in families:
+        print(" · ".join(family))
+        for member in family:
+            says = [t.says for t in cat.entries[member].tells] or ["(no tell: search can only list it as a candidate)"]
+            for text in says:
+                print(printable(f"  {member}: {text}", newlines=False))
+    print(f"kb lint: {len(families)} symptom families")
 
 
 def run(args: argparse.Namespace) -> int:
     cat = open_catalogue(args)
     from ..catalogue import lint_catalogue
 
+    if args.families:
+        _families(cat, args.json)
     findings = lint_catalogue(cat)
     if args.json:
         print(json.dumps([f.as_dict() for f in findings], indent=2))

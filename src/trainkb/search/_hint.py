@@ -17,10 +17,12 @@ ADVICE = {
     "launcher": "Only the launcher's failure summary is here; the failing worker's own traceback is above it "
     "in the log. Paste the lines above the summary (the first failing rank's traceback), rerun with "
     "`torchrun --tee 3` or `--log-dir DIR` to keep each rank's output, or run the job under `kb run`.",
-    "symptom": "Several root causes print `{message}`; the entries below each explain some of them (closest "
-    "first), and this paste alone cannot tell which one is yours. Compare their symptoms with your run, "
-    "and paste more of the output: the whole exception chain, the warnings and log lines just before "
-    "it, and the command or config that started the job.",
+    "symptom": "Several root causes print `{message}`, and nothing else in this paste singles out one of them. "
+    "Each candidate below names the sign that decides: look for it in your run, or paste the lines around "
+    "the error (the whole exception chain, the log lines before it) so that search can look for it.",
+    "symptom_output": "Several root causes print `{message}`, and nothing else in the output singles out one "
+    "of them. Each candidate below names the sign that decides: look for it in your run (the figures it "
+    "logs, the code the failing step ran, other processes on the card).",
     "exception": 'No entry knows `{message}`. Paste the whole exception chain (every traceback above "During '
     'handling of the above exception" or "The above exception was the direct cause") and the '
     "output just before it: the first exception is often the cause.",
@@ -36,16 +38,17 @@ def _quoted(message: str) -> str:
     return message[:ADVICE_MESSAGE_CHARS].rstrip() + "…" if len(message) > ADVICE_MESSAGE_CHARS else message
 
 
-def advice(query: Query, symptom: str | None = None) -> str:
+def advice(query: Query, symptom: str | None = None, whole_output: bool = False) -> str:
     """The advice for a paste search could not explain.
 
     ``symptom`` is the line a signature matched when the message is one that several root
-    causes print: the paste is known, only its cause is not.
+    causes print: the paste is known, only its cause is not. ``whole_output``: the text is
+    all a watched run printed, so asking for more of it is no help.
     """
     if query.launcher_only:
         return ADVICE["launcher"]
     if symptom is not None:
-        return ADVICE["symptom"].replace("{message}", _quoted(symptom))
+        return ADVICE["symptom_output" if whole_output else "symptom"].replace("{message}", _quoted(symptom))
     failures = [m for m in query.messages if m.weight >= FAILURE_WEIGHT and m.type]
     if failures and not query.cut:
         last = failures[-1]

@@ -27,13 +27,14 @@ from typing import TYPE_CHECKING, Any
 from ..catalogue import layers_digest
 from ._normalize import NUMBER, normalize, terms
 from ._sigregex import compile_signature, utf8
+from ._tells import tell_data
 
 if TYPE_CHECKING:
     from ._sigregex import SignatureRegex
 
 __all__ = ["FORMAT", "Index", "build_data", "cache_dir", "load_index", "unreachable_terms"]
 
-FORMAT = 9  # the plain-data layout; the cache key also hashes this module, the normaliser and the background
+FORMAT = 10  # the plain-data layout; the cache key also hashes this module, the normaliser and the background
 BACKGROUND = Path(__file__).with_name("background.json")  # words public failure reports share
 BACKGROUND_RATE = 0.01  # a word more failure reports than this share hold weighs that share over its own
 _KEEP = 8  # cached indexes kept (one per catalogue state; old ones are deleted)
@@ -122,6 +123,10 @@ class Index:
         self.hash: str = data["hash"]
         # output that rules an entry out: (entry, pattern), run by RE2 like the signatures
         self.excludes: list[tuple[int, str]] = [(entry, pattern) for entry, pattern in data["excludes"]]
+        # per entry, its tells as plain data ({"says", "when": [condition, ...]}), in record order
+        self.tells: dict[int, list[dict[str, Any]]] = {}
+        for tell in data["tells"]:
+            self.tells.setdefault(tell["entry"], []).append(tell)
 
 
 def _fixed_numbers(sig: Any) -> list[str]:
@@ -276,6 +281,7 @@ def build_data(entries: list[Any], digest: str, layers: dict[str, str] | None = 
     """The plain-data index of ``entries`` (pydantic ``Entry`` objects or look-alikes);
     ``layers`` names the catalogue layer of entries that are not in the base."""
     rows, sigs, aliases, phrases, docs, examples, excludes = [], [], [], [], [], [], []
+    tells: list[dict[str, Any]] = []
     for index, entry in enumerate(entries):
         rows.append(
             {
@@ -288,6 +294,8 @@ def build_data(entries: list[Any], digest: str, layers: dict[str, str] | None = 
         )
         for sig in getattr(entry, "excludes", ()):
             excludes.append([index, sig.regex if sig.regex is not None else re.escape(sig.literal)])
+        for tell in getattr(entry, "tells", ()):
+            tells.append({"entry": index, **tell_data(tell)})
         for sig in entry.signatures:
             sigs.append(_signature_data(index, sig))
             examples.append((index, sig.example))
@@ -338,6 +346,7 @@ def build_data(entries: list[Any], digest: str, layers: dict[str, str] | None = 
         "ungated": ungated,
         "background": background,
         "excludes": excludes,
+        "tells": tells,
     }
 
 

@@ -13,12 +13,24 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-__all__ = ["MAX_CHARS", "MAX_LINES", "MAX_LINE_CHARS", "Line", "Message", "Query", "parse", "paste_tail"]
+__all__ = [
+    "MAX_CHARS",
+    "MAX_LINES",
+    "MAX_LINE_CHARS",
+    "MAX_OUTPUT_CHARS",
+    "Line",
+    "Message",
+    "Query",
+    "clean_lines",
+    "parse",
+    "paste_tail",
+]
 
 # THE paste limit: what search reads of a paste, its tail (tracebacks end at the bottom). The TUI's paste
 # box keeps as much; readers of pipes and files keep more bytes (_tail.PIPE_TAIL_BYTES), for triage.
 MAX_CHARS = 200_000
 MAX_LINES = 5_000
+MAX_OUTPUT_CHARS = 4 * 1024 * 1024  # what tells read of a whole output (its tail): a pipe's or a run's kept tail
 MAX_LINE_CHARS = 2_000  # bound on what any regex or fuzzy comparison sees of one line
 MAX_CONTINUATION = 30  # lines a multi-line exception message may run on
 NEWLINE_SEARCH = 2_000  # characters past a cut searched for a line start, so the tail begins on a whole line
@@ -164,6 +176,11 @@ def _clean(raw: str) -> tuple[str, int | None]:
             rank = int(match.group(1))
         raw = raw[match.end() :]
     return _BOX.sub("", raw)[:MAX_LINE_CHARS].rstrip(), rank
+
+
+def clean_lines(text: str) -> list[str]:
+    """Every line of a whole output (its last ``MAX_OUTPUT_CHARS``), cleaned as a paste's lines are."""
+    return [_clean(raw)[0] for raw in text[-MAX_OUTPUT_CHARS:].split("\n")]
 
 
 def _split(text: str | bytes, first_line: int) -> list[Line]:

@@ -96,6 +96,9 @@ class Scored:
     # the line a signature matched on the exception the paste ends in (on any line when it ends in none);
     # None: the entry does not explain the failure, and nothing it matched can vouch for it
     symptom: str | None = None
+    # the messages (first line index of each) that ``symptom`` and this entry's other such lines belong to:
+    # entries sharing the first entry's symptom message are the candidates for one symptom
+    symptom_at: tuple[int, ...] = ()
 
 
 def _owners(query: Query) -> list[Message | None]:
@@ -209,6 +212,12 @@ def _warning(message: Message | None) -> bool:
 def _on_failure(message: Message | None) -> bool:
     """The line belongs to the exception the paste ends in (its last traceback block)."""
     return message is not None and message.weight >= FAILURE_WEIGHT
+
+
+def _message_at(owners: list[Message | None], at: int) -> int:
+    """The first line of the message line ``at`` belongs to (the line itself when it is in none)."""
+    owner = owners[at]
+    return owner.line if owner else at
 
 
 def _message_text(query: Query, owners: list[Message | None], at: int) -> str:
@@ -484,7 +493,9 @@ def score_entries(index: Index, query: Query) -> list[Scored]:
         explains = no_failure or bool(on_it)
         if not explains:
             cause = 0.0
-        symptom = next((e.text.strip() for e in (evidence if no_failure else on_it) if e.via == "signature"), None)
+        witnesses = [e for e in (evidence if no_failure else on_it) if e.via == "signature"]
+        symptom = witnesses[0].text.strip() if witnesses else None
+        symptom_at = tuple(dict.fromkeys(_message_at(owners, e.at) for e in witnesses if e.strength >= SOME_EVIDENCE))
         distinct = {e.signature for e in evidence if e.via == "signature"}  # an alias adds no second witness
         signature = min(100.0, signature + EXTRA_SIGNATURE * max(len(distinct) - 1, 0))
         known = failure_known or (ambiguously_known and bool(evidence))
@@ -497,8 +508,8 @@ def score_entries(index: Index, query: Query) -> list[Scored]:
         if capped and signature < SOME_EVIDENCE:  # topic words and sibling messages only
             total = min(total, UNKNOWN_ERROR_CAP)
         if entry in excluded:  # the paste holds output only a different failure prints
-            total, cause = min(total, EXCLUDED_CAP), 0.0
-        scored.append(Scored(entry, round(total, 1), text_score, _dedupe(evidence), cause, symptom))
+            total, cause, symptom, symptom_at = min(total, EXCLUDED_CAP), 0.0, None, ()
+        scored.append(Scored(entry, round(total, 1), text_score, _dedupe(evidence), cause, symptom, symptom_at))
     scored.sort(key=lambda s: (-s.score, -s.prose, index.entries[s.entry]["id"]))
     return scored
 

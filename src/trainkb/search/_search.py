@@ -2,21 +2,49 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from ..catalogue import PathList, find_catalogues
 from ._hint import advice
 from ._index import Index, load_index
-from ._input import parse
-from ._score import KNOWN_FAILURE, SOME_EVIDENCE, Evidence, score_entries
+from ._input import clean_lines, parse
+from ._score import KNOWN_FAILURE, SOME_EVIDENCE, Evidence, Scored, score_entries
+from ._tells import TellText, first_fired
 
-__all__ = ["HIGH", "MEDIUM", "SearchResponse", "SearchResult", "get_index", "search"]
+__all__ = [
+    "HIGH",
+    "MAX_CANDIDATES",
+    "MEDIUM",
+    "SearchResponse",
+    "SearchResult",
+    "Status",
+    "Tell",
+    "get_index",
+    "search",
+]
 
 HIGH, MEDIUM = 75.0, 55.0  # score thresholds of the confidence bands; below MEDIUM is low
 SIGNATURE_LEAD = 3.0  # lead over the runner-up that "high" also needs
 MIN_SCORE = 1.0  # below this an entry shares no more than a stray word with the paste
+MAX_CANDIDATES = 5  # entries a differential lists: more is a reading list, not a diagnosis
+
+# answered: one cause, at medium or high; differential: a recognised symptom several catalogue entries
+# explain, listed with what decides between them; unknown: nothing recognised
+Status = Literal["answered", "differential", "unknown"]
+
+
+@dataclass(frozen=True)
+class Tell:
+    """The sign that singles an entry out among the candidates for one symptom, and whether the output shows it."""
+
+    says: str
+    fired: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {"says": self.says, "fired": self.fired}
+
 
 _INDEXES: dict[tuple[tuple[str, ...], bool], Index] = {}
 
@@ -31,6 +59,7 @@ class SearchResult:
     evidence: list[Evidence] = field(default_factory=list)
     fix_summary: str = ""  # the record's one-line fix, shown with every match
     layer: str | None = None  # the catalogue layer the entry comes from; None for the base catalogue
+    tell: Tell | None = None  # a candidate's sign: the one that fired, else its first (what to look for)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -41,6 +70,7 @@ class SearchResult:
             "confidence": self.confidence,
             "fix_summary": self.fix_summary,
             "layer": self.layer,
+            "tell": self.tell.to_json() if self.tell else None,
             "evidence": [
                 {
                     "line": e.line,
@@ -57,17 +87,23 @@ class SearchResult:
 @dataclass(frozen=True)
 class SearchResponse:
     query_kind: str  # traceback | log | prose
-    abstained: bool  # True: nothing is credible; results are only the closest entries
+    abstained: bool  # True unless answered: the results are candidates or only the closest entries
     results: list[SearchResult]
     advice: str | None = None  # when abstained: what to paste or run so that search can answer
     # the line a signature matched for the first entry: with ``abstained``, a message several root
     # causes print (the entries are its candidates), not an error the catalogue does not know
     symptom: str | None = None
+    status: Status = "unknown"
+    why: str | None = None  # when answered: why this entry and not the others that print the same line
+    candidates: int = 0  # when a differential: how many of the first results are its candidates
 
     def to_json(self) -> dict[str, Any]:
         return {
             "query_kind": self.query_kind,
+            "status": self.status,
             "abstained": self.abstained,
+            "why": self.why,
+            "candidates": self.candidates,
             "results": [r.to_json() for r in self.results],
             "advice": self.advice,
         }
@@ -94,34 +130,80 @@ def _confidence(score: float, runner_up: float, cause: float) -> str:
     return "medium" if score >= MEDIUM and cause >= SOME_EVIDENCE else "low"
 
 
+def _result(index: Index, s: Scored, confidence: str, tell: Tell | None = None) -> SearchResult:
+    entry = index.entries[s.entry]
+    return SearchResult(
+        entry["id"],
+        entry["title"],
+        entry["area"],
+        s.score,
+        confidence,
+        s.evidence,
+        entry["fix_summary"],
+        entry.get("layer"),
+        tell,
+    )
+
+
+def _first_tell(index: Index, s: Scored) -> Tell | None:
+    tells = index.tells.get(s.entry)
+    return Tell(tells[0]["says"], False) if tells else None
+
+
 def search(
-    text: str | bytes, top: int = 10, catalogue: PathList | Index | None = None, first_line: int = 1
+    text: str | bytes,
+    top: int = 10,
+    catalogue: PathList | Index | None = None,
+    first_line: int = 1,
+    output: str | None = None,
 ) -> SearchResponse:
     """Rank the entries that explain ``text`` (a traceback, a log or a description).
 
-    Never raises on the text itself. ``abstained`` is true when no entry reaches medium
-    confidence; the closest entries are still returned, all marked low. ``first_line`` is
-    the line number of ``text``'s first line when it is the tail of a longer output.
+    Never raises on the text itself. ``status`` says what kind of answer it is: one entry
+    (``answered``), the candidates for a symptom several causes print with the sign that decides
+    between them (``differential``), or nothing recognised (``unknown``, the closest entries all
+    marked low). ``first_line`` is the line number of ``text``'s first line when it is the tail of
+    a longer output; ``output`` is that whole output (``kb run``, the hook): tells read all of it.
     """
     index = catalogue if isinstance(catalogue, Index) else get_index(catalogue)
     query = parse(text, first_line)
     scored = [s for s in score_entries(index, query) if s.score >= MIN_SCORE]
     results = []
-    for rank, s in enumerate(scored[: max(top, 0)]):
+    for rank, s in enumerate(scored):
         runner_up = scored[1].score if rank == 0 and len(scored) > 1 else scored[0].score if rank else 0.0
-        entry = index.entries[s.entry]
-        results.append(
-            SearchResult(
-                entry["id"],
-                entry["title"],
-                entry["area"],
-                s.score,
-                _confidence(s.score, runner_up, s.cause),
-                s.evidence,
-                entry["fix_summary"],
-                entry.get("layer"),
-            )
+        results.append(_result(index, s, _confidence(s.score, runner_up, s.cause)))
+    symptom = scored[0].symptom if scored else None
+    cut = max(top, 0)
+    if results and results[0].confidence != "low":
+        why = f"`{symptom}` names this cause" if symptom else None
+        return SearchResponse(query.kind, False, results[:cut], None, symptom, "answered", why)
+    family = [i for i, s in enumerate(scored) if scored[0].symptom_at and scored[0].symptom_at[0] in s.symptom_at]
+    if not family:
+        return SearchResponse(query.kind, True, results[:cut], advice(query, symptom), symptom)
+    lines = [line.text for line in query.lines] if output is None else clean_lines(output)
+    view = TellText(lines)
+    fired = {i: tell for i in family if (tell := first_fired(index.tells.get(scored[i].entry, ()), view))}
+    if len(fired) == 1:
+        ((i, tell),) = fired.items()
+        confidence = "medium" if results[i].confidence == "low" else results[i].confidence
+        first = replace(results[i], confidence=confidence, tell=Tell(tell["says"], True))
+        rest = [r for j, r in enumerate(results) if j != i]
+        return SearchResponse(
+            query.kind, False, [first, *rest][:cut], None, scored[i].symptom, "answered", tell["says"]
         )
-    abstained = not results or results[0].confidence == "low"
-    symptom = scored[0].symptom if results else None
-    return SearchResponse(query.kind, abstained, results, advice(query, symptom) if abstained else None, symptom)
+    chosen = list(fired) if fired else family[:MAX_CANDIDATES]
+    candidates = [
+        replace(results[i], tell=Tell(fired[i]["says"], True) if i in fired else _first_tell(index, scored[i]))
+        for i in chosen[:MAX_CANDIDATES]
+    ]
+    rest = [r for j, r in enumerate(results) if j not in chosen[:MAX_CANDIDATES]]
+    return SearchResponse(
+        query.kind,
+        True,
+        [*candidates, *rest][:cut],
+        advice(query, symptom, whole_output=output is not None),
+        symptom,
+        "differential",
+        None,
+        min(len(candidates), cut),
+    )
