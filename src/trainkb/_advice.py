@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from .catalogue import PathList
 
-__all__ = ["advise"]
+__all__ = ["HEADINGS", "advise"]
+
+
+HEADINGS = {
+    "answered": "this failure matches",
+    "differential": "several causes print this failure",
+    "unknown": "no catalogue entry matches this output confidently",
+}
 
 
 def advise(
@@ -13,30 +20,21 @@ def advise(
     catalogue: PathList | None = None,
     heading: str = "trainkb",
     explain_abstention: bool = False,
+    output: str | None = None,
 ) -> str:
-    """Matches for a failure's output as plain text.
+    """What a failed run's output means, as plain text: the answer, or the differential with what decides.
 
     Each match carries its record's ``fix_summary`` in the search index, so no record is loaded.
-    When nothing is credible: '' or, with ``explain_abstention``, what would help and the closest
-    entries, marked as unconfirmed.
+    ``output`` is everything the run printed, when the caller holds it (tells read all of it, and
+    the advice never asks for more). An unknown failure gives '' or, with ``explain_abstention``,
+    what would help and the closest entries, marked as unconfirmed.
     """
-    from ._terminal import printable
+    from ._present import response_lines
     from .search import search
 
-    response = search(text, top=top, catalogue=catalogue)
-    if response.abstained or not response.results:
-        if not explain_abstention:
-            return ""
-        lines = [f"── {heading}: no catalogue entry matches this output confidently ──"]
-        if response.advice:
-            lines.append(f"  what would help: {response.advice}")
-        lines += [f"  closest, unconfirmed: {r.id}  {r.title}" for r in response.results]
-        return "\n".join(printable(line, newlines=False) for line in lines) + "\n"
-    lines = [f"── {heading}: this failure matches ──"]
-    for result in response.results:
-        if result.confidence == "low":
-            continue
-        lines.append(f"  {result.id}  {result.title}  [{result.confidence}, {result.score:.0f}]")
-        lines.append(f"      fix: {result.fix_summary}")
-        lines.append(f"      more: kb show {result.id}")
-    return "\n".join(printable(line, newlines=False) for line in lines) + "\n"
+    response = search(text, top=top, catalogue=catalogue, output=output)
+    if response.status == "unknown" and not explain_abstention:
+        return ""
+    lines = [f"── {heading}: {HEADINGS[response.status]} ──"]
+    lines += [f"  {line}" if line else "" for line in response_lines(response)]
+    return "\n".join(lines) + "\n"

@@ -115,7 +115,7 @@ def _report(exc_type: type[BaseException], value: BaseException, tb: TracebackTy
                 return
             from ._advice import advise
 
-            advice = advise(text, top=_installed.top if _installed else 3)
+            advice = advise(text, top=_installed.top if _installed else 3, output=text)  # all the hook has
             if advice:
                 sys.stderr.write(advice)
                 sys.stderr.flush()

@@ -45,7 +45,9 @@ def run(args: argparse.Namespace) -> int:
     def diagnose(tail: str, heading: str) -> None:
         _say(triage_block(tail, args.catalogue, cmd))  # which rank broke first, before the matches
         try:
-            advice = advise(tail, top=args.top, catalogue=args.catalogue, heading=heading, explain_abstention=True)
+            advice = advise(
+                tail, top=args.top, catalogue=args.catalogue, heading=heading, explain_abstention=True, output=tail
+            )
         except Exception as exc:  # a broken catalogue must not change the command's outcome
             _say(f"kb run: could not search the catalogue ({type(exc).__name__}: {exc})\n")
             return

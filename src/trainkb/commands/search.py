@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .._tail import read_tail
-from .._terminal import printable
 from ..catalogue import find_catalogues
 from ._exit import Exit, UsageError
 
@@ -58,23 +57,10 @@ def _query(args: argparse.Namespace) -> tuple[str, int] | None:
 
 
 def _print_text(response: SearchResponse) -> None:
-    results = response.results
-    if response.abstained:
-        print("No confident match" + (" — closest entries, unconfirmed:" if results else "."))
-    for result in results:
-        layer = f"  [{result.layer}]" if result.layer else ""
-        print(
-            printable(
-                f"{result.id:<5} {result.score:5.1f}  {result.confidence:<6}  {result.title}{layer}", newlines=False
-            )
-        )
-        if result.confidence != "low":  # a guess's fix would read as advice
-            print(printable(f"      fix: {result.fix_summary}", newlines=False))
-        for ev in result.evidence[:2]:
-            print(printable(f"      line {ev.line}: {ev.text[:110]}", newlines=False))
-            print(printable(f"        matches: {ev.signature[:100]}", newlines=False))
-    if response.advice:
-        print(f"\nWhat would help: {response.advice}")
+    from .._present import response_lines
+
+    for line in response_lines(response):
+        print(line)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -31,6 +31,15 @@ ADVICE = {
     'last):" to the error line), or run the job under `kb run -- <command>` to catch it.',
     "prose": "A description alone rarely names one cause. Paste the error output itself: the traceback, or "
     "the log lines around the failure.",
+    # the same cases when the text is all a watched run printed (`kb run`, the hook): nothing more to paste
+    "launcher_output": "Only the launcher's failure summary reached this output; the failing worker's traceback "
+    "went elsewhere. Rerun with `torchrun --tee 3` or `--log-dir DIR` to keep each rank's output.",
+    "exception_output": "No entry knows `{message}`. The first exception of its chain is often the cause: "
+    "read the traceback above it, or `kb search` that traceback alone.",
+    "cut_output": "The output stops inside a traceback: the process was killed while printing it (the host's "
+    "OOM killer, a scheduler's time limit, a signal from another rank?).",
+    "log_output": "The run printed no exception: its exit status and the last lines above are what there is. "
+    "An exit by signal 9 is often the host's OOM killer; a silent stop, a hang or a timeout of another rank.",
 }
 
 
@@ -45,15 +54,16 @@ def advice(query: Query, symptom: str | None = None, whole_output: bool = False)
     causes print: the paste is known, only its cause is not. ``whole_output``: the text is
     all a watched run printed, so asking for more of it is no help.
     """
+    suffix = "_output" if whole_output else ""
     if query.launcher_only:
-        return ADVICE["launcher"]
+        return ADVICE["launcher" + suffix]
     if symptom is not None:
-        return ADVICE["symptom_output" if whole_output else "symptom"].replace("{message}", _quoted(symptom))
+        return ADVICE["symptom" + suffix].replace("{message}", _quoted(symptom))
     failures = [m for m in query.messages if m.weight >= FAILURE_WEIGHT and m.type]
     if failures and not query.cut:
         last = failures[-1]
         message = f"{last.type}: {last.text}" if last.text else last.type or ""
-        return ADVICE["exception"].replace("{message}", _quoted(message))
+        return ADVICE["exception" + suffix].replace("{message}", _quoted(message))
     if query.kind == "traceback":
-        return ADVICE["cut"]
-    return ADVICE["log"] if query.kind == "log" else ADVICE["prose"]
+        return ADVICE["cut" + suffix]
+    return ADVICE["log" + suffix] if query.kind == "log" or whole_output else ADVICE["prose"]

@@ -28,6 +28,7 @@ __all__ = [
 HIGH, MEDIUM = 75.0, 55.0  # score thresholds of the confidence bands; below MEDIUM is low
 SIGNATURE_LEAD = 3.0  # lead over the runner-up that "high" also needs
 MIN_SCORE = 1.0  # below this an entry shares no more than a stray word with the paste
+WHY_CHARS = 120  # characters of the vouching line quoted in ``why``
 MAX_CANDIDATES = 5  # entries a differential lists: more is a reading list, not a diagnosis
 
 # answered: one cause, at medium or high; differential: a recognised symptom several catalogue entries
@@ -145,6 +146,17 @@ def _result(index: Index, s: Scored, confidence: str, tell: Tell | None = None) 
     )
 
 
+def _vouched(s: Scored) -> str | None:
+    """Why a cause-naming line answers: the words it matched, which only this cause prints."""
+    ev = next((e for e in s.evidence if e.names_cause), None)
+    if ev is None:
+        return None
+    matched = ev.text[ev.span[0] : ev.span[1]] if ev.span else ev.text.strip()
+    if len(matched) > WHY_CHARS:
+        matched = matched[:WHY_CHARS].rstrip() + "…"
+    return f"only this cause prints `{matched}`"
+
+
 def _first_tell(index: Index, s: Scored) -> Tell | None:
     tells = index.tells.get(s.entry)
     return Tell(tells[0]["says"], False) if tells else None
@@ -175,11 +187,11 @@ def search(
     symptom = scored[0].symptom if scored else None
     cut = max(top, 0)
     if results and results[0].confidence != "low":
-        why = f"`{symptom}` names this cause" if symptom else None
-        return SearchResponse(query.kind, False, results[:cut], None, symptom, "answered", why)
+        return SearchResponse(query.kind, False, results[:cut], None, symptom, "answered", _vouched(scored[0]))
     family = [i for i, s in enumerate(scored) if scored[0].symptom_at and scored[0].symptom_at[0] in s.symptom_at]
+    whole = output is not None
     if not family:
-        return SearchResponse(query.kind, True, results[:cut], advice(query, symptom), symptom)
+        return SearchResponse(query.kind, True, results[:cut], advice(query, symptom, whole), symptom)
     lines = [line.text for line in query.lines] if output is None else clean_lines(output)
     view = TellText(lines)
     fired = {i: tell for i in family if (tell := first_fired(index.tells.get(scored[i].entry, ()), view))}
@@ -201,7 +213,7 @@ def search(
         query.kind,
         True,
         [*candidates, *rest][:cut],
-        advice(query, symptom, whole_output=output is not None),
+        advice(query, symptom, whole),
         symptom,
         "differential",
         None,
