@@ -29,6 +29,7 @@ HIGH, MEDIUM = 75.0, 55.0  # score thresholds of the confidence bands; below MED
 SIGNATURE_LEAD = 3.0  # lead over the runner-up that "high" also needs
 MIN_SCORE = 1.0  # below this an entry shares no more than a stray word with the paste
 WHY_CHARS = 120  # characters of the vouching line quoted in ``why``
+MIN_CANDIDATES = 2  # a differential weighs causes against each other: one known cause alone is no differential
 MAX_CANDIDATES = 5  # entries a differential lists: more is a reading list, not a diagnosis
 
 # answered: one cause, at medium or high; differential: a recognised symptom several catalogue entries
@@ -204,6 +205,10 @@ def search(
             query.kind, False, [first, *rest][:cut], None, scored[i].symptom, "answered", tell["says"]
         )
     chosen = list(fired) if fired else family[:MAX_CANDIDATES]
+    if len(chosen) < MIN_CANDIDATES:  # one known cause among unknown others: the closest entry, unconfirmed
+        first = replace(results[chosen[0]], tell=_first_tell(index, scored[chosen[0]]))
+        rest = [r for j, r in enumerate(results) if j != chosen[0]]
+        return SearchResponse(query.kind, True, [first, *rest][:cut], advice(query, symptom, whole), symptom)
     candidates = [
         replace(results[i], tell=Tell(fired[i]["says"], True) if i in fired else _first_tell(index, scored[i]))
         for i in chosen[:MAX_CANDIDATES]
