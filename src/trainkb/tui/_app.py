@@ -133,11 +133,14 @@ class TrainKBApp(App[None]):
         self.current_response = response
         results = self.query_one("#results", ResultsList)
         results.show(response)
-        matched = bool(response and response.results and not response.abstained)
+        matched = bool(response and response.results and response.status == "answered")
         if matched:
             results.highlighted = next(i for i, o in enumerate(results._options) if not o.disabled)
         else:  # no entry opens, so no line of the paste is its evidence
             self.query_one("#paste", PasteBox).clear_mark()
+            if response is not None:  # the entry pane says what is known: the differential, or the closest
+                detail = self.query_one("#detail", EntryView)
+                self.run_worker(detail.show_diagnosis(response), exclusive=True, group="detail")
         if self._pasted:  # a pasted traceback: the reader wants the fix, not the text they pasted
             self._pasted = False
             if matched:
@@ -167,13 +170,26 @@ class TrainKBApp(App[None]):
         titles = {e.id: e.title for e in self.kb.catalogue.entries.values()}
         self.run_worker(
             self.query_one("#detail", EntryView).show(
-                *self.kb.header(entry_id), self.kb.markdown(entry_id), self.kb.related(entry_id), titles
+                *self.kb.header(entry_id),
+                self.kb.markdown(entry_id),
+                self.kb.related(entry_id),
+                titles,
+                self._verdict(entry_id),
             ),
             exclusive=True,
             group="detail",
         )
         self._find_at = -1
         self._highlight_evidence(entry_id)
+
+    def _verdict(self, entry_id: str) -> str | None:
+        """Why the current search answered with ``entry_id``; "guess" when it was only a candidate or the closest."""
+        response = self.current_response
+        if response is None or entry_id not in {r.id for r in response.results}:
+            return None
+        if response.status == "answered" and response.results[0].id == entry_id:
+            return response.why or "its signature matched"
+        return "guess"
 
     def _highlight_evidence(self, entry_id: str) -> None:
         response = self.current_response

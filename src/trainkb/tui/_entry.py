@@ -8,9 +8,36 @@ from textual.containers import VerticalScroll
 from textual.widgets import Input, Markdown, OptionList, Static
 from textual.widgets.option_list import Option
 
+from .._terminal import printable
 from ..catalogue import Entry
+from ..search import SearchResponse
 
-__all__ = ["EntryView", "inline_code"]
+__all__ = ["EntryView", "diagnosis_markdown", "inline_code"]
+
+SYMPTOM_CHARS = 160  # of the symptom line quoted at the top of a differential
+
+
+def _md(text: str) -> str:
+    """One line of record or paste text for Markdown: printable, with Markdown's own markers escaped."""
+    out = printable(text, newlines=False)
+    for char in "\\*_[]<>#|":
+        out = out.replace(char, "\\" + char)
+    return out
+
+
+def diagnosis_markdown(response: SearchResponse) -> str:
+    """What the entry pane shows when no single entry answers: the candidates with what decides, or the closest."""
+    if response.status == "differential":
+        parts = []
+        for result in response.results[: response.candidates]:
+            sign = result.tell.says if result.tell else "no sign of its own in the output: compare its symptom"
+            seen = "seen in the output" if result.tell and result.tell.fired else "look for"
+            parts.append(
+                f"**{result.id}** · {_md(result.title)}  \n*{seen}:* {_md(sign)}  \n**Fix:** {_md(result.fix_summary)}"
+            )
+        return "\n\n".join(parts)
+    closest = "\n".join(f"- **{r.id}** · {_md(r.title)}" for r in response.results[:5])
+    return f"Closest entries, unconfirmed (Enter on one in the list opens it):\n\n{closest}" if closest else ""
 
 
 def inline_code(text: str, code_style: str = "bold") -> Text:
@@ -31,6 +58,7 @@ class EntryView(VerticalScroll):
     EntryView #aka { color: $text-muted; height: 1; text-wrap: nowrap; text-overflow: ellipsis; }
     EntryView #summary { background: $success 15%; border-left: thick $success; padding: 0 1; margin: 1 0 0 0; }
     EntryView #summary.-hidden, EntryView #aka.-hidden { display: none; }
+    EntryView #summary.-guess { background: $warning 15%; border-left: thick $warning; }
     EntryView #doc { margin: 0; }
     EntryView MarkdownFence { overflow-x: hidden; }
     EntryView MarkdownFence > Label { width: 1fr; }
@@ -56,14 +84,24 @@ class EntryView(VerticalScroll):
         markdown: str,
         related: list[tuple[str, str]],
         titles: dict[str, str],
+        verdict: str | None = None,
     ) -> None:
+        """An entry, fix first. ``verdict``: why search answered with it; "guess" when it was only a
+        candidate or the closest entry (the fix is then marked as unconfirmed)."""
         self.border_title = entry.id
         self.query_one("#title", Static).update(inline_code(f"{entry.id} — {entry.title}"))
         aka = self.query_one("#aka", Static)
         aka.update(Text(f"{where} · also: {aliases}" if aliases else where))
         aka.set_class(False, "-hidden")
         summary = self.query_one("#summary", Static)
-        summary.update(Text.assemble(("Fix: ", "bold"), inline_code(entry.fix_summary)))
+        guess = verdict == "guess"
+        fix = Text.assemble(("Fix: ", "bold"), inline_code(entry.fix_summary))
+        if guess:
+            fix = Text.assemble(("Unconfirmed — one candidate among several. ", "bold"), fix)
+        elif verdict:
+            fix.append_text(Text.assemble("\n", ("Why this entry: ", "bold"), inline_code(printable(verdict))))
+        summary.update(fix)
+        summary.set_class(guess, "-guess")
         summary.set_class(False, "-hidden")
         await self.query_one("#doc", Markdown).update(markdown)
         options = self.query_one("#related", OptionList)
@@ -81,6 +119,31 @@ class EntryView(VerticalScroll):
                 )
             )
         options.border_title = "Follow (Enter)" if related else ""
+        self.scroll_home(animate=False)
+
+    async def show_diagnosis(self, response: SearchResponse) -> None:
+        """No single entry answers: the differential (candidates, what decides, each fix) or the closest entries."""
+        differential = response.status == "differential"
+        self.border_title = "Differential" if differential else "No confident match"
+        headline = "Several causes print this line" if differential else "No entry explains this output for sure"
+        self.query_one("#title", Static).update(Text(headline))
+        aka = self.query_one("#aka", Static)
+        symptom = printable(response.symptom or "", newlines=False)[:SYMPTOM_CHARS]
+        aka.update(Text(symptom))
+        aka.set_class(not symptom, "-hidden")
+        summary = self.query_one("#summary", Static)
+        advice = response.advice or ""
+        summary.update(
+            Text("What decides between them is under each candidate; Enter on one in the list opens it.")
+            if differential
+            else inline_code(printable(advice, newlines=False))
+        )
+        summary.set_class(True, "-guess")
+        summary.set_class(not (differential or advice), "-hidden")
+        await self.query_one("#doc", Markdown).update(diagnosis_markdown(response))
+        options = self.query_one("#related", OptionList)
+        options.clear_options()
+        options.border_title = ""
         self.scroll_home(animate=False)
 
     def open_find(self) -> None:

@@ -1,4 +1,4 @@
-"""The ranked results: id, confidence, score, title and the one-line fix of each match."""
+"""The ranked results: id, what each is (answer, candidate, closest), title, and the answer's fix."""
 
 from __future__ import annotations
 
@@ -6,13 +6,14 @@ from rich.text import Text
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from .._present import label
 from .._terminal import printable
 from ..search import SearchResponse
 from ._entry import inline_code
 
 __all__ = ["ResultsList"]
 
-_STYLE = {"high": "bold green", "medium": "yellow", "low": "dim"}
+_STYLE = {"high": "bold green", "medium": "yellow", "candidate": "cyan", "closest": "dim"}
 
 
 def _bar(score: float, width: int = 8) -> str:
@@ -37,31 +38,29 @@ class ResultsList(OptionList):
             self.add_option(Option(Text("Paste or type above; results appear as you go.", style="dim"), disabled=True))
             self.border_subtitle = ""
             return
-        if response.abstained:
-            self.add_option(
-                Option(Text("no confident match — closest entries, unconfirmed:", style="bold"), disabled=True)
-            )
-        for result in response.results:
-            style = _STYLE[result.confidence]
-            label = Text.assemble((f"{result.id:<5}", "bold"), " ")
-            if not self.compact_rows:
-                label.append(_bar(result.score) + " ", style)
-            label.append_text(
-                Text.assemble(
-                    f"{result.score:3.0f} ",
-                    (f"{result.confidence:<6}", style),
-                    " ",
-                    inline_code(printable(result.title, newlines=False)),
-                )
+        headline = {
+            "differential": "several causes print this line — candidates (Enter: open one):",
+            "unknown": "no confident match — closest entries, unconfirmed:",
+        }.get(response.status)
+        if headline:
+            self.add_option(Option(Text(headline, style="bold"), disabled=True))
+        for position, result in enumerate(response.results):
+            shown = label(response, position)
+            style = _STYLE.get(shown, "dim")
+            label_text = Text.assemble((f"{result.id:<5}", "bold"), " ")
+            if not self.compact_rows and shown in ("high", "medium"):
+                label_text.append(_bar(result.score) + " ", style)
+            label_text.append_text(
+                Text.assemble((f"{shown:<9}", style), " ", inline_code(printable(result.title, newlines=False)))
             )
             if not self.compact_rows:
-                label.append(f"  · {result.area}", "dim")
+                label_text.append(f"  · {result.area}", "dim")
             if result.layer:  # an entry of a team's layer says whose it is
-                label.append(f"  · {printable(result.layer, newlines=False)}", "bold dim")
-            if result.confidence != "low" and result.fix_summary:  # a guess's fix would read as advice
+                label_text.append(f"  · {printable(result.layer, newlines=False)}", "bold dim")
+            if shown in ("high", "medium") and result.fix_summary:  # a guess's fix would read as advice
                 fix = inline_code(printable(result.fix_summary, newlines=False))
-                label.append_text(Text.assemble("\n      ", ("fix: ", "green"), fix))
-            self.add_option(Option(label, id=result.id))
+                label_text.append_text(Text.assemble("\n      ", ("fix: ", "green"), fix))
+            self.add_option(Option(label_text, id=result.id))
         if not response.results:
             self.add_option(Option(Text("nothing to compare yet", style="dim"), disabled=True))
         if response.advice:

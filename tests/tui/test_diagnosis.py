@@ -1,0 +1,62 @@
+"""Real crashes pasted into the TUI against the real catalogue: the entry pane always says what is known.
+
+An answer opens its entry with why it and not its siblings; a symptom several causes print fills
+the pane with the candidates, what decides between them and each fix; neither leaves the pane
+empty or needs scrolling at 120×40. The pastes are real output: the checks' captures in the
+committed reports and a 2-rank NCCL hang captured by the triage fixtures.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from test_flows import bracketed_paste
+from textual.widgets import Markdown, Static
+
+from trainkb.catalogue import find_catalogue
+from trainkb.tui import KnowledgeBase, TrainKBApp
+from trainkb.tui._entry import EntryView
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _capture(report: str, entry: str, check: str) -> str:
+    rows = json.loads((ROOT / "reports" / report).read_text(encoding="utf-8"))["results"]
+    return next(r["evidence"] for r in rows if r["entry"] == entry and r["check"] == check)
+
+
+PASTES = {
+    "cuda-oom": lambda: _capture("cuda-NVIDIA-H200-x2-torch2.11.0.json", "M1", "real-oom-message-fields"),
+    "inplace": lambda: _capture("cpu-torch2.13.0.json", "A3", "inplace-relu-after-sigmoid-raises"),
+    "nccl-timeout": lambda: (ROOT / "tests/triage/fixtures/nccl/hang-n2-r1/combined.log").read_text(encoding="utf-8"),
+}
+
+
+@pytest.fixture
+def real_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> TrainKBApp:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("TRAINKB_SITE_URL", raising=False)
+    return TrainKBApp(KnowledgeBase.load(find_catalogue()), blink=False)
+
+
+@pytest.mark.parametrize("name", sorted(PASTES))
+async def test_entry_pane_answers_or_lists_the_differential(real_app: TrainKBApp, name: str) -> None:
+    app = real_app
+    async with app.run_test(size=(120, 40)) as pilot:
+        await bracketed_paste(pilot, app, PASTES[name]())
+        response = app.current_response
+        assert response is not None and response.status in ("answered", "differential"), response and response.status
+        detail = app.query_one("#detail", EntryView)
+        title = str(app.query_one("#title", Static).render())
+        assert not title.startswith("Nothing selected")
+        if response.status == "answered":
+            assert app.current_entry == response.results[0].id
+            assert "Why this entry" in str(app.query_one("#summary", Static).render())
+        else:
+            assert detail.border_title == "Differential"
+            source = app.query_one("#doc", Markdown).source
+            for result in response.results[: response.candidates]:
+                assert f"**{result.id}**" in source and "**Fix:**" in source
+        assert detail.max_scroll_y == 0  # everything the pane says is on screen, no scrolling
