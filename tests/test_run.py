@@ -137,3 +137,24 @@ def test_two_rank_gloo_job_failing_on_one_rank(tmp_path):
     assert "ChildFailedError" in proc.stderr
     diagnosis = proc.stderr.split("this failure matches ──", 1)[1]  # after the triage block (tests/triage)
     assert diagnosis.splitlines()[1].strip().startswith("D8 ")
+
+
+def test_an_oom_gets_the_differential_and_no_request_for_more(tmp_path, monkeypatch):
+    """A real CUDA OOM (torch 2.11 on an H200, from the committed GPU report) printed by a job under
+    `kb run`: kb holds the whole output, so it answers or lists what decides, and never asks for a paste."""
+    import json
+    from pathlib import Path
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    report = Path(__file__).resolve().parents[1] / "reports" / "cuda-NVIDIA-H200-x2-torch2.11.0.json"
+    rows = json.loads(report.read_text(encoding="utf-8"))["results"]
+    capture = next(r["evidence"] for r in rows if r["entry"] == "M1" and r["check"] == "real-oom-message-fields")
+    log = tmp_path / "oom.log"
+    log.write_text(capture, encoding="utf-8")
+    script = f"import sys\nsys.stderr.write(open({str(log)!r}).read())\nsys.exit(1)\n"
+    proc = kb("run", "--", sys.executable, "-c", script)
+    assert proc.returncode == 1
+    diagnosis = proc.stderr.split(capture.rstrip()[-60:], 1)[-1]
+    assert "several causes print this failure" in diagnosis or "this failure matches" in diagnosis, diagnosis
+    assert "fix:" in diagnosis
+    assert "paste" not in diagnosis.lower()
