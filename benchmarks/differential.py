@@ -95,13 +95,18 @@ def _cases() -> list[dict]:
     return cases
 
 
-def measure(catalogue: Path) -> dict[str, dict[str, int]]:
+def measure(catalogue: Path, split: str | None = None, show: bool = False) -> dict[str, dict[str, int]]:
+    """Counts per set; ``split`` keeps only the sets of that half (``dev`` while tuning: the test halves stay unseen)."""
     index = get_index(catalogue)
     rows: dict[str, Counter[str]] = {}
     for case in _cases():
+        if split is not None and not case["set"].endswith(split):
+            continue
         covered = bool(case["expect"])
         paste = case["kind"] in PASTE_KINDS
         outcome = classify(case["text"], case["expect"], index)
+        if show and outcome != "answered_right" and (covered or outcome.startswith(("answered", "differential"))):
+            print(f"{case['set']:<18} {case['id']:<14} {outcome:<22} expect {','.join(case['expect']) or '-'}")
         kind = ("covered" if paste else "covered prose") if covered else "uncovered"
         keys = [f"{case['set']} {kind}"]
         if covered and paste and case["set"].endswith("test") and not case["set"].startswith("shared"):
@@ -172,8 +177,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--catalogue", type=Path, default=None)
     parser.add_argument("--json", type=Path, default=None, help="also write the counts as JSON")
+    parser.add_argument("--split", choices=["dev", "test"], default=None, help="only this half of each set")
+    parser.add_argument("--cases", action="store_true", help="also list each case that was not answered right")
     args = parser.parse_args(argv)
-    rows = measure(args.catalogue or find_catalogue())
+    rows = measure(args.catalogue or find_catalogue(), args.split, args.cases)
     report(rows)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
