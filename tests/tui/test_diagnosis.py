@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
-from test_flows import bracketed_paste
+from test_flows import bracketed_paste, visible
 from textual.widgets import Markdown, Static
 
 from trainkb.catalogue import find_catalogue
@@ -51,12 +51,13 @@ async def test_entry_pane_answers_or_lists_the_differential(real_app: TrainKBApp
         detail = app.query_one("#detail", EntryView)
         title = str(app.query_one("#title", Static).render())
         assert not title.startswith("Nothing selected")
-        if response.status == "answered":
+        if response.status == "answered":  # the answer, why it and its fix are on screen; the entry reads on below
             assert app.current_entry == response.results[0].id
             assert "Why this entry" in str(app.query_one("#summary", Static).render())
+            assert visible(app, "#summary") and detail.scroll_offset.y == 0
         else:
             assert detail.border_title == "Differential"
             source = app.query_one("#doc", Markdown).source
             for result in response.results[: response.candidates]:
                 assert f"**{result.id}**" in source and "**Fix:**" in source
-        assert detail.max_scroll_y == 0  # everything the pane says is on screen, no scrolling
+            assert detail.max_scroll_y == 0  # every candidate, its sign and its fix on screen, no scrolling
