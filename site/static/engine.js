@@ -4,8 +4,8 @@
  * thresholds, weights, signature specificity, BM25 postings) comes from the exported index
  * (window.TRAINKB_INDEX.search), whose layout is the engine contract declared in
  * src/trainkb/search/contract.py (docs/search.md); this file only mirrors the algorithm. Keep it
- * in step with _input.py, _normalize.py, _score.py and _search.py: tests/site/test_parity.py
- * compares every benchmark case's ranked entries, scores and confidences with `kb search`.
+ * in step with _input.py, _normalize.py, _score.py, _tells.py and _search.py: tests/site/test_parity.py
+ * compares every benchmark case's status, ranked entries, scores, confidences and tells with `kb search`.
  */
 (function (root) {
   "use strict";
@@ -13,11 +13,11 @@
   /* The engine contract this file reads: its version and every field it relies on. An index of
    * another version, or one lacking a field, is refused with an Error rather than searched wrongly.
    * Bump with ENGINE_CONTRACT_VERSION in src/trainkb/search/contract.py (docs/search.md says when). */
-  var CONTRACT_VERSION = 1;
+  var CONTRACT_VERSION = 2;
   var CONTRACT = {
     version: CONTRACT_VERSION,
-    fields: ["version", "constants", "patterns", "advice", "entries", "sigs", "phrases", "excludes", "aliases",
-             "postings", "idf", "background", "sig_terms", "gate", "ungated"],
+    fields: ["version", "constants", "patterns", "advice", "entries", "sigs", "phrases", "excludes", "tells",
+             "aliases", "postings", "idf", "background", "sig_terms", "gate", "ungated"],
     constants: ["MAX_CHARS", "MAX_LINES", "MAX_LINE_CHARS", "MAX_CONTINUATION", "NEWLINE_SEARCH", "MAX_PREFIXES",
                 "ROOT_CAUSE_LINES", "SENTENCE_WORDS", "MIN_DUMP_ITEMS", "FAILURE_WEIGHT", "OTHER_WEIGHT",
                 "WRAPPER_WEIGHT", "WRAPPER_TYPES", "STOP", "MAX_HITS_PER_SIG", "EXACT_STRENGTH", "FUZZY_STRENGTH",
@@ -27,17 +27,21 @@
                 "PROSE_CANDIDATES", "MAX_QUERY_TERMS", "ALIAS_STRENGTH", "KNOWN_FAILURE", "SOME_EVIDENCE",
                 "MAX_TEXT_SEGMENTS", "MAX_MESSAGE_SEGMENTS", "UNKNOWN_ERROR_CAP", "EXCLUDED_CAP", "AMBIGUOUS_SHARE",
                 "NOISE_MIN_TERMS", "NOISE_KNOWN_SHARE", "ROLE_WEIGHT", "HIGH", "MEDIUM", "SIGNATURE_LEAD",
-                "MIN_SCORE", "ADVICE_MESSAGE_CHARS"],
+                "MIN_SCORE", "ADVICE_MESSAGE_CHARS", "MIN_CANDIDATES", "MAX_CANDIDATES", "WHY_CHARS",
+                "WHY_VOUCHED", "MAX_OUTPUT_CHARS",
+                "RISE_MIN_POINTS", "RISE_RATIO", "RISE_MAJORITY", "MAX_SERIES", "SIZE_UNITS"],
     patterns: ["ANSI", "CONTROL", "PREFIX", "BOX", "TB_HEADER", "FRAME", "FRAME_START", "CHAIN", "NCCL_LINE",
                "EXC_LINE", "WARN_LINE", "WHAT", "EXC_INLINE", "WRAPPER", "ROOT_CAUSE", "LAUNCHER_FAILED", "FIELD",
                "LOGGY", "SENTENCE", "PROGRESS", "COMMAND", "OPTION", "DUMP_ITEM", "DUMP_START", "SETTING",
-               "ENVIRONMENT", "SPACES", "WORD", "TOKEN", "NUMBER", "MASKS"],
-    advice: ["launcher", "symptom", "exception", "cut", "log", "prose"],
+               "ENVIRONMENT", "SPACES", "WORD", "TOKEN", "NUMBER", "SIZE_VALUE", "MASKS"],
+    advice: ["launcher", "symptom", "exception", "cut", "log", "prose", "launcher_output", "symptom_output",
+             "exception_output", "cut_output", "log_output"],
     entries: ["id", "title", "area", "fix_summary"],
     sigs: ["entry", "source", "regex", "literal", "type", "texts", "terms", "required", "numbers", "spec", "ambiguous",
            "names_cause"],
     phrases: ["entry", "text", "alias", "spec", "ambiguous"],
-    excludes: ["entry", "regex"]
+    excludes: ["entry", "regex"],
+    tells: ["entry", "says", "when"]
   };
 
   /* Throws when ``data`` is not an index this engine can read: another contract version, or a field missing. */
@@ -59,7 +63,7 @@
     }
     need(data, CONTRACT.fields, "");
     ["constants", "patterns", "advice"].forEach(function (table) { need(data[table], CONTRACT[table], table + "."); });
-    ["entries", "sigs", "phrases", "excludes"].forEach(function (list) {
+    ["entries", "sigs", "phrases", "excludes", "tells"].forEach(function (list) {
       (Array.isArray(data[list]) ? data[list] : []).forEach(function (item, i) {
         need(item, CONTRACT[list], list + "[" + i + "].");
       });
@@ -276,6 +280,13 @@
       raw = raw.slice(m[0].length);
     }
     return [pyRstrip(pySlice(raw.replace(this.box, ""), C.MAX_LINE_CHARS)), rank];
+  };
+
+  /* clean_lines: every line of a whole output (its last MAX_OUTPUT_CHARS), cleaned as a paste's lines are */
+  Parser.prototype.cleanLines = function (text) {
+    var self = this, size = pyLen(text);
+    if (size > this.C.MAX_OUTPUT_CHARS) text = text.slice(pySlice(text, size - this.C.MAX_OUTPUT_CHARS).length);
+    return text.split("\n").map(function (raw) { return self.clean(raw)[0]; });
   };
 
   Parser.prototype.split = function (text, firstLine) {
@@ -608,6 +619,92 @@
     return res ? res.score : 0;
   }
 
+  /* ---- tells (_tells.py): conditions on the rest of the output, run line by line like the signatures ---- */
+
+  var NEVER = "(?!)";  // the contract's regex for a pattern RE2 cannot run, or the browser must not
+  /* a tell's condition with its regex compiled; regex null: the pattern cannot run, so the condition never holds */
+  function tellCondition(condition) {
+    var kind = ["line", "no_line", "rises", "compare"].filter(function (k) { return has(condition, k); })[0];
+    var spec = kind === "compare" ? condition.compare.match : condition[kind], regex = null;
+    if (spec[0] !== NEVER) {
+      try { regex = re(spec, kind === "rises" ? "g" : ""); } catch (error) { regex = null; }
+    }
+    return { kind: kind, regex: regex, compare: kind === "compare" ? condition.compare : null };
+  }
+
+  /* size_value: a number with an optional size unit, in bytes (a bare number as it is); null when neither */
+  Engine.prototype.sizeValue = function (text) {
+    if (text === undefined || text === null) return null;
+    var m = matchStart(this.sizeValueRe, text), units = this.C.SIZE_UNITS;
+    if (!m) return null;
+    var unit = m[2].toLowerCase();
+    return has(units, unit) ? Number(m[1]) * units[unit] : null;
+  };
+  /* a named group's text; undefined when the pattern lacks it or it took no part */
+  function group(m, name) { return m.groups && has(m.groups, name) ? m.groups[name] : undefined; }
+
+  function firstMatch(regex, lines) {
+    for (var i = 0; i < lines.length; i++) {
+      var m = regex.exec(lines[i]);
+      if (m) return m;
+    }
+    return null;
+  }
+
+  Engine.prototype.compare = function (c, lines) {
+    var m = firstMatch(c.regex, lines);
+    if (!m) return false;
+    var left = this.sizeValue(group(m, c.compare.left)), right = c.compare.right;
+    right = typeof right === "number" ? right : this.sizeValue(group(m, right));
+    if (left === null || right === null) return false;
+    right *= c.compare.times;
+    var op = c.compare.op;
+    if (op === ">") return left > right;
+    if (op === ">=") return left >= right;
+    return op === "<" ? left < right : left <= right;
+  };
+
+  Engine.prototype.rises = function (regex, lines) {
+    var C = this.C, values = [], m;
+    for (var i = 0; i < lines.length && values.length < C.MAX_SERIES; i++) {
+      regex.lastIndex = 0;
+      while (values.length < C.MAX_SERIES && (m = regex.exec(lines[i])) !== null) {
+        if (m[0].length === 0) regex.lastIndex++;
+        var value = this.sizeValue(group(m, "value"));
+        if (value !== null) values.push(value);
+      }
+    }
+    if (values.length < C.RISE_MIN_POINTS || values[values.length - 1] < C.RISE_RATIO * values[0]) return false;
+    var ups = 0, downs = 0;
+    for (var k = 1; k < values.length; k++) {
+      if (values[k] > values[k - 1]) ups++;
+      else if (values[k] < values[k - 1]) downs++;
+    }
+    return ups >= C.RISE_MAJORITY * downs && ups > 0;
+  };
+
+  Engine.prototype.holds = function (c, lines) {
+    if (c.regex === null) return false;
+    if (c.kind === "line" || c.kind === "no_line") {
+      var found = lines.some(function (line) { return c.regex.test(line); });
+      return c.kind === "line" ? found : !found;
+    }
+    return c.kind === "compare" ? this.compare(c, lines) : this.rises(c.regex, lines);
+  };
+
+  /* whether a tell, as the contract ships it, fires on these lines (for the parity tests) */
+  Engine.prototype.fires = function (tell, lines) {
+    return firstFired([{ says: tell.says, when: tell.when.map(tellCondition) }], lines, this) !== null;
+  };
+
+  /* first_fired: the first of an entry's tells whose every condition holds, or null */
+  function firstFired(tells, lines, engine) {
+    for (var i = 0; i < tells.length; i++) {
+      if (tells[i].when.every(function (c) { return engine.holds(c, lines); })) return tells[i];
+    }
+    return null;
+  }
+
   /* ---- score (_score.py) ---- */
 
   function Engine(data) {
@@ -632,6 +729,13 @@
     this.background = data.background;  // word -> weight in the prose model (1 when absent)
     this.adviceTexts = data.advice;
     this.excludes = data.excludes.map(function (x) { return [x.entry, re(x.regex)]; });
+    this.sizeValueRe = re(P.SIZE_VALUE, "y");
+    this.tells = new Map();  // entry -> its tells in record order, each condition's regex compiled
+    var tells = this.tells;
+    data.tells.forEach(function (t) {
+      if (!tells.has(t.entry)) tells.set(t.entry, []);
+      tells.get(t.entry).push({ says: t.says, when: t.when.map(tellCondition) });
+    });
     this.gate = data.gate;
     this.ungated = data.ungated;
     this.postings = data.postings;
@@ -956,14 +1060,24 @@
           (query.cut ? !(m && (m.type || "").endsWith("Warning")) : Boolean(m && m.weight >= C.FAILURE_WEIGHT));
       });
       if (!noFailure && !onIt.length) cause = 0;
-      var hit = (noFailure ? evidence : onIt).filter(function (e) { return e.via === "signature"; })[0];
-      var symptom = hit ? pyStrip(hit.text) : null;
+      var witnesses = (noFailure ? evidence : onIt).filter(function (e) { return e.via === "signature"; });
+      var symptom = witnesses.length ? pyStrip(witnesses[0].text) : null;
+      // the messages (first line of each) the witnesses belong to: entries sharing the first entry's are
+      // the candidates for one symptom
+      var symptomAt = [];
+      witnesses.forEach(function (e) {
+        if (e.strength < C.SOME_EVIDENCE) return;
+        var at = own[e.at] ? own[e.at].line : e.at;
+        if (symptomAt.indexOf(at) < 0) symptomAt.push(at);
+      });
       if (excluded.has(entry)) {  // the paste holds output only a different failure prints
         total = Math.min(total, C.EXCLUDED_CAP);
         cause = 0;
+        symptom = null;
+        symptomAt = [];
       }
       scored.push({ entry: entry, score: round1(total), prose: text, evidence: self.dedupe(evidence), cause: cause,
-                    symptom: symptom });
+                    symptom: symptom, symptomAt: symptomAt });
     });
     scored.sort(function (a, b) {
       if (a.score !== b.score) return b.score - a.score;
@@ -984,27 +1098,53 @@
     return out.slice(0, this.C.MAX_EVIDENCE);
   };
 
-  /* _hint.advice: what would help when search abstains, for what the paste holds */
-  Engine.prototype.advice = function (query, symptom) {
-    var A = this.adviceTexts, C = this.C;
+  /* _hint.advice: what would help when search abstains, for what the paste holds; wholeOutput: the text is all
+   * a watched run printed, so asking for more of it is no help */
+  Engine.prototype.advice = function (query, symptom, wholeOutput) {
+    var A = this.adviceTexts, C = this.C, suffix = wholeOutput ? "_output" : "";
     function quoted(message) {
       return pyLen(message) > C.ADVICE_MESSAGE_CHARS ? pyRstrip(pySlice(message, C.ADVICE_MESSAGE_CHARS)) + "\u2026"
         : message;
     }
-    if (query.launcherOnly) return A.launcher;
-    if (symptom !== null) return A.symptom.split("{message}").join(quoted(symptom));
+    if (query.launcherOnly) return A["launcher" + suffix];
+    if (symptom !== null) return A["symptom" + suffix].split("{message}").join(quoted(symptom));
     var failures = query.messages.filter(function (m) { return m.weight >= C.FAILURE_WEIGHT && m.type; });
     if (failures.length && !query.cut) {
       var last = failures[failures.length - 1];
-      return A.exception.split("{message}").join(quoted(last.text ? last.type + ": " + last.text : last.type));
+      return A["exception" + suffix].split("{message}").join(quoted(last.text ? last.type + ": " + last.text : last.type));
     }
-    if (query.kind === "traceback") return A.cut;
-    return query.kind === "log" ? A.log : A.prose;
+    if (query.kind === "traceback") return A["cut" + suffix];
+    return query.kind === "log" || wholeOutput ? A["log" + suffix] : A.prose;
   };
 
-  /* search(text, top, firstLine) -> {query_kind, abstained, results[{id, title, area, score, confidence, fix_summary,
-   * evidence}], advice} */
-  Engine.prototype.search = function (text, top, firstLine) {
+  /* _search._result: what a response shows of a scored entry */
+  Engine.prototype.result = function (s, confidence) {
+    var e = this.entries[s.entry];
+    return { id: e.id, title: e.title, area: e.area, score: s.score, confidence: confidence,
+             fix_summary: e.fix_summary, tell: null,
+             evidence: s.evidence.map(function (ev) {
+               return { line: ev.line, text: ev.text, signature: ev.signature, span: ev.span, via: ev.via };
+             }) };
+  };
+  /* _search._vouched: why a cause-naming line answers, the words it matched (which only this cause prints) */
+  Engine.prototype.vouched = function (s) {
+    var C = this.C, ev = s.evidence.filter(function (e) { return e.namesCause; })[0];
+    if (!ev) return null;
+    var matched = ev.span ? fromCodePoints(codePoints(ev.text), ev.span[0], ev.span[1]) : pyStrip(ev.text);
+    if (pyLen(matched) > C.WHY_CHARS) matched = pyRstrip(pySlice(matched, C.WHY_CHARS)) + "\u2026";
+    return C.WHY_VOUCHED.split("{matched}").join(matched);
+  };
+  function withTell(result, confidence, tell) {
+    var out = Object.assign({}, result);
+    out.confidence = confidence;
+    out.tell = tell;
+    return out;
+  }
+
+  /* search(text, top, firstLine, output) -> {query_kind, status, abstained, why, candidates, results[{id, title, area,
+   * score, confidence, fix_summary, tell, evidence}], advice}; output: the whole output the text is the tail of
+   * (tells read all of it), as _search.search(output=) */
+  Engine.prototype.search = function (text, top, firstLine, output) {
     var C = this.C, self = this, query = this.parser.parse(text, firstLine);
     var scored = this.score(query).filter(function (s) { return s.score >= C.MIN_SCORE; });
     /* high needs a high score, a clear lead and a signature that names the entry's cause */
@@ -1012,20 +1152,53 @@
       if (score >= C.HIGH && cause >= C.KNOWN_FAILURE && score - runnerUp >= C.SIGNATURE_LEAD) return "high";
       return score >= C.MEDIUM && cause >= C.SOME_EVIDENCE ? "medium" : "low";
     }
-    var results = scored.slice(0, Math.max(top === undefined ? 10 : top, 0)).map(function (s, rank) {
-      var e = self.entries[s.entry];
+    var results = scored.map(function (s, rank) {
       var runnerUp = rank === 0 ? (scored.length > 1 ? scored[1].score : 0) : scored[0].score;
-      return { id: e.id, title: e.title, area: e.area, score: s.score,
-               confidence: confidence(s.score, runnerUp, s.cause), fix_summary: e.fix_summary,
-               evidence: s.evidence.map(function (ev) {
-                 return { line: ev.line, text: ev.text, signature: ev.signature, span: ev.span, via: ev.via };
-               }) };
+      return self.result(s, confidence(s.score, runnerUp, s.cause));
     });
-    var abstained = !results.length || results[0].confidence === "low";
-    // the closest entry matched the failure itself: a symptom several causes print, not an unknown error
-    var symptom = results.length ? scored[0].symptom : null;
-    return { query_kind: query.kind, abstained: abstained, results: results,
-             advice: abstained ? this.advice(query, symptom) : null };
+    var symptom = scored.length ? scored[0].symptom : null;
+    var cut = Math.max(top === undefined ? 10 : top, 0), whole = output !== undefined && output !== null;
+    function response(status, list, advice, why, candidates) {
+      return { query_kind: query.kind, status: status, abstained: status !== "answered", why: why,
+               candidates: candidates, results: list.slice(0, cut), advice: advice };
+    }
+    if (results.length && results[0].confidence !== "low") {  // a cause-naming line
+      return response("answered", results, null, this.vouched(scored[0]), 0);
+    }
+    // the candidates for the first entry's symptom: the entries whose signatures matched the same message
+    var at = scored.length && scored[0].symptomAt.length ? scored[0].symptomAt[0] : null, family = [];
+    scored.forEach(function (s, i) { if (at !== null && s.symptomAt.indexOf(at) >= 0) family.push(i); });
+    if (!family.length) return response("unknown", results, this.advice(query, symptom, whole), null, 0);
+    var lines = whole ? this.parser.cleanLines(String(output)) : query.lines.map(function (l) { return l.text; });
+    var fired = new Map();  // family order
+    family.forEach(function (i) {
+      var tell = firstFired(self.tells.get(scored[i].entry) || [], lines, self);
+      if (tell) fired.set(i, tell);
+    });
+    if (fired.size === 1) {  // one candidate's tell singles it out
+      var i = Array.from(fired.keys())[0], tell = fired.get(i);
+      var first = withTell(results[i], results[i].confidence === "low" ? "medium" : results[i].confidence,
+                           { says: tell.says, fired: true });
+      return response("answered", [first].concat(results.filter(function (_r, j) { return j !== i; })), null,
+                      tell.says, 0);
+    }
+    function firstTell(i) {
+      var tells = self.tells.get(scored[i].entry);
+      return tells && tells.length ? { says: tells[0].says, fired: false } : null;
+    }
+    var chosen = fired.size ? Array.from(fired.keys()) : family.slice(0, C.MAX_CANDIDATES);
+    if (chosen.length < C.MIN_CANDIDATES) {  // one known cause among unknown others: the closest entry, unconfirmed
+      var only = withTell(results[chosen[0]], results[chosen[0]].confidence, firstTell(chosen[0]));
+      return response("unknown", [only].concat(results.filter(function (_r, j) { return j !== chosen[0]; })),
+                      this.advice(query, symptom, whole), null, 0);
+    }
+    chosen = chosen.slice(0, C.MAX_CANDIDATES);
+    var candidates = chosen.map(function (i) {
+      return withTell(results[i], results[i].confidence, fired.has(i) ? { says: fired.get(i).says, fired: true } : firstTell(i));
+    });
+    var rest = results.filter(function (_r, j) { return chosen.indexOf(j) < 0; });
+    return response("differential", candidates.concat(rest), this.advice(query, symptom, whole), null,
+                    Math.min(candidates.length, cut));
   };
 
   var api = { Engine: Engine, CONTRACT: CONTRACT, checkContract: checkContract, partialRatio: partialRatio,

@@ -143,6 +143,65 @@
     return box;
   }
 
+  /* A result's label says what its place rests on, never a bare score beside "low": the answer's confidence,
+   * "candidate" for a cause of a symptom several causes print, "closest, unconfirmed" for words and near
+   * matches. The score stays in the tooltip. */
+  function label(r, candidate) {
+    var text = candidate ? "candidate" : r.confidence === "low" ? "closest, unconfirmed" : r.confidence;
+    var node = el("span", "confidence " + (candidate ? "candidate" : r.confidence), text);
+    node.title = "score " + r.score.toFixed(1) + " of 100";
+    return node;
+  }
+  function fixLine(summary) {
+    var fix = codeSpans("span", "fix-line", summary);
+    fix.insertBefore(el("strong", null, "Fix: "), fix.firstChild);
+    return fix;
+  }
+  /* a quoted line longer than a glance, cut (an answer's why quotes the whole line that names the cause) */
+  function shortQuotes(text) {
+    return text.replace(/`([^`]*)`/g, function (all, inner) {
+      return inner.length > 160 ? "`" + inner.slice(0, 160) + "\u2026`" : all;
+    });
+  }
+  /* the evidence line, unless this response already showed that line */
+  function evidenceOnce(ev, seen) {
+    var key = ev.line + "\u0000" + ev.text;
+    if (seen.has(key)) return null;
+    seen.add(key);
+    return evidenceLine(ev);
+  }
+  /* one result: its entry, its label, then what the response says of it */
+  function resultItem(r, candidate, why, seen) {
+    var li = el("li", candidate ? "result candidate" : "result");
+    li.appendChild(entryLink(r.id, r.title));
+    li.appendChild(document.createTextNode(" "));
+    li.appendChild(label(r, candidate));
+    if (why) li.appendChild(codeSpans("span", "reason", "Why: " + shortQuotes(why)));
+    if (candidate && r.tell) {
+      li.appendChild(codeSpans("span", "tell" + (r.tell.fired ? " fired" : ""),
+                               (r.tell.fired ? "in your paste: " : "look for: ") + r.tell.says));
+    }
+    if ((candidate || r.confidence !== "low") && r.fix_summary) li.appendChild(fixLine(r.fix_summary));
+    var shown = !candidate && r.evidence.length ? evidenceOnce(r.evidence[0], seen) : null;
+    if (shown) li.appendChild(shown);
+    return li;
+  }
+  function resultList(results, candidate, why, seen) {
+    var list = el("ol", candidate ? "candidates" : null);
+    results.forEach(function (r, i) { list.appendChild(resultItem(r, candidate, i === 0 ? why : null, seen)); });
+    return list;
+  }
+  /* a symptom several causes print: the candidates and what decides between them first, the line once */
+  function differential(response, seen) {
+    var box = el("div", "differential"), candidates = response.results.slice(0, response.candidates);
+    box.appendChild(el("p", "verdict", "Several causes print this line \u2014 what decides:"));
+    var line = candidates[0].evidence.filter(function (e) { return e.via === "signature"; })[0];
+    if (line) box.appendChild(evidenceOnce(line, seen));
+    box.appendChild(resultList(candidates, true, null, seen));
+    if (response.advice) box.appendChild(el("p", "advice", response.advice));
+    return box;
+  }
+
   /* (a) the paste box: home and search pages */
   var pasteForm = document.getElementById("paste-form"), pasteInput = document.getElementById("paste-input");
   var pasteOut = document.getElementById("paste-results");
@@ -152,28 +211,23 @@
     if (!text.trim()) { pasteOut.textContent = ""; return Promise.resolve(); }
     return ready().then(function (search) {
       pasteOut.textContent = "";
-      var response = search.paste(text, 5), ranks = search.triage(text);
+      var response = search.paste(text, 5), ranks = search.triage(text), seen = new Set();
       if (ranks) pasteOut.appendChild(triageBlock(ranks));
-      pasteOut.appendChild(el("p", "verdict", response.abstained
-        ? (response.results.length ? "No entry explains this with confidence. The closest, unconfirmed:"
-                                   : "No entry matches this.")
-        : "Read as a " + response.query_kind + ". Best match first:"));
-      if (response.advice) pasteOut.appendChild(el("p", "advice", response.advice));
-      var list = el("ol");
-      response.results.forEach(function (r) {
-        var li = el("li", "result");
-        li.appendChild(entryLink(r.id, r.title));
-        li.appendChild(document.createTextNode(" "));
-        li.appendChild(el("span", "confidence " + r.confidence, r.confidence + " " + r.score.toFixed(1)));
-        if (r.confidence !== "low" && r.fix_summary) {
-          var fix = codeSpans("span", "fix-line", r.fix_summary);
-          fix.insertBefore(el("strong", null, "Fix: "), fix.firstChild);
-          li.appendChild(fix);
+      if (response.status === "differential") {
+        pasteOut.appendChild(differential(response, seen));
+        var others = response.results.slice(response.candidates);
+        if (others.length) {
+          pasteOut.appendChild(el("p", "verdict others", "Other entries, unconfirmed:"));
+          pasteOut.appendChild(resultList(others, false, null, seen));
         }
-        if (r.evidence.length) li.appendChild(evidenceLine(r.evidence[0]));
-        list.appendChild(li);
-      });
-      if (response.results.length) pasteOut.appendChild(list);
+        return;
+      }
+      pasteOut.appendChild(el("p", "verdict", response.status === "answered"
+        ? "Read as a " + response.query_kind + ". The answer first:"
+        : response.results.length ? "No entry explains this with confidence. The closest, unconfirmed:"
+                                  : "No entry matches this."));
+      if (response.advice) pasteOut.appendChild(el("p", "advice", response.advice));
+      if (response.results.length) pasteOut.appendChild(resultList(response.results, false, response.why, seen));
     }, showBroken(pasteOut));
   }
   if (pasteForm) {

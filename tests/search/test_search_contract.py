@@ -9,32 +9,49 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from oom_family import family_records
 
 from trainkb.catalogue import find_catalogue, load_catalogue
-from trainkb.search import Index
+from trainkb.search import Index, _hint, _search, _tells
 from trainkb.search._index import build_data
 from trainkb.search.contract import (
     ENGINE_CONTRACT_VERSION,
+    CompareContract,
     EngineContract,
     EntryContract,
     ExcludeContract,
     PhraseContract,
     SignatureContract,
+    TellContract,
     engine_contract,
 )
 
 ENGINE_JS = Path(__file__).resolve().parents[2] / "site" / "static" / "engine.js"
-ITEMS = {"entries": EntryContract, "sigs": SignatureContract, "phrases": PhraseContract, "excludes": ExcludeContract}
+ITEMS = {
+    "entries": EntryContract,
+    "sigs": SignatureContract,
+    "phrases": PhraseContract,
+    "excludes": ExcludeContract,
+    "tells": TellContract,
+}
 
 
 @pytest.fixture(scope="module")
 def contract() -> EngineContract:
     cat = load_catalogue(find_catalogue())
     return engine_contract(Index(build_data(cat.ordered(), cat.content_hash(), cat.origin)))
+
+
+@pytest.fixture
+def family(make_catalogue: Callable[..., Path]) -> EngineContract:
+    """The contract of a family of CUDA OOM records whose tells use every kind of condition but a series."""
+    cat = load_catalogue(make_catalogue(family_records()))
+    return engine_contract(Index(build_data(cat.ordered(), cat.content_hash())))
 
 
 def _keys(declared: Any) -> set[str]:
@@ -47,9 +64,59 @@ def test_contract_has_exactly_the_declared_fields(contract: EngineContract) -> N
     assert contract["version"] == ENGINE_CONTRACT_VERSION
     for name, declared in ITEMS.items():
         items: list[dict[str, Any]] = contract[name]  # type: ignore[literal-required]
-        assert items, f"the real catalogue has no {name}: this test would check nothing"
+        if name != "tells":  # the tells are checked on a family that has them (below)
+            assert items, f"the real catalogue has no {name}: this test would check nothing"
         for item in items:
             assert set(item) == _keys(declared), (name, item)
+
+
+def _shapes(contract: EngineContract) -> list[tuple[str, Any]]:
+    """(kind, value) of every condition of every tell, each checked to hold exactly one kind."""
+    out = []
+    for tell in contract["tells"]:
+        assert set(tell) == _keys(TellContract)
+        assert isinstance(tell["entry"], int) and tell["says"] and tell["when"]
+        for condition in tell["when"]:
+            assert len(condition) == 1, condition
+            ((kind, value),) = condition.items()
+            out.append((kind, value))
+    return out
+
+
+def test_tells_hold_their_conditions_with_javascript_regexes(family: EngineContract) -> None:
+    shapes = _shapes(family)
+    assert {kind for kind, _ in shapes} == {"line", "no_line", "compare"}
+    assert [tell["entry"] for tell in family["tells"]] == [0, 1, 2, 3]  # D5 has none
+    for kind, value in shapes:
+        regex = value["match"] if kind == "compare" else value
+        assert isinstance(regex, list) and regex[1] == "iu" and "(?P" not in regex[0], regex
+        if kind == "compare":
+            assert set(value) == _keys(CompareContract)
+    compares = [value for kind, value in shapes if kind == "compare"]
+    assert "(?<reserved>" in compares[0]["match"][0] and compares[0]["times"] == 0.5
+    assert compares[2]["right"] == 1e12 and compares[1]["right"] == "total"
+    assert json.loads(json.dumps(family["tells"])) == family["tells"]
+
+
+def test_a_series_condition_keeps_its_value_group() -> None:
+    from trainkb.search.contract import _condition
+
+    assert _condition({"rises": r"mem (?P<value>[\d.]+ GiB)"}) == {"rises": ["mem (?<value>[0-9.]+ GiB)", "iu"]}
+
+
+def test_the_new_constants_come_from_the_python_modules(contract: EngineContract) -> None:
+    constants, patterns = contract["constants"], contract["patterns"]
+    assert constants["SIZE_UNITS"] == _tells._UNITS and constants["SIZE_UNITS"] is not _tells._UNITS
+    assert (constants["RISE_MIN_POINTS"], constants["RISE_RATIO"]) == (_tells.RISE_MIN_POINTS, _tells.RISE_RATIO)
+    assert (constants["RISE_MAJORITY"], constants["MAX_SERIES"]) == (_tells.RISE_MAJORITY, _tells.MAX_SERIES)
+    assert (constants["MIN_CANDIDATES"], constants["MAX_CANDIDATES"]) == (
+        _search.MIN_CANDIDATES,
+        _search.MAX_CANDIDATES,
+    )
+    assert constants["WHY_VOUCHED"] == _search.WHY_VOUCHED and "{matched}" in constants["WHY_VOUCHED"]
+    assert constants["WHY_CHARS"] == _search.WHY_CHARS
+    assert patterns["SIZE_VALUE"][0].startswith("^")
+    assert set(contract["advice"]) == set(_hint.ADVICE) and "symptom_output" in contract["advice"]
 
 
 def test_contract_is_plain_json(contract: EngineContract) -> None:

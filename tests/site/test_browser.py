@@ -1,14 +1,19 @@
 """A reader's path in headless Chromium, from disk (file://), at desktop and phone sizes, light and dark.
 
-Paste a traceback, land on the fix card, go Back to the same results; every page's header box; the
-entry page's tables, id links and code spans; the verification filters; the area relation list.
+Paste a traceback, land on the fix card, go Back to the same results; a real CUDA OOM shows the
+causes that print it with what decides between them, or the one its tell singles out with why;
+every page's header box; the entry page's tables, id links and code spans; the verification
+filters; the area relation list.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from oom_family import captures, family_records
 
 TRACEBACK = """\
 Traceback (most recent call last):
@@ -58,7 +63,7 @@ def index_requested(page) -> bool:  # type: ignore[no-untyped-def]
 
 def in_view(page, selector: str) -> bool:  # type: ignore[no-untyped-def]
     box = page.locator(selector).first.bounding_box()
-    return box is not None and box["y"] >= 0 and box["y"] + box["height"] <= page.viewport_size["height"]
+    return box is not None and box["y"] >= -1 and box["y"] + box["height"] <= page.viewport_size["height"] + 1
 
 
 def test_a_paste_searches_lands_on_the_fix_and_back_restores(real_site: Path, page) -> None:  # type: ignore[no-untyped-def]
@@ -78,6 +83,94 @@ def test_a_paste_searches_lands_on_the_fix_and_back_restores(real_site: Path, pa
     page.wait_for_selector("#paste-results li a")
     assert page.locator("#paste-results li a").first.inner_text().startswith("D8 ")
     assert page.input_value("#paste-input") == TRACEBACK
+
+
+LABELS = {"high", "medium", "candidate", "closest, unconfirmed"}  # what a result's place rests on, never a score
+
+
+def labels(page) -> list[str]:  # type: ignore[no-untyped-def]
+    """Each result's label; every one also keeps its score in its tooltip, and none shows a number."""
+    shown = page.locator("#paste-results .confidence")
+    titles = shown.evaluate_all("nodes => nodes.map(n => n.title)")
+    assert titles and all(re.fullmatch(r"score \d+\.\d of 100", t) for t in titles), titles
+    texts = shown.all_inner_texts()
+    assert set(texts) <= LABELS, texts
+    return texts
+
+
+def test_a_differential_shows_what_decides(build_small: Callable[..., Path], page) -> None:  # type: ignore[no-untyped-def]
+    """A real OOM whose output singles out no cause: the causes that print it, each with its sign and fix, first."""
+    site = build_small(family_records())
+    page.goto((site / "index.html").as_uri())
+    paste_into(page, "#paste-input", captures()["real-oom-message-fields"])
+    first = page.locator("#paste-results > *").first
+    first.wait_for()
+    assert first.get_attribute("class") == "differential"
+    assert first.locator(".verdict").inner_text() == "Several causes print this line \u2014 what decides:"
+    assert "torch.OutOfMemoryError: CUDA out of memory" in first.locator(".why").first.inner_text()  # once
+    items = first.locator("li.candidate")
+    assert [t.split(" ")[0] for t in items.all_inner_texts()] == ["D1", "D2", "D3", "D4", "D5"]
+    one = items.first
+    assert one.locator(".tell").inner_text().startswith("look for: reserved but unallocated is over half")
+    assert one.locator(".fix-line").inner_text() == "Fix: Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True."
+    assert one.locator(".fix-line code").count() == 1
+    assert items.nth(4).locator(".tell").count() == 0 and items.nth(4).locator(".fix-line").count() == 1
+    assert labels(page) == ["candidate"] * 5
+    assert first.locator(".advice").inner_text().startswith("Several root causes print")
+    assert page.locator("#paste-results .others").count() == 0  # five candidates are every result
+    assert not re.search(r"\blow\b", page.inner_text("#paste-results"))
+    # above the fold: with the results scrolled to, the heading and the first candidates' signs need no scrolling
+    page.evaluate("document.getElementById('paste-results').scrollIntoView({block: 'start'})")
+    assert in_view(page, "#paste-results .differential > .verdict")
+    for n in (0, 1):
+        assert in_view(page, f"#paste-results li.candidate:nth-child({n + 1}) .tell")
+
+    # two tells fire: the two candidates, each with what the paste shows, then the others, unconfirmed
+    paste_into(page, "#paste-input", captures()["broadcast-loss-on-gpu"])
+    page.wait_for_selector("#paste-results .others")
+    fired = page.locator("#paste-results li.candidate .tell.fired").all_inner_texts()
+    assert [t.split(":")[0] for t in fired] == ["in your paste", "in your paste"]
+    assert "than the whole card" in fired[1]
+    assert page.locator(".others + ol li").count() == 3
+    assert labels(page) == ["candidate", "candidate"] + ["closest, unconfirmed"] * 3
+
+
+def test_a_tell_that_fires_answers_with_why(build_small: Callable[..., Path], page) -> None:  # type: ignore[no-untyped-def]
+    site = build_small(family_records())
+    page.goto((site / "index.html").as_uri())
+    paste_into(page, "#paste-input", captures()["fragmented-pool-ooms"])
+    page.wait_for_selector("#paste-results li")
+    assert page.locator("#paste-results .differential").count() == 0
+    assert page.locator("#paste-results > .verdict").inner_text() == "Read as a traceback. The answer first:"
+    answer = page.locator("#paste-results li").first
+    assert answer.locator("a").inner_text().startswith("D1 ")
+    # the why right under the title, then the fix
+    assert answer.evaluate("li => [...li.children].map(c => c.className)")[:4] == [
+        "entry-link",
+        "confidence medium",
+        "reason",
+        "fix-line",
+    ]
+    assert answer.locator(".reason").inner_text() == (
+        "Why: reserved but unallocated is over half the allocated figure, and no other process is named"
+    )
+    assert labels(page) == ["medium"] + ["closest, unconfirmed"] * 4
+    assert page.locator("#paste-results .fix-line").count() == 1  # an unconfirmed entry's fix is one click away
+    assert page.locator("#paste-results .why").count() == 1  # the line all five matched, shown once
+
+
+def test_a_real_oom_on_the_real_catalogue(real_site: Path, page) -> None:  # type: ignore[no-untyped-def]
+    """The catalogue's OOM entries print the same line: a differential, never a score beside "low"."""
+    page.goto((real_site / "index.html").as_uri())
+    paste_into(page, "#paste-input", captures()["real-oom-message-fields"])
+    page.wait_for_selector("#paste-results .differential li")
+    ids = [t.split(" ")[0] for t in page.locator("#paste-results li.candidate").all_inner_texts()]
+    assert "M1" in ids and all(i.startswith("M") for i in ids)
+    assert set(labels(page)) <= {"candidate", "closest, unconfirmed"}
+    paste_into(page, "#paste-input", "my loss goes up and down and the accuracy is stuck")
+    page.wait_for_selector("#paste-results li")
+    assert page.locator("#paste-results > .verdict").inner_text().startswith("No entry explains this with confidence")
+    assert set(labels(page)) == {"closest, unconfirmed"}
 
 
 def test_header_search_on_every_page(real_site: Path, page) -> None:  # type: ignore[no-untyped-def]

@@ -21,20 +21,30 @@ from trainkb.search.contract import (
     ExcludeContract,
     PhraseContract,
     SignatureContract,
+    TellContract,
+    _condition,
 )
 
-ITEMS = {"entries": EntryContract, "sigs": SignatureContract, "phrases": PhraseContract, "excludes": ExcludeContract}
+ITEMS = {
+    "entries": EntryContract,
+    "sigs": SignatureContract,
+    "phrases": PhraseContract,
+    "excludes": ExcludeContract,
+    "tells": TellContract,
+}
 TABLES = ("constants", "patterns", "advice")
+SAMPLE_TELL: TellContract = {"entry": 0, "says": "a sign that decides", "when": [_condition({"line": "zeros_like"})]}
 
 # Each run: a copy of the real index with one field taken away (or the version changed), given to the engine.
-BREAK = """([table, item, field, version]) => {
+# A list the real catalogue leaves empty gets ``sample`` as its first item, then loses the field.
+BREAK = """([table, item, field, version, sample]) => {
     const data = Object.assign({}, window.TRAINKB_INDEX.search);
     if (version !== null) data.version = version;
     else if (table === null) delete data[field];
     else if (item === null) { data[table] = Object.assign({}, data[table]); delete data[table][field]; }
     else {
         data[table] = data[table].slice();
-        data[table][item] = Object.assign({}, data[table][item]);
+        data[table][item] = Object.assign({}, data[table][item] || sample);
         delete data[table][item][field];
     }
     try { new window.TrainkbEngine.Engine(data); return null; }
@@ -71,9 +81,9 @@ def test_every_missing_field_stops_the_engine(ready_page) -> None:  # type: igno
     cases: list[tuple[str | None, int | None, str, str]] = [(None, None, f, f) for f in declared["fields"]]
     cases += [(t, None, f, f"{t}.{f}") for t in TABLES for f in declared[t]]
     cases += [(n, 0, f, f"{n}[0].{f}") for n in ITEMS for f in declared[n]]
-    assert ready_page.evaluate(BREAK, [None, None, "", None]) is None  # the intact index loads
+    assert ready_page.evaluate(BREAK, [None, None, "", None, None]) is None  # the intact index loads
     for table, item, field, named in cases:
-        got = ready_page.evaluate(BREAK, [table, item, field, None])
+        got = ready_page.evaluate(BREAK, [table, item, field, None, SAMPLE_TELL])
         assert got is not None, f"the engine accepted an index without {named}"
         kind, message = got
         assert kind == "Error" and "out of date" in message, got
@@ -82,7 +92,7 @@ def test_every_missing_field_stops_the_engine(ready_page) -> None:  # type: igno
 
 def test_another_version_stops_the_engine(ready_page) -> None:  # type: ignore[no-untyped-def]
     for version in (ENGINE_CONTRACT_VERSION - 1, ENGINE_CONTRACT_VERSION + 1, "1"):
-        kind, message = ready_page.evaluate(BREAK, [None, None, "", version])
+        kind, message = ready_page.evaluate(BREAK, [None, None, "", version, None])
         assert kind == "Error" and "out of date" in message, message
         assert (
             f"reads index contract version {ENGINE_CONTRACT_VERSION} but the site's search index is version "

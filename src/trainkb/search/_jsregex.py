@@ -16,7 +16,8 @@ from ._sigregex import re2_error
 __all__ = ["js_regex", "signature_regex"]
 
 _FLAGS = ((re.IGNORECASE, "i"), (re.MULTILINE, "m"), (re.DOTALL, "s"))
-_PY_ONLY = ((re.compile(r"\(\?P<"), "(?<"), (re.compile(r"\(\?P=(\w+)\)"), r"\\k<\1>"))
+# Python's (and RE2's) named group "(?P<name>" is JavaScript's "(?<name>"; a back-reference "(?P=name)" is "\k<name>"
+_BACKREFERENCE = re.compile(r"\?P=(\w+)\)")
 # Python's str patterns are Unicode-aware: \w is any letter or number (or _), \d any decimal digit,
 # \s any str.isspace() character, \b a boundary between those words; "." is anything but "\n" and
 # "$" also matches before a final "\n". Spelled out for a JavaScript regex with the "u" flag.
@@ -115,6 +116,12 @@ def _unicode(source: str, flags: int, re2: bool = False) -> str:
                 out.append("\\{")
         elif char in "}]":
             out.append("\\" + char)
+        elif char == "(" and source.startswith("?P<", i):
+            out.append("(?<")
+            i += 3
+        elif char == "(" and (reference := _BACKREFERENCE.match(source, i)):
+            out.append(f"\\k<{reference.group(1)}>")
+            i = reference.end()
         elif char == "." and not flags & re.DOTALL:
             out.append("[^\\n]")
         elif char == "$" and not flags & re.MULTILINE:
@@ -131,8 +138,6 @@ def js_regex(pattern: re.Pattern[str] | str, flags: int = 0, re2: bool = False) 
         source, flags = pattern.pattern, pattern.flags
     else:
         source = pattern
-    for old, new in _PY_ONLY:
-        source = old.sub(new, source)
     return [_unicode(source, flags, re2), "".join(letter for flag, letter in _FLAGS if flags & flag) + "u"]
 
 

@@ -17,6 +17,7 @@ __all__ = [
     "HIGH",
     "MAX_CANDIDATES",
     "MEDIUM",
+    "WHY_VOUCHED",
     "SearchResponse",
     "SearchResult",
     "Status",
@@ -29,6 +30,7 @@ HIGH, MEDIUM = 75.0, 55.0  # score thresholds of the confidence bands; below MED
 SIGNATURE_LEAD = 3.0  # lead over the runner-up that "high" also needs
 MIN_SCORE = 1.0  # below this an entry shares no more than a stray word with the paste
 WHY_CHARS = 120  # characters of the vouching line quoted in ``why``
+WHY_VOUCHED = "only this cause prints `{matched}`"  # an answer's why, when a cause-naming line made it
 MIN_CANDIDATES = 2  # a differential weighs causes against each other: one known cause alone is no differential
 MAX_CANDIDATES = 5  # entries a differential lists: more is a reading list, not a diagnosis
 
@@ -155,7 +157,7 @@ def _vouched(s: Scored) -> str | None:
     matched = ev.text[ev.span[0] : ev.span[1]] if ev.span else ev.text.strip()
     if len(matched) > WHY_CHARS:
         matched = matched[:WHY_CHARS].rstrip() + "…"
-    return f"only this cause prints `{matched}`"
+    return WHY_VOUCHED.replace("{matched}", matched)
 
 
 def _first_tell(index: Index, s: Scored) -> Tell | None:

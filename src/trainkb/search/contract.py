@@ -16,15 +16,22 @@ value of an existing constant is not a new layout. docs/search.md describes ever
 from __future__ import annotations
 
 import re
-from typing import Any, TypedDict
+from typing import Any, Literal, TypedDict
 
-from . import _hint, _input, _normalize, _score, _search
+from . import _hint, _input, _normalize, _score, _search, _tells
 from ._index import Index
 from ._jsregex import js_regex, signature_regex
 
-__all__ = ["ENGINE_CONTRACT_VERSION", "EngineContract", "engine_contract", "engine_patterns"]
+__all__ = [
+    "ENGINE_CONTRACT_VERSION",
+    "EngineContract",
+    "TellCondition",
+    "TellContract",
+    "engine_contract",
+    "engine_patterns",
+]
 
-ENGINE_CONTRACT_VERSION = 1
+ENGINE_CONTRACT_VERSION = 2  # 2: tells, the answer's status, why and candidates
 
 
 class EntryContract(TypedDict):
@@ -70,6 +77,43 @@ class ExcludeContract(TypedDict):
     regex: list[str]
 
 
+class CompareContract(TypedDict):
+    """A numeric test on the first line ``match`` matches: ``left op times * right``, sizes read as bytes."""
+
+    match: list[str]  # [source, flags] like a signature's regex, its named groups as JavaScript spells them
+    left: str  # a named group of ``match``
+    op: Literal[">", ">=", "<", "<="]
+    right: str | float  # a named group of ``match``, or a number
+    times: float  # the factor applied to the right-hand value
+
+
+class LineCondition(TypedDict):
+    line: list[str]  # some line matches this regex ([source, flags])
+
+
+class NoLineCondition(TypedDict):
+    no_line: list[str]  # no line matches this regex
+
+
+class CompareCondition(TypedDict):
+    compare: CompareContract
+
+
+class RisesCondition(TypedDict):
+    rises: list[str]  # the ``value`` group of the lines this regex matches rises along the output
+
+
+TellCondition = LineCondition | NoLineCondition | CompareCondition | RisesCondition
+
+
+class TellContract(TypedDict):
+    """One tell of an entry: what singles it out among the entries that print the same symptom line."""
+
+    entry: int  # position of its entry in ``entries``; an entry's tells are listed in record order
+    says: str  # the sign, as a person reads it
+    when: list[TellCondition]  # every condition must hold; each has exactly one key, its kind
+
+
 class EngineContract(TypedDict):
     """The browser engine's whole input (the ``search`` part of the site's search-index.js)."""
 
@@ -81,6 +125,7 @@ class EngineContract(TypedDict):
     sigs: list[SignatureContract]
     phrases: list[PhraseContract]
     excludes: list[ExcludeContract]
+    tells: list[TellContract]
     aliases: dict[int, list[tuple[tuple[str, ...], float]]]  # entry -> [(sorted words, idf total)] per title/alias
     postings: dict[str, list[tuple[int, float]]]  # word -> [(entry, BM25 term-frequency part), ...]
     idf: dict[str, float]  # word -> idf
@@ -147,6 +192,17 @@ def _constants() -> dict[str, Any]:
         "SIGNATURE_LEAD": _search.SIGNATURE_LEAD,
         "MIN_SCORE": _search.MIN_SCORE,
         "ADVICE_MESSAGE_CHARS": _hint.ADVICE_MESSAGE_CHARS,
+        # the three answers (_search.py) and tells (_tells.py; a whole output is _input.py's)
+        "MIN_CANDIDATES": _search.MIN_CANDIDATES,
+        "MAX_CANDIDATES": _search.MAX_CANDIDATES,
+        "WHY_CHARS": _search.WHY_CHARS,
+        "WHY_VOUCHED": _search.WHY_VOUCHED,
+        "MAX_OUTPUT_CHARS": _input.MAX_OUTPUT_CHARS,
+        "RISE_MIN_POINTS": _tells.RISE_MIN_POINTS,
+        "RISE_RATIO": _tells.RISE_RATIO,
+        "RISE_MAJORITY": _tells.RISE_MAJORITY,
+        "MAX_SERIES": _tells.MAX_SERIES,
+        "SIZE_UNITS": dict(_tells._UNITS),
     }
 
 
@@ -184,6 +240,7 @@ def engine_patterns() -> dict[str, re.Pattern[str]]:
         "WORD": n._WORD,
         "TOKEN": n._TOKEN,
         "NUMBER": n.NUMBER,
+        "SIZE_VALUE": _tells._VALUE,
     }
 
 
@@ -191,6 +248,34 @@ def _patterns() -> dict[str, Any]:
     out: dict[str, Any] = {name: js_regex(pattern) for name, pattern in engine_patterns().items()}
     out["MASKS"] = [[holder, *js_regex(pattern)] for holder, pattern in _normalize.MASKS]
     return out
+
+
+def _condition(condition: dict[str, Any]) -> TellCondition:
+    """A tell's condition with its regex as the browser runs it (the signatures' translation: RE2's meaning)."""
+    if "line" in condition:
+        return {"line": signature_regex(condition["line"])}
+    if "no_line" in condition:
+        return {"no_line": signature_regex(condition["no_line"])}
+    if "rises" in condition:
+        return {"rises": signature_regex(condition["rises"])}
+    compare = condition["compare"]
+    return {
+        "compare": {
+            "match": signature_regex(compare["match"]),
+            "left": compare["left"],
+            "op": compare["op"],
+            "right": compare["right"],
+            "times": compare["times"],
+        }
+    }
+
+
+def _tells_of(index: Index) -> list[TellContract]:
+    return [
+        {"entry": entry, "says": tell["says"], "when": [_condition(c) for c in tell["when"]]}
+        for entry in sorted(index.tells)
+        for tell in index.tells[entry]
+    ]
 
 
 def engine_contract(index: Index) -> EngineContract:
@@ -238,6 +323,7 @@ def engine_contract(index: Index) -> EngineContract:
         "sigs": sigs,
         "phrases": phrases,
         "excludes": [{"entry": entry, "regex": signature_regex(pattern)} for entry, pattern in index.excludes],
+        "tells": _tells_of(index),
         "aliases": index.aliases,
         "postings": index.postings,
         "idf": index.idf,
