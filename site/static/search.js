@@ -177,7 +177,7 @@
     li.appendChild(document.createTextNode(" "));
     li.appendChild(label(r, candidate));
     if (why) li.appendChild(codeSpans("span", "reason", "Why: " + shortQuotes(why)));
-    if (candidate && r.tell) {
+    if (r.tell && !why) {  // a candidate's sign, or the one known cause's among unknown others
       li.appendChild(codeSpans("span", "tell" + (r.tell.fired ? " fired" : ""),
                                (r.tell.fired ? "in your paste: " : "look for: ") + r.tell.says));
     }

@@ -1,8 +1,8 @@
 """The browser's paste search agrees with `kb search` on every benchmark case.
 
 Cases come from the shared benchmark file (read here, never copied into the repository) and
-from the case files under benchmarks/, the public failure reports of real_failures.jsonl
-included. Agreement means the same top entry (or both abstaining), the same abstention, the
+from the case files under benchmarks/, the public failure reports of real_failures*.jsonl and
+by_symptom*.jsonl included. Agreement means the same top entry (or both abstaining), the same abstention, the
 same status (answered, differential, unknown), why and number of candidates, the same ranked
 entries with the same scores, confidences and tells, and the same advice. Tells are compared on
 a family of records whose tells use every kind of condition, run on the GPU checks' real OOMs,
@@ -32,7 +32,9 @@ from trainkb.search.contract import _condition, engine_patterns
 
 SHARED_CASES = Path("/work/shared/bench/dev-cases.jsonl")
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
-REPO_CASES = sorted([*BENCHMARKS.glob("*cases*.jsonl"), *BENCHMARKS.glob("real_failures*.jsonl")])
+REPO_CASES = sorted(
+    [*BENCHMARKS.glob("*cases*.jsonl"), *BENCHMARKS.glob("real_failures*.jsonl"), *BENCHMARKS.glob("by_symptom*.jsonl")]
+)
 
 
 def _cases() -> list[dict[str, str]]:
