@@ -1142,8 +1142,9 @@
   }
 
   /* search(text, top, firstLine, output) -> {query_kind, status, abstained, why, candidates, results[{id, title, area,
-   * score, confidence, fix_summary, tell, evidence}], advice}; output: the whole output the text is the tail of
-   * (tells read all of it), as _search.search(output=) */
+   * score, confidence, fix_summary, tell, evidence}], advice, symptom}; output: the whole output the text is the tail
+   * of (tells read all of it), as _search.search(output=). symptom is SearchResponse.symptom, which --json leaves out:
+   * the line a signature matched for the first entry (the browser's triage reads it) */
   Engine.prototype.search = function (text, top, firstLine, output) {
     var C = this.C, self = this, query = this.parser.parse(text, firstLine);
     var scored = this.score(query).filter(function (s) { return s.score >= C.MIN_SCORE; });
@@ -1158,9 +1159,10 @@
     });
     var symptom = scored.length ? scored[0].symptom : null;
     var cut = Math.max(top === undefined ? 10 : top, 0), whole = output !== undefined && output !== null;
-    function response(status, list, advice, why, candidates) {
+    function response(status, list, advice, why, candidates, line) {
       return { query_kind: query.kind, status: status, abstained: status !== "answered", why: why,
-               candidates: candidates, results: list.slice(0, cut), advice: advice };
+               candidates: candidates, results: list.slice(0, cut), advice: advice,
+               symptom: line === undefined ? symptom : line };
     }
     if (results.length && results[0].confidence !== "low") {  // a cause-naming line
       return response("answered", results, null, this.vouched(scored[0]), 0);
@@ -1180,7 +1182,7 @@
       var first = withTell(results[i], results[i].confidence === "low" ? "medium" : results[i].confidence,
                            { says: tell.says, fired: true });
       return response("answered", [first].concat(results.filter(function (_r, j) { return j !== i; })), null,
-                      tell.says, 0);
+                      tell.says, 0, scored[i].symptom);
     }
     function firstTell(i) {
       var tells = self.tells.get(scored[i].entry);

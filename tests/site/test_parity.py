@@ -56,8 +56,18 @@ def _ranked(response: dict) -> list[list[object]]:  # type: ignore[type-arg]
 
 
 def _answer(response: dict) -> list[object]:  # type: ignore[type-arg]
-    """What kind of answer a response is: status, abstention, why and how many results are candidates."""
-    return [response["status"], response["abstained"], response["why"], response["candidates"]]
+    """What kind of answer a response is: status, abstention, why, how many results are candidates, the symptom."""
+    return [response["status"], response["abstained"], response["why"], response["candidates"], response["symptom"]]
+
+
+def _expected(text: str, index: Index, output: str | None = None) -> dict[str, Any]:
+    """`kb search --json`'s answer as the site gives it: with the response's symptom line (the browser's
+    triage reads it), without a result's layer (the site serves one catalogue)."""
+    response = search(text, top=10, catalogue=index, output=output)
+    data = response.to_json()
+    for result in data["results"]:
+        assert result.pop("layer") is None
+    return {**data, "symptom": response.symptom}
 
 
 def test_browser_agrees_with_kb_search(real_catalogue: Catalogue, real_site: Path, browser) -> None:  # type: ignore[no-untyped-def]
@@ -65,7 +75,7 @@ def test_browser_agrees_with_kb_search(real_catalogue: Catalogue, real_site: Pat
     if not cases:
         pytest.skip(f"no benchmark cases: neither {SHARED_CASES} nor benchmarks/*cases*.jsonl")
     index = Index(build_data(real_catalogue.ordered(), real_catalogue.content_hash()))
-    expected = [search(case["text"], top=10, catalogue=index).to_json() for case in cases]
+    expected = [_expected(case["text"], index) for case in cases]
     page = browser.new_page()
     page.goto((real_site / "index.html").as_uri())
     page.evaluate("window.TrainkbSearch.ready()")  # the index and engine load on first use
@@ -85,7 +95,7 @@ def test_browser_agrees_with_kb_search(real_catalogue: Catalogue, real_site: Pat
     }
     print(
         f"\nparity: {sum(top)}/{len(cases)} = {sum(top) / len(cases):.1%} top-1 agreement, "
-        f"{sum(abstained)}/{len(cases)} same abstention, {sum(answers)}/{len(cases)} same status, why and "
+        f"{sum(abstained)}/{len(cases)} same abstention, {sum(answers)}/{len(cases)} same status, why, symptom and "
         f"candidates ({statuses}), {sum(scores)}/{len(cases)} identical scores, tells and advice"
     )
     misses = [
@@ -130,13 +140,6 @@ def test_browser_agrees_on_noise(real_catalogue: Catalogue, real_site: Path, bro
         assert (want["abstained"], _ranked(want)) == (have["abstained"], _ranked(have))
 
 
-def _without_layer(response: dict[str, Any]) -> dict[str, Any]:
-    """A `kb search --json` response as the site gives it: the site serves one catalogue, so no layer."""
-    for result in response["results"]:
-        assert result.pop("layer") is None
-    return response
-
-
 def test_browser_agrees_on_a_symptom_family(build_small: Callable[..., Path], browser) -> None:  # type: ignore[no-untyped-def]
     """Whole responses, tells included, on real OOMs: answered by a tell, a differential where none or two fire.
 
@@ -151,7 +154,7 @@ def test_browser_agrees_on_a_symptom_family(build_small: Callable[..., Path], br
     cases += [(output.splitlines()[-1], output) for output in outputs]
     cases += [(oom_line(output), output) for output in outputs]
     cases += [("KeyError: 'input_ids'", None), (OOM_LINE, None), ("", None)]
-    expected = [_without_layer(search(t, top=10, catalogue=index, output=o).to_json()) for t, o in cases]
+    expected = [_expected(t, index, o) for t, o in cases]
     page = browser.new_page()
     page.goto((site / "index.html").as_uri())
     page.evaluate("window.TrainkbSearch.ready()")
