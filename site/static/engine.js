@@ -4,8 +4,9 @@
  * thresholds, weights, signature specificity, BM25 postings) comes from the exported index
  * (window.TRAINKB_INDEX.search), whose layout is the engine contract declared in
  * src/trainkb/search/contract.py (docs/search.md); this file only mirrors the algorithm. Keep it
- * in step with _input.py, _normalize.py, _score.py and _search.py: tests/site/test_parity.py
- * compares every benchmark case's ranked entries, scores and confidences with `kb search`.
+ * in step with _input.py, _normalize.py, _score.py and _search.py: tests/site/test_node_parity.py
+ * compares its whole answer with `kb search` on every benchmark case and seeded variations of them,
+ * under Node in the quick tests; test_parity.py does the same in Chromium.
  */
 (function (root) {
   "use strict";
@@ -1003,7 +1004,7 @@
   };
 
   /* search(text, top, firstLine) -> {query_kind, abstained, results[{id, title, area, score, confidence, fix_summary,
-   * evidence}], advice} */
+   * evidence}], advice, symptom} */
   Engine.prototype.search = function (text, top, firstLine) {
     var C = this.C, self = this, query = this.parser.parse(text, firstLine);
     var scored = this.score(query).filter(function (s) { return s.score >= C.MIN_SCORE; });
@@ -1025,7 +1026,7 @@
     // the closest entry matched the failure itself: a symptom several causes print, not an unknown error
     var symptom = results.length ? scored[0].symptom : null;
     return { query_kind: query.kind, abstained: abstained, results: results,
-             advice: abstained ? this.advice(query, symptom) : null };
+             advice: abstained ? this.advice(query, symptom) : null, symptom: symptom };
   };
 
   var api = { Engine: Engine, CONTRACT: CONTRACT, checkContract: checkContract, partialRatio: partialRatio,
