@@ -372,10 +372,15 @@ def _vary_run(rng: random.Random, lines: list[str], logs: list[Case]) -> list[st
         a, b = rng.sample(range(4), 2)
         swap = {f"rank{a}]": f"rank{b}]", f"rank{b}]": f"rank{a}]", f"Rank {a}": f"Rank {b}", f"Rank {b}": f"Rank {a}"}
         return ["".join(swap.get(part, part) for part in _split_keep(line, swap)) for line in lines]
-    if op == 4:  # the clock of one rank moves by up to two seconds: the tie rule's edge
+    if op == 4:  # one rank's clock, or one time stamp (a summary's "time" field), moves: the tie rule's edge
         rank, shift = rng.randint(0, 3), rng.choice((-2, -1, 1, 2))
         tags = (f"[default{rank}]", f"[rank{rank}]")
-        return [_shift_seconds(line, shift) if line.startswith(tags) else line for line in lines]
+        stamped = [i for i, line in enumerate(lines) if _CLOCK.search(line)]
+        one = rng.choice(stamped) if stamped and rng.random() < 0.5 else -1
+        return [
+            _shift_seconds(line, shift) if i == one or (one < 0 and line.startswith(tags)) else line
+            for i, line in enumerate(lines)
+        ]
     if op == 5:
         return [line.replace("[rank", "[default") for line in lines]
     if op == 6:  # per-rank output only: the launcher's summary and its own lines gone
@@ -420,9 +425,12 @@ def _split_keep(line: str, words: dict[str, str]) -> list[str]:
     return [*parts, line[start:]]
 
 
+_CLOCK = re.compile(r"(\d\d):(\d\d):(\d\d)")
+
+
 def _shift_seconds(line: str, shift: int) -> str:
     """The first hh:mm:ss in ``line`` moved by ``shift`` seconds (wrapping inside the minute)."""
-    m = re.search(r"(\d\d):(\d\d):(\d\d)", line)
+    m = _CLOCK.search(line)
     if not m:
         return line
     seconds = (int(m.group(3)) + shift) % 60
