@@ -4,8 +4,9 @@
  * thresholds, weights, signature specificity, BM25 postings) comes from the exported index
  * (window.TRAINKB_INDEX.search), whose layout is the engine contract declared in
  * src/trainkb/search/contract.py (docs/search.md); this file only mirrors the algorithm. Keep it
- * in step with _input.py, _normalize.py, _score.py, _tells.py and _search.py: tests/site/test_parity.py
- * compares every benchmark case's status, ranked entries, scores, confidences and tells with `kb search`.
+ * in step with _input.py, _normalize.py, _score.py, _tells.py and _search.py: tests/site/test_node_parity.py
+ * compares its whole answer with `kb search` on every benchmark case and seeded variations of them,
+ * under Node in the quick tests; test_parity.py does the same in Chromium.
  */
 (function (root) {
   "use strict";

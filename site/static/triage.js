@@ -3,33 +3,73 @@
  * Reads a pasted combined log line by line (the Python reader's chunked scan is a speed-up that
  * sees the same lines), names the rank that broke first and the ranks that only suffered it.
  * Files, error.json and --log-dir folders are for `kb triage`; the paste box has only text.
- * tests/site/test_parity.py checks that both agree on every captured fixture.
+ * tests/site/test_node_parity.py (under Node) and test_parity.py (in Chromium) check that both agree on
+ * every captured fixture and on seeded variations of them.
  */
 (function (root) {
   "use strict";
+  /* Python's str regexes are Unicode-aware: \d is any decimal digit, \s any str.isspace() character, \w
+   * any letter, number or "_", \b a boundary between those, and "." anything but "\n". py() spells the
+   * reader's patterns (written as in _read.py) out as JavaScript "u" regexes of that meaning, as
+   * src/trainkb/search/_jsregex.py does for the search engine; num() reads the digits as int() does. */
+  var WORD = "\\p{L}\\p{N}_";
+  var SPACE = "\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
+  var CLASSES = { d: "\\p{Nd}", s: SPACE, w: WORD };
+  function py(source, flags) {
+    var out = "", inClass = false;
+    for (var i = 0; i < source.length; i++) {
+      var c = source[i];
+      if (c === "\\") {
+        var e = source[++i];
+        if (CLASSES[e]) out += inClass ? CLASSES[e] : "[" + CLASSES[e] + "]";
+        else if (CLASSES[e.toLowerCase()] && !inClass) out += "[^" + CLASSES[e.toLowerCase()] + "]";
+        else if (e === "b" && !inClass) out += "(?:(?<=[" + WORD + "])(?![" + WORD + "])|(?<![" + WORD + "])(?=[" + WORD + "]))";
+        else out += "\\" + e;
+      } else {
+        if (c === "[") inClass = true;
+        else if (c === "]") inClass = false;
+        out += c === "." && !inClass ? "[^\\n]" : c;
+      }
+    }
+    return new RegExp(out, "u" + (flags || ""));
+  }
+  var DIGIT = /\p{Nd}/u, ASCII_INT = /^-?[0-9]+$/;
+  function num(digits) {
+    if (ASCII_INT.test(digits)) return +digits;
+    var n = 0, sign = 1;
+    Array.from(digits).forEach(function (d, i) {
+      if (i === 0 && d === "-") { sign = -1; return; }
+      var cp = d.codePointAt(0), zero = cp;  // Unicode's decimal digits come in runs of ten, 0 to 9
+      while (DIGIT.test(String.fromCodePoint(zero - 1))) zero--;
+      n = n * 10 + (cp - zero) % 10;
+    });
+    return sign * n;
+  }
+  var LEADING = new RegExp("^[" + SPACE + "]+", "u"), TRAILING = new RegExp("[" + SPACE + "]+$", "u");
+  function pyStrip(text) { return text.replace(LEADING, "").replace(TRAILING, ""); }
   var CONTEXT_CHARS = 6000, MAX_EVENTS = 64, TAIL_LINES = 60, MAX_SUMMARY_LINES = 5000, TIE_SECONDS = 1.0;
-  var KEYWORDS = /Error|Exception|Traceback|Timed out|Timeout|Watchdog|SeqNum|Signal |Sending process|Root Cause|Failures:|NCCL|Rank |Interrupt|Killed|Segmentation fault|Connection |Fatal Python error|Detected mismatch/;
-  var PREFIX = /^\[(default|rank)(\d+)\]:\s?/;
-  var PREFIX_ANY = /\[(default|rank)(\d+)\]:\s?/;
-  var LINE_RANK = /^\[(?:default|rank)(\d+)\]:/;
-  var NCCL_RANK = /\bRank (\d+)\]/;
-  var EXC = /^((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Failure))(?::\s?(.*))?$/;
-  var SUMMARY_FIELD = /^\s{1,4}(time|rank|exitcode|error_file|traceback)\s*:\s?(.*)$/;
-  var SUMMARY_RANK = /^(\d+)(?: \(local_rank: (\d+)\))?/;
-  var EXITCODE = /^(-?\d+) \(pid: (\d+)\)/;
-  var SENT = /Sending process (\d+) closing signal (SIG[A-Z]+)/;
-  var WATCHDOG = /Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(\d+), OpType=(\w+)(?:, NumelIn=(\d+))?/;
-  var ENQUEUED = /[Ll]ast enqueued (?:NCCL )?work: (-?\d+), last completed (?:NCCL )?work: (-?\d+)/;
-  var FINGERPRINT = /Rank (\d+) is running collective: CollectiveFingerPrint\((?:SequenceNumber=(\d+), )?OpType=(\w+)(?:, TensorShape=(\[[^\]]*\]))?/g;
+  var KEYWORDS = py("Error|Exception|Traceback|Timed out|Timeout|Watchdog|SeqNum|Signal |Sending process|Root Cause|Failures:|NCCL|Rank |Interrupt|Killed|Segmentation fault|Connection |Fatal Python error|Detected mismatch");
+  var PREFIX = py("^\\[(default|rank)(\\d+)\\]:\\s?");
+  var PREFIX_ANY = py("\\[(default|rank)(\\d+)\\]:\\s?");
+  var LINE_RANK = py("^\\[(?:default|rank)(\\d+)\\]:");
+  var NCCL_RANK = py("\\bRank (\\d+)\\]");
+  var EXC = py("^((?:[A-Za-z_]\\w*\\.)*[A-Za-z_]\\w*(?:Error|Exception|Interrupt|Exit|Failure))(?::\\s?(.*))?$");
+  var SUMMARY_FIELD = py("^\\s{1,4}(time|rank|exitcode|error_file|traceback)\\s*:\\s?(.*)$");
+  var SUMMARY_RANK = py("^(\\d+)(?: \\(local_rank: (\\d+)\\))?");
+  var EXITCODE = py("^(-?\\d+) \\(pid: (\\d+)\\)");
+  var SENT = py("Sending process (\\d+) closing signal (SIG[A-Z]+)");
+  var WATCHDOG = py("Watchdog caught collective operation timeout: WorkNCCL\\(SeqNum=(\\d+), OpType=(\\w+)(?:, NumelIn=(\\d+))?");
+  var ENQUEUED = py("[Ll]ast enqueued (?:NCCL )?work: (-?\\d+), last completed (?:NCCL )?work: (-?\\d+)");
+  var FINGERPRINT = py("Rank (\\d+) is running collective: CollectiveFingerPrint\\((?:SequenceNumber=(\\d+), )?OpType=(\\w+)(?:, TensorShape=(\\[[^\\]]*\\]))?", "g");
   var MAX_INFERRED_RANK = 1024;
-  var SIGNAL_TRACE = /Signal (\d+) \((SIG[A-Z]+)\) received by PID (\d+)/;
-  var FATAL = /^Fatal Python error: (Aborted|Segmentation fault|Bus error|Floating point exception)\b/;
-  var ISO = /(\d{4})-(\d\d)-(\d\d)[ T_](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,6}))?/;
-  var GLOG = /\b[EWIF](\d\d)(\d\d) (\d\d):(\d\d):(\d\d)\.(\d{1,9})\b/;
-  var TIMEOUT = /Timed out waiting \d+ms|Watchdog caught collective operation timeout|timed out|[Tt]imeout at NCCL work|wait timeout after \d+ms/i;
-  var CONNECTION = /Connection (?:closed|reset) by peer|Broken pipe|remote process exited|NCCL communicator was aborted|ncclRemoteError|[Ss]ocket [Tt]imeout|failed to recv, got 0 bytes|Connection refused/i;
-  var MISMATCH = /Detected mismatch between collectives/;
-  var BARRIER = /successfully reached monitoredBarrier, but received errors|Monitored Barrier encountered error/;
+  var SIGNAL_TRACE = py("Signal (\\d+) \\((SIG[A-Z]+)\\) received by PID (\\d+)");
+  var FATAL = py("^Fatal Python error: (Aborted|Segmentation fault|Bus error|Floating point exception)\\b");
+  var ISO = py("(\\d{4})-(\\d\\d)-(\\d\\d)[ T_](\\d\\d):(\\d\\d):(\\d\\d)(?:[.,](\\d{1,6}))?");
+  var GLOG = py("\\b[EWIF](\\d\\d)(\\d\\d) (\\d\\d):(\\d\\d):(\\d\\d)\\.(\\d{1,9})\\b");
+  var TIMEOUT = py("Timed out waiting \\d+ms|Watchdog caught collective operation timeout|timed out|[Tt]imeout at NCCL work|wait timeout after \\d+ms", "i");
+  var CONNECTION = py("Connection (?:closed|reset) by peer|Broken pipe|remote process exited|NCCL communicator was aborted|ncclRemoteError|[Ss]ocket [Tt]imeout|failed to recv, got 0 bytes|Connection refused", "i");
+  var MISMATCH = py("Detected mismatch between collectives");
+  var BARRIER = py("successfully reached monitoredBarrier, but received errors|Monitored Barrier encountered error");
   var WRAPPERS = { ChildFailedError: 1, SystemExit: 1, KeyboardInterrupt: 1 };
   var SPLITLINES = /\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]/;
   var VICTIM_KINDS = { timeout: 1, connection: 1, mismatch: 1, barrier: 1 };
@@ -55,17 +95,26 @@
     if (TIMEOUT.test(message)) return "timeout";
     return "exception";
   }
+  /* datetime(y, mo, d, h, mi, s, micro, tzinfo=UTC).timestamp(), or null where datetime refuses the date */
   function utc(y, mo, d, h, mi, s, micro) {
-    var ms = Date.UTC(y, mo - 1, d, h, mi, s);
-    var t = new Date(ms);
-    if (t.getUTCFullYear() !== y || t.getUTCMonth() !== mo - 1 || t.getUTCDate() !== d || h > 23 || mi > 59 || s > 59) return null;
-    return ms / 1000 + micro / 1e6;
+    if (y < 1 || y > 9999 || mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || s > 59) return null;
+    var t = new Date(0);
+    t.setUTCFullYear(y, mo - 1, d);  // Date.UTC would read the years 0-99 as 1900-1999
+    t.setUTCHours(h, mi, s, 0);
+    if (t.getUTCMonth() !== mo - 1 || t.getUTCDate() !== d) return null;
+    return (t.getTime() * 1000 + micro) / 1e6;  // whole microseconds over 10**6, as timedelta.total_seconds()
+  }
+  /* the first six digits, padded with zeros to six: microseconds (counted in code points, as Python slices) */
+  function digits6(digits) {
+    var cps = Array.from(digits).slice(0, 6);
+    while (cps.length < 6) cps.push("0");
+    return cps.join("");
   }
   function stamp(text, year) {
     var m = ISO.exec(text);
-    if (m) return utc(+m[1], +m[2], +m[3], +m[4], +m[5], +m[6], +((m[7] || "0") + "000000").slice(0, 6));
+    if (m) return utc(num(m[1]), num(m[2]), num(m[3]), num(m[4]), num(m[5]), num(m[6]), num(digits6(m[7] || "0")));
     m = GLOG.exec(text);
-    if (m) return utc(year, +m[1], +m[2], +m[3], +m[4], +m[5], +(m[6].slice(0, 6) + "000000").slice(0, 6));
+    if (m) return utc(year, num(m[1]), num(m[2]), num(m[3]), num(m[4]), num(m[5]), num(digits6(m[6])));
     return null;
   }
 
@@ -105,7 +154,7 @@
     for (var i = 0; i < 2; i++) {
       var m = PREFIX.exec(text);
       if (!m) break;
-      if (m[1] === "rank" || rank === null || !prefixed) rank = +m[2];
+      if (m[1] === "rank" || rank === null || !prefixed) rank = num(m[2]);
       prefixed = true;
       text = text.slice(m[0].length);
     }
@@ -122,7 +171,7 @@
     var lines = text.split("\n"), starts = [], pos = 0, i;
     if (lines.length && lines[lines.length - 1] === "") lines.pop();
     for (i = 0; i < lines.length; i++) { starts.push(pos); pos += cpLen(lines[i]) + 1; }
-    for (i = 0; i < lines.length; i++) { var m = LINE_RANK.exec(lines[i]); if (m) this.rank(+m[1]); }
+    for (i = 0; i < lines.length; i++) { var m = LINE_RANK.exec(lines[i]); if (m) this.rank(num(m[1])); }
     var self = this;
     this.ranks.forEach(function (state, r) {  // the last line of each rank, [defaultN]: first as in _read.py
       var tags = ["[default" + r + "]:", "[rank" + r + "]:"];
@@ -145,19 +194,19 @@
   Reader.prototype.line = function (lines, starts, i) {
     var s = strip(lines[i]), text = s.text, rank = s.rank, number = i + 1, m;
     var nccl = NCCL_RANK.exec(text);
-    if (rank === null && nccl) rank = +nccl[1];
+    if (rank === null && nccl) rank = num(nccl[1]);
     var when = stamp(text, this.year);
     if (!s.prefixed && this.summary(text, number)) return;
-    if ((m = SENT.exec(text))) { this.sent.set(+m[1], m[2]); return; }
+    if ((m = SENT.exec(text))) { this.sent.set(num(m[1]), m[2]); return; }
     if (rank === null) return;
     var state = this.rank(rank);
     if ((m = WATCHDOG.exec(text))) {
-      state.seq.seq_num = +m[1]; state.seq.op = m[2]; state.seq.numel_in = m[3] ? +m[3] : null;
+      state.seq.seq_num = num(m[1]); state.seq.op = m[2]; state.seq.numel_in = m[3] ? num(m[3]) : null;
       addEvent(state, { kind: "timeout", text: text.slice(m.index).split(" ran for")[0], line: number, time: when, source: "nccl" });
     }
-    if ((m = ENQUEUED.exec(text))) { state.seq.last_enqueued = +m[1]; state.seq.last_completed = +m[2]; }
+    if ((m = ENQUEUED.exec(text))) { state.seq.last_enqueued = num(m[1]); state.seq.last_completed = num(m[2]); }
     this.fingerprints(text, state);
-    var exc = /^\s/.test(text) ? null : EXC.exec(text);
+    var exc = LEADING.test(text) ? null : EXC.exec(text);
     if (exc && !WRAPPERS[exc[1].split(".").pop()]) {
       addEvent(state, { kind: classify(text), text: clip(text, 400), line: number, time: when, source: "log" });
       var lo = Math.max(0, starts[i] - CONTEXT_CHARS);
@@ -179,7 +228,7 @@
     var found = [], m;
     FINGERPRINT.lastIndex = 0;
     while ((m = FINGERPRINT.exec(text)) !== null) {
-      found.push([+m[1], m[3] + " SequenceNumber=" + (m[2] || "?") + " TensorShape=" + (m[4] || "?")]);
+      found.push([num(m[1]), m[3] + " SequenceNumber=" + (m[2] || "?") + " TensorShape=" + (m[4] || "?")]);
     }
     found.forEach(function (f) { state.fingerprints.set(f[0], f[1]); });
     if (found.length >= 2 && text.indexOf("Detected mismatch") >= 0 && !this.inferred.has(found[0][0] + "," + found[1][0])) {
@@ -203,7 +252,7 @@
     var m = SUMMARY_FIELD.exec(text), state;
     if (!m) {
       if (this.summaryTraceback && this.summaryRank !== null && text.startsWith("  ")) {
-        var t = text.trim();
+        var t = pyStrip(text);
         if (EXC.test(t) && text[2] !== " ") {
           addEvent(this.rank(this.summaryRank), { kind: classify(t), text: clip(t, 400), line: number, time: this.summaryTime, source: "summary" });
           this.fingerprints(text, this.rank(this.summaryRank));
@@ -212,18 +261,18 @@
       }
       return false;
     }
-    var key = m[1], value = m[2].trim(), r;
+    var key = m[1], value = pyStrip(m[2]), r;
     this.summarySeen = true;
     if (key === "time") {
       this.summaryTime = stamp(value, this.year); this.summaryRank = null; this.summaryTraceback = false;
     } else if (key === "rank" && (r = SUMMARY_RANK.exec(value))) {
-      this.summaryRank = +r[1];
+      this.summaryRank = num(r[1]);
       this.rank(this.summaryRank);
       if (this.inRootCause && this.rootCause === null) this.rootCause = this.summaryRank;
     } else if (this.summaryRank !== null) {
       state = this.rank(this.summaryRank);
       var e, sg;
-      if (key === "exitcode" && (e = EXITCODE.exec(value))) { state.exitcode = +e[1]; state.pid = +e[2]; }
+      if (key === "exitcode" && (e = EXITCODE.exec(value))) { state.exitcode = num(e[1]); state.pid = num(e[2]); }
       else if (key === "error_file" && value !== "<N/A>") state.errorFile = value;
       else if (key === "traceback") {
         this.summaryTraceback = value.startsWith("Traceback");
@@ -350,14 +399,14 @@
   }
   var NO_MAJORITY = "two ranks entered different collectives and there is no third to side with either: the output " +
     "cannot tell which one left the common path; compare the line each suspect's traceback calls its collective from";
-  var FRAME = /^\s*File "([^"]+)", line (\d+), in \S+/;
+  var FRAME = py('^\\s*File "([^"]+)", line (\\d+), in \\S+');
   /* the last frame of the rank's traceback outside torch and site-packages (_decide.py _call_site) */
   function callSite(state) {
     var lines = state.tail;
     for (var i = lines.length - 1; i >= 0; i--) {
       var m = FRAME.exec(lines[i]);
       if (m && m[1].indexOf("site-packages") < 0 && m[1].indexOf("/torch/") < 0) {
-        var code = i + 1 < lines.length ? lines[i + 1].trim() : "";
+        var code = i + 1 < lines.length ? pyStrip(lines[i + 1]) : "";
         return m[1].split("/").pop() + " line " + m[2] + (code ? ", `" + code + "`" : "");
       }
     }
@@ -415,8 +464,7 @@
       if (body.indexOf(v.error) < 0) body += "\n" + v.error;
       var response = engine.search(body, 1);
       // a message several causes print still names its closest entry, marked low (unconfirmed)
-      if (response.results.length && (!response.abstained ||
-          response.results[0].evidence.some(function (e) { return e.via === "signature"; }))) {
+      if (response.results.length && (!response.abstained || response.symptom !== null)) {
         var best = response.results[0];
         result.entry = { id: best.id, title: best.title, confidence: best.confidence, score: best.score };
       }

@@ -109,6 +109,16 @@ def test_mismatch_read_from_the_summary_alone() -> None:
     assert triage is not None and triage.culprits == [2] and triage.basis == "mismatch", to_text(triage)
 
 
+def test_summary_copied_without_its_header_names_the_culprit() -> None:
+    """The summary's rank blocks pasted without the "Failures:" line: the mismatch errors name rank 2, which
+    left no line of its own there (reading it once raised KeyError)."""
+    log = (FIXTURES / "gloo" / "collective-n3-r2" / "combined.log").read_text(encoding="utf-8")
+    blocks = log[log.index("Failures:\n") + len("Failures:\n") :]
+    triage = triage_text(blocks, match=False)
+    assert triage is not None and triage.culprits == [2] and triage.basis == "mismatch", to_text(triage)
+    assert 2 not in {v.rank for v in triage.ranks}
+
+
 def test_two_rank_mismatch_says_the_evidence_cannot_decide() -> None:
     for capture in ("collective-n2-r0", "collective-n2-r1"):
         triage = triage_text((FIXTURES / "nccl" / capture / "combined.log").read_text(encoding="utf-8"), match=False)

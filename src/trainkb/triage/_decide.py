@@ -226,7 +226,10 @@ def decide(reader: Reader) -> Triage:
             )
         )
     gap = None
-    culprit_times = [t for r in culprits if (t := when[r]) is not None and how[r] in ("exception", "signal", "exited")]
+    # a culprit named only by its peers' mismatch errors may have left no line of its own: no time then
+    culprit_times = [
+        t for r in culprits if (t := when.get(r)) is not None and how[r] in ("exception", "signal", "exited")
+    ]
     victim_times = [t for r in victims if (t := when[r]) is not None and r not in culprits]
     if culprit_times and victim_times:
         gap = round(min(victim_times) - min(culprit_times), 3)
