@@ -154,3 +154,38 @@ def test_into_a_pipe_the_job_sees_a_pipe():
     script = "import sys; print(sys.stdout.isatty(), sys.stderr.isatty())"
     proc = subprocess.run([*KB_RUN, sys.executable, "-c", script], capture_output=True, timeout=60)
     assert proc.stdout == b"False False\n"
+
+
+# One write() of a long line to stdout while another thread writes short lines to stderr: on a
+# terminal the kernel shows each write whole, so `kb run` must not cut the long line either.
+_TWO_STREAMS = (
+    "import os, threading\n"
+    "def other():\n"
+    "    for _ in range(300):\n"
+    "        os.write(2, b'stderr line\\n')\n"
+    "thread = threading.Thread(target=other)\n"
+    "thread.start()\n"
+    "os.write(1, b'A' * 200000 + b'\\n')\n"
+    "thread.join()\n"
+)
+
+
+def _lines_whole(shown: bytes) -> None:
+    lines = shown.replace(b"\r\n", b"\n").split(b"\n")
+    assert b"A" * 200000 in lines  # the long line arrived in one piece
+    assert lines.count(b"stderr line") == 300  # and so did every short one
+    assert all(line in {b"A" * 200000, b"stderr line", b""} for line in lines)
+
+
+def test_on_a_terminal_a_line_of_one_stream_is_never_split_by_the_other():
+    status, shown = _in_terminal([*KB_RUN, sys.executable, "-c", _TWO_STREAMS])
+    assert status == 0
+    _lines_whole(shown)
+
+
+def test_into_one_pipe_a_line_of_one_stream_is_never_split_by_the_other():
+    proc = subprocess.run(
+        [*KB_RUN, sys.executable, "-c", _TWO_STREAMS], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120
+    )
+    assert proc.returncode == 0
+    _lines_whole(proc.stdout)

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .._ownoutput import MARK
 from .._tail import read_tail
 from ..catalogue import find_catalogues
 from ._exit import Exit, UsageError
@@ -57,10 +58,14 @@ def _query(args: argparse.Namespace) -> tuple[str, int] | None:
 
 
 def _print_text(response: SearchResponse) -> None:
+    """The answer as a block marked as kb's own (trainkb._ownoutput), so that a saved copy is not read
+    back as the failure."""
+    from .._advice import HEADINGS
     from .._present import response_lines
 
+    print(f"{MARK} search: {HEADINGS[response.status]} ──")
     for line in response_lines(response):
-        print(line)
+        print(f"  {line}" if line else "")
 
 
 def run(args: argparse.Namespace) -> int:
