@@ -16,7 +16,9 @@ from collections.abc import Sequence
 __all__ = ["MARK", "in_own_block", "own_lines"]
 
 MARK = "── kb"  # the start of every heading kb prints: "── kb run: python exited with status 1: ... ──"
-MAX_BLOCK_LINES = 400  # lines looked back over for a block's heading (kb's are far shorter, other ranks' may interleave)
+MAX_BLOCK_LINES = (
+    400  # lines looked back over for a block's heading (kb's are far shorter, other ranks' may interleave)
+)
 _PREFIX = re.compile(r"(?:\[(?:rank|default)\s*\d+\]\s*:\s?)*")
 
 
