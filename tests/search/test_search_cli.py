@@ -18,7 +18,7 @@ ERROR = "RuntimeError: Expected to have finished reduction in the prior iteratio
 def _run(args: list[str], stdin: str = "", env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     env = {**os.environ, **(env_extra or {})}
     return subprocess.run(
-        [sys.executable, "-m", "trainkb.cli", *args], input=stdin, capture_output=True, text=True, env=env, timeout=60
+        [sys.executable, "-m", "trainkb.cli", *args], input=stdin, capture_output=True, text=True, env=env, timeout=120
     )
 
 
@@ -72,8 +72,8 @@ def test_kb_search_imports_nothing_heavy(catalogue: Path) -> None:
         "heavy = {'torch', 'textual', 'jinja2', 'yaml', 'pydantic', 'trainkb.catalogue._loader'}\n"
         "print('LOADED', sorted(roots & heavy))\n"
     )
-    first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    second = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    second = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert first.returncode == 0, first.stderr
     assert "torch" not in first.stdout and "textual" not in first.stdout and "jinja2" not in first.stdout
     assert "trainkb.catalogue._loader" in first.stdout  # the cold run built the index from the records
