@@ -28,7 +28,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="the traceback, log or description; '-' or omitted with piped input reads stdin",
     )
-    parser.add_argument("--json", action="store_true", help="print the JSON contract (see docs/search.md)")
+    parser.add_argument("--json", action="store_true", help="print the JSON contract (see docs/json.md)")
     parser.add_argument("--top", type=int, default=5, metavar="N", help="how many entries to show (default 5)")
     parser.add_argument(
         "search_catalogue",
