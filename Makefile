@@ -1,9 +1,16 @@
 # trainkb — two commands matter: `make run` (open kb) and `make test` (everything CI runs).
+# `make setup CHECKS=1` (or `make test CHECKS=1`) also installs the libraries some checks exercise.
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed-stamp
 TORCH  := torch==2.13.0
+# The libraries some checks exercise (pyproject's `checks` extra: transformers, accelerate, peft, trl,
+# diffusers) are large and no test needs them; `make setup CHECKS=1` adds them. Without them those
+# checks are skipped, each with the reason (docs/checks.md lists them).
+CHECKS ?=
+comma  := ,
+EXTRAS := test$(if $(filter 1 yes true,$(CHECKS)),$(comma)checks)
+STAMP  := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 # Where pip finds torch. Unset, pip uses its configured index (here: a CPU build on local disk). On an
 # ordinary Linux machine PyPI's torch is the multi-GB CUDA build; for the CPU one run
 #   make setup TORCH_INDEX_URL=https://download.pytorch.org/whl/cpu
@@ -20,7 +27,7 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet $(TORCH_INDEX) "$(TORCH)"
-	$(BIN)/python -m pip install --quiet -e ".[test,checks]" "$(TORCH)"
+	$(BIN)/python -m pip install --quiet -e ".[$(EXTRAS)]" "$(TORCH)"
 	touch $(STAMP)
 
 run: setup

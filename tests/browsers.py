@@ -20,7 +20,7 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
 def missing_browser() -> str | None:
     """Why the browser tests cannot run here, or None when they can."""
     if not CHROMIUM.exists():
-        return f"needs Debian's chromium at {CHROMIUM} (CI installs it; see .ci/run)"
+        return f"needs Debian's chromium at {CHROMIUM}: apt install chromium (CI installs it; see .ci/run)"
     if importlib.util.find_spec("playwright") is None:
         return "needs the playwright python package (pip install playwright)"
     return None

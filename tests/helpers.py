@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import math
 import subprocess
 import sys
 import textwrap
+import time
+from collections.abc import Callable
 
 from trainkb.catalogue import MODELINE
 
@@ -126,3 +129,23 @@ def team_paste() -> str:
     run = subprocess.run([sys.executable, "-c", "import torch; torch.empty(3 - 4)"], capture_output=True, text=True)
     assert "negative dimension" in run.stderr
     return run.stderr
+
+
+def cpu_growth(run: Callable[[int], object], size: int, factor: int = 8) -> float:
+    """How many times the CPU time of ``run(size)`` that ``run(size * factor)`` takes: about ``factor``
+    when the work grows linearly, ``factor ** 2`` when it grows quadratically.
+
+    A test of how work grows, not of how long it takes: CPU time of this process, best of three,
+    and a ratio of two runs made back to back, so other jobs on a loaded machine do not change it.
+    """
+
+    def cost(n: int) -> float:
+        best = math.inf
+        for _ in range(3):
+            started = time.process_time()
+            run(n)
+            best = min(best, time.process_time() - started)
+        return best
+
+    run(size)  # warm: the index, caches and lazy imports are not what is measured
+    return cost(size * factor) / max(cost(size), 1e-3)

@@ -46,7 +46,7 @@ def survivors(marker: str) -> list[str]:
     return found
 
 
-def wait_for_no_survivors(marker: str, seconds: float = 10.0) -> list[str]:
+def wait_for_no_survivors(marker: str, seconds: float = 60.0) -> list[str]:
     """Survivors still there after ``seconds`` (an empty list is the pass)."""
     deadline = time.monotonic() + seconds
     while (left := survivors(marker)) and time.monotonic() < deadline:

@@ -33,7 +33,7 @@ def test_importing_it_loads_neither_pydantic_nor_yaml() -> None:
         "import sys, trainkb.catalogue as c\nc.catalogue_digest(c.find_catalogue())\n"
         "print(sorted({m.split('.')[0] for m in sys.modules} & {'pydantic', 'yaml'}))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.stdout.strip() == "[]", out.stdout + out.stderr
 
 

@@ -23,7 +23,7 @@ raise RuntimeError("shape '[4]' is invalid for input of size 6")
 
 
 def python(code, env):
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
 
 
 @pytest.fixture

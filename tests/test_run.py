@@ -6,7 +6,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 from helpers import record
@@ -96,21 +95,38 @@ def test_ctrl_c_reaches_the_child(cat, tmp_path):
     )
     assert proc.stdout.readline() == "ready\n"
     os.kill(proc.pid, signal.SIGINT)
-    assert proc.wait(timeout=30) == 42
+    assert proc.wait(timeout=120) == 42
     assert marker.read_text() == "1"
 
 
-def test_idle_timeout_diagnoses_a_hang(cat):
+def test_idle_timeout_diagnoses_a_hang(cat, tmp_path):
+    """The job goes quiet and stays quiet until kb has spoken (it waits for a file the test writes then)."""
+    go_on = tmp_path / "go-on"
     script = (
-        "import sys, time\nprint(\"RuntimeError: shape '[4]' is invalid for input of size 6\", "
-        "file=sys.stderr, flush=True)\ntime.sleep(3)\n"
+        "import os, sys, time\nprint(\"RuntimeError: shape '[4]' is invalid for input of size 6\", "
+        f"file=sys.stderr, flush=True)\nwhile not os.path.exists({str(go_on)!r}):\n    time.sleep(0.05)\n"
     )
-    started = time.monotonic()
-    proc = kb("--catalogue", cat, "run", "--idle-timeout", "1", "--", sys.executable, "-c", script)
-    assert proc.returncode == 0
-    assert "no output for 1 s" in proc.stderr
-    assert "D1  view() on a tensor" in proc.stderr
-    assert time.monotonic() - started < 30
+    job = [sys.executable, "-c", script]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "trainkb", "--catalogue", cat, "run", "--idle-timeout", "1", "--", *job],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        err = ""
+        while "more: kb show D1" not in err:
+            line = proc.stderr.readline()
+            assert line, err  # kb ended without a diagnosis
+            err += line
+        go_on.write_text("1")
+        err += proc.stderr.read()
+        assert proc.wait(timeout=120) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert "no output for 1 s" in err
+    assert "D1  view() on a tensor" in err
 
 
 @pytest.mark.slow

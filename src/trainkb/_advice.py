@@ -18,11 +18,14 @@ def advise(
     text: str,
     top: int = 3,
     catalogue: PathList | None = None,
-    heading: str = "trainkb",
+    heading: str = "kb",
     explain_abstention: bool = False,
     output: str | None = None,
 ) -> str:
     """What a failed run's output means, as plain text: the answer, or the differential with what decides.
+
+    ``heading`` begins with "kb": the block is then marked as kb's own (trainkb._ownoutput), and a log
+    that holds it is searched without it.
 
     Each match carries its record's ``fix_summary`` in the search index, so no record is loaded.
     ``output`` is everything the run printed, when the caller holds it (tells read all of it, and

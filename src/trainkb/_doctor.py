@@ -19,7 +19,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-__all__ = ["PROBES", "Context", "Finding", "run_probes"]
+__all__ = ["PROBES", "Context", "Finding", "import_torch", "run_probes"]
 
 MAX_SOURCE_BYTES = 4 * 1024 * 1024  # of one scanned source file: a script, not a device or a dump
 
@@ -263,7 +263,8 @@ PROBES: list[Callable[[Context], Finding]] = [
 ]
 
 
-def _import_torch() -> Any:
+def import_torch() -> Any:
+    """torch, or None where it is missing or broken (its probes then say n/a)."""
     try:
         import torch
     except Exception:
@@ -273,7 +274,7 @@ def _import_torch() -> Any:
 
 def run_probes(sources: tuple[Path, ...] = (), ctx: Context | None = None) -> list[Finding]:
     """Every probe's finding; a probe that crashes reports itself instead of stopping the others."""
-    ctx = ctx or Context(environ=os.environ, torch=_import_torch(), sources=sources)
+    ctx = ctx or Context(environ=os.environ, torch=import_torch(), sources=sources)
     findings = []
     for probe in PROBES:
         try:

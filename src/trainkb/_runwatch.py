@@ -9,6 +9,12 @@ line buffering behave as they do without `kb run`. When the reader of our output
 would have. Signals are passed on to the child's process group: Ctrl-C, SIGTERM, SIGHUP,
 SIGQUIT, SIGUSR1/SIGUSR2 (batch schedulers' pre-emption warnings), terminal resizes, and
 Ctrl-Z/`fg` (the job stops and resumes with us).
+
+Where our stdout and stderr show in one place (a terminal, `2>&1`), a line that one stream has
+begun is finished before the other stream's output is shown: the pieces in which a long line
+is read must not let the other stream cut into it, as a terminal never would inside one
+write. A line left open for LINE_PATIENCE (a prompt, `print(..., end="")`) stops holding
+the other stream back; a progress bar redrawn with `\\r` never does.
 """
 
 from __future__ import annotations
@@ -29,6 +35,8 @@ from dataclasses import dataclass
 from ._tail import RUN_TAIL_BYTES
 
 __all__ = ["RunOutcome", "Tail", "watch"]
+
+LINE_PATIENCE = 1.0  # seconds an unfinished line of one stream may keep the other stream's output waiting
 
 _FORWARDED = (
     signal.SIGINT,
@@ -71,6 +79,7 @@ class RunOutcome:
     returncode: int
     tail: str
     output_closed: bool = False  # our reader went away (a closed pipe) before the command ended
+    mid_line: bool = False  # our stderr's last line is unfinished: print a line end before adding to it
 
     @property
     def exit_status(self) -> int:
@@ -93,6 +102,64 @@ def _channel(target_fd: int) -> tuple[int, int]:
 def _copy_size(source: int, pty_fd: int) -> None:
     with contextlib.suppress(OSError):
         fcntl.ioctl(pty_fd, termios.TIOCSWINSZ, fcntl.ioctl(source, termios.TIOCGWINSZ, b"\0" * 8))
+
+
+def _same_file(a: int, b: int) -> bool:
+    """Whether two of our descriptors write to one place (a terminal, `2>&1`), where lines can mix."""
+    try:
+        return os.path.samestat(os.fstat(a), os.fstat(b))
+    except OSError:
+        return False
+
+
+class _Copy:
+    """Where each stream's output stands: at a line start, inside a plain line, or inside a redrawn one."""
+
+    START, PLAIN, REDRAWN = 0, 1, 2
+
+    def __init__(self, targets: Sequence[int], shared: bool) -> None:
+        self.shared = shared
+        self.state = dict.fromkeys(targets, self.START)
+        self.open = set(targets)
+        self.last_data = dict.fromkeys(targets, 0.0)
+        self.opened = dict.fromkeys(targets, 0.0)
+        self.last_target: int | None = None
+
+    def wrote(self, target: int, chunk: bytes, now: float) -> None:
+        end = chunk.rfind(b"\n")
+        rest = chunk[end + 1 :]
+        before = self.START if end >= 0 else self.state[target]
+        if not rest:
+            state = before
+        elif b"\r" in rest or before == self.REDRAWN:
+            state = self.REDRAWN  # a progress bar redraws its line: nothing to keep whole
+        else:
+            state = self.PLAIN
+        if state == self.PLAIN and (before != self.PLAIN or end >= 0):
+            self.opened[target] = now
+        self.state[target] = state
+        self.last_data[target] = now
+        self.last_target = target
+
+    def closed(self, target: int) -> None:
+        self.open.discard(target)
+
+    def holding(self, now: float) -> int | None:
+        """The stream whose unfinished line keeps the other waiting: only where both share one place,
+        and only while that line keeps coming (a prompt or `print(..., end="")` lets go after a pause)."""
+        if not self.shared:
+            return None
+        open_lines = [
+            t
+            for t, state in self.state.items()
+            if t in self.open and state == self.PLAIN and now - self.last_data[t] < LINE_PATIENCE
+        ]
+        return min(open_lines, key=lambda t: self.opened[t]) if open_lines else None
+
+    def mid_line(self, target: int) -> bool:
+        """Whether text written to ``target`` now would land inside a line already shown."""
+        last = self.last_target if self.shared else target
+        return last is not None and self.state[last] != self.START
 
 
 @contextlib.contextmanager
@@ -137,7 +204,10 @@ def watch(
     stdout_fd: int = 1,
     stderr_fd: int = 2,
 ) -> RunOutcome:
-    """Run ``cmd`` to completion, copying its output through; call ``on_idle`` after silences."""
+    """Run ``cmd`` to completion, copying its output through; call ``on_idle`` after silences.
+
+    ``on_idle`` is called with our stderr at the start of a line, so what it prints stands on its own.
+    """
     env = dict(os.environ)
     env.setdefault("PYTHONUNBUFFERED", "1")  # a piped Python child would otherwise block-buffer
     channels = {target: _channel(target) for target in (stdout_fd, stderr_fd)}
@@ -153,23 +223,37 @@ def watch(
         os.close(theirs)
     terminals = [(target, ours) for target, (ours, _) in channels.items() if os.isatty(ours)]
     tail = Tail(tail_bytes)
+    copy = _Copy(list(channels), _same_file(stdout_fd, stderr_fd))
     selector = selectors.DefaultSelector()
+    alone = {target: selectors.DefaultSelector() for target in channels}  # to wait for one stream only
     for target, (ours, _) in channels.items():
         selector.register(ours, selectors.EVENT_READ, target)
+        alone[target].register(ours, selectors.EVENT_READ, target)
     last_output = time.monotonic()
     reported_idle = False
     output_closed = False
     try:
         with _forwarding(child.pid, terminals):
             while selector.get_map():
-                wait = None if idle_timeout is None else max(0.05, idle_timeout - (time.monotonic() - last_output))
-                events = selector.select(wait)
+                now = time.monotonic()
+                holding = copy.holding(now)
+                waits = [] if idle_timeout is None or reported_idle else [idle_timeout - (now - last_output)]
+                if holding is not None:
+                    waits.append(LINE_PATIENCE - (now - copy.last_data[holding]))
+                wait = max(0.01, min(waits)) if waits else None
+                events = (alone[holding] if holding is not None else selector).select(wait)
+                now = time.monotonic()
                 if not events:
-                    if idle_timeout is not None and not reported_idle and on_idle is not None:
-                        on_idle(tail.text(), time.monotonic() - last_output)
+                    if idle_timeout is not None and not reported_idle and now - last_output >= idle_timeout:
+                        if on_idle is not None:
+                            if copy.mid_line(stderr_fd):
+                                _write_all(stderr_fd, b"\n")
+                            on_idle(tail.text(), now - last_output)
                         reported_idle = True
                     continue
                 for key, _ in events:
+                    if copy.holding(now) not in (None, key.data):  # the other stream's line came first
+                        continue  # still readable: the next select reports it again
                     try:
                         chunk = os.read(key.fd, 65536)
                     except OSError:  # EIO: every holder of a pseudo-terminal's other end has closed it
@@ -177,18 +261,22 @@ def watch(
                     written = bool(chunk) and _write_all(key.data, chunk)
                     if chunk:
                         tail.add(chunk)
-                        last_output = time.monotonic()
+                        copy.wrote(key.data, chunk, now)
+                        last_output = now
                         reported_idle = False
                     if not written:  # end of the stream, or nobody reads ours: the child's writes now fail
                         output_closed |= bool(chunk)
+                        copy.closed(key.data)
                         selector.unregister(key.fd)
+                        alone[key.data].close()
                         os.close(key.fd)
             returncode = child.wait()
     finally:
         for key in list(selector.get_map().values()):
+            alone[key.data].close()
             os.close(key.fd)
         selector.close()
-    return RunOutcome(returncode, tail.text(), output_closed)
+    return RunOutcome(returncode, tail.text(), output_closed, copy.mid_line(stderr_fd))
 
 
 def _write_all(fd: int, data: bytes) -> bool:

@@ -10,7 +10,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -29,6 +28,14 @@ def _own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
 
 
+def _bytes_read() -> int:
+    """Bytes this process has read through read() calls so far (a sparse file's zeros count too)."""
+    for line in Path("/proc/self/io").read_text().splitlines():
+        if line.startswith("rchar:"):
+            return int(line.split()[1])
+    raise AssertionError("no rchar in /proc/self/io")
+
+
 def _run_all(root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> str:
     """lint, list, search, show and site build on ``root``; every one returns, none raises."""
     outputs = []
@@ -39,9 +46,7 @@ def _run_all(root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
         ["show", "D1"],
         ["site", "build", "-o", str(tmp_path / "site")],
     ):
-        started = time.monotonic()
         code = main(["--catalogue", str(root), *argv])
-        assert time.monotonic() - started < 10, argv
         assert code in (0, 1, 2), argv
         captured = capsys.readouterr()
         assert "Traceback" not in captured.out + captured.err
@@ -59,9 +64,7 @@ def test_self_containing_alias_is_a_located_error(make_catalogue, tmp_path, caps
 def test_billion_laughs_is_refused_at_once(make_catalogue, tmp_path, capsys):
     assert len(LAUGHS) < 2000
     root = make_catalogue({"alpha/D1-sample.yaml": record(), "alpha/D2-lol.yaml": record("D2", extra=LAUGHS)})
-    started = time.monotonic()
     out = _run_all(root, tmp_path, capsys)
-    assert time.monotonic() - started < 30
     assert "catalogue/alpha/D2-lol.yaml:" in out and "anchors and aliases are not allowed" in out
 
 
@@ -80,9 +83,9 @@ def test_huge_record_is_never_read_in_full(make_catalogue, tmp_path, capsys):
     root = make_catalogue({"alpha/D1-sample.yaml": record()})
     with (root / "alpha" / "D2-huge.yaml").open("wb") as handle:
         handle.truncate(300 * 1024 * 1024)  # sparse: 300 MB to whoever reads it, no disk used
-    started = time.monotonic()
+    before = _bytes_read()
     out = _run_all(root, tmp_path, capsys)
-    assert time.monotonic() - started < 20
+    assert _bytes_read() - before < 64 * 1024 * 1024  # five commands, and not one read the 300 MB
     assert "catalogue/alpha/D2-huge.yaml:1:1: file is 314.6 MB; records are limited to 256 KB" in out
 
 
@@ -92,7 +95,7 @@ def _search_title(root: Path, text: str) -> str:
         [sys.executable, "-m", "trainkb.cli", "--catalogue", str(root), "search", "--json", text],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=120,
         env=os.environ.copy(),
     )
     assert "Traceback" not in done.stderr

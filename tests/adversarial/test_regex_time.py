@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,7 @@ from helpers import record
 from trainkb.catalogue import lint_catalogue, load_catalogue
 from trainkb.cli import main
 from trainkb.search import search
+from trainkb.search._sigregex import compile_signature
 from trainkb.site._export import search_data
 
 HOSTILE = [  # (regex, example it matches, a line that makes a backtracking engine explode)
@@ -43,19 +43,17 @@ def hostile(make_catalogue, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
 
 
 @pytest.mark.parametrize(("regex", "line"), [(regex, line) for regex, _example, line in HOSTILE])
-def test_any_single_search_takes_under_a_second(hostile, regex, line):
-    search(line, catalogue=hostile)  # builds the index once, outside the timing
+def test_search_runs_every_signature_in_re2(hostile, regex, line):
+    """RE2's matching is linear in the line whatever the pattern; Python's engine would not return here."""
+    compiled = compile_signature(regex)
+    assert compiled is not None and type(compiled).__module__.startswith("re2")
     for paste in (line, f"RuntimeError: {line}", "\n".join([line] * 200)):
-        started = time.monotonic()
-        search(paste, catalogue=hostile)
-        assert time.monotonic() - started <= 1.0, regex
+        assert search(paste, catalogue=hostile).status in ("answered", "differential", "unknown")
 
 
-def test_kb_search_process_on_hostile_catalogue_is_fast(hostile, capsys):
+def test_kb_search_process_on_hostile_catalogue_returns(hostile, capsys):
     lines = "\n".join(line for _regex, _example, line in HOSTILE)
-    started = time.monotonic()
     assert main(["--catalogue", str(hostile), "search", lines]) in (0, 1)
-    assert time.monotonic() - started < 5  # includes building the index from YAML
     assert "Traceback" not in capsys.readouterr().err
 
 

@@ -8,7 +8,6 @@ import os
 import subprocess
 import sys
 import threading
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -77,15 +76,14 @@ def test_serve_still_serves_pages(served):
 
 
 def test_doctor_on_an_endless_device_returns(tmp_path):
-    started = time.monotonic()
     done = subprocess.run(
         [sys.executable, "-m", "trainkb.cli", "doctor", "/dev/zero"],
         capture_output=True,
         timeout=120,
         env=os.environ.copy(),
     )
-    assert time.monotonic() - started < 60
     assert done.returncode in (0, 1) and b"Traceback" not in done.stderr
+    assert b"no torch.cuda.amp use found" in done.stdout  # the device was not read as a source file
 
 
 def _report(rows: object) -> dict[str, object]:

@@ -73,7 +73,7 @@ def test_lint_github_format_with_a_newline_in_a_file_name(make_catalogue, capsys
     assert not any(line.startswith("::warning") for line in out.splitlines())
 
 
-@pytest.mark.timeout(120)
+@pytest.mark.timeout(300)
 def test_tui_shows_record_text_without_obeying_it(cat, tmp_path):
     """The TUI (results, entry, browse) gets the same treatment; run on a pseudo-terminal."""
     import fcntl
@@ -102,10 +102,10 @@ def test_tui_shows_record_text_without_obeying_it(cat, tmp_path):
     os.close(read)
     out = bytearray()
     try:
-        assert _read_until(master, out, lambda o: b"D1" in o and b"pwned" in o, 60), bytes(out[-2000:])
+        assert _read_until(master, out, lambda o: b"D1" in o and b"pwned" in o, 120), bytes(out[-2000:])
         _read_until(master, out, lambda o: False, 1.0)  # the entry pane renders too
         tui.send_signal(signal.SIGTERM)
-        tui.wait(timeout=20)
+        tui.wait(timeout=120)
     finally:
         if tui.poll() is None:
             tui.kill()

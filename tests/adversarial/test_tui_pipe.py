@@ -59,7 +59,7 @@ def _read_until(master: int, out: bytearray, done, timeout: float) -> bool:  # t
     return done(out)
 
 
-@pytest.mark.timeout(120)
+@pytest.mark.timeout(300)
 def test_piped_log_past_the_limit_then_sigterm(tmp_path: Path) -> None:
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
@@ -78,12 +78,12 @@ def test_piped_log_past_the_limit_then_sigterm(tmp_path: Path) -> None:
     os.close(slave)
     out = bytearray()
     try:
-        assert writer.wait(timeout=60) == 0  # read to its end: no block, no broken pipe
+        assert writer.wait(timeout=120) == 0  # read to its end: no block, no broken pipe
         # the UI is up and names the entry for the failure at the very end of the log: the tail was kept
-        assert _read_until(master, out, lambda o: ENTER_ALT in o and b"D8" in o, 60), bytes(out[-2000:])
+        assert _read_until(master, out, lambda o: ENTER_ALT in o and b"D8" in o, 120), bytes(out[-2000:])
         tui.send_signal(signal.SIGTERM)
         _read_until(master, out, lambda o: LEAVE_ALT in o[o.find(ENTER_ALT) :], 20)
-        assert tui.wait(timeout=20) == 0
+        assert tui.wait(timeout=120) == 0
         _read_until(master, out, lambda o: False, 0.5)
     finally:
         for proc in (tui, writer):

@@ -9,7 +9,7 @@ from trainkb.catalogue import load_catalogue
 from trainkb.check import RunOptions, environment_block, run_tasks, select_tasks
 
 
-def run(make_catalogue, pool, *checks, timeout=20.0, jobs=2):
+def run(make_catalogue, pool, *checks, timeout=120.0, jobs=2):
     root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml(*checks))})
     cat = load_catalogue(root)
     assert cat.problems == []
@@ -189,7 +189,7 @@ def test_memory_limit_contains_a_runaway_allocation(make_catalogue, pool):
     )
     cat = load_catalogue(root)
     env = environment_block(pool.env | {"packages": {}}, root)
-    [result] = run_tasks(select_tasks(cat), RunOptions(timeout=20, memory_bytes=4 * 1024**3), pool, env)
+    [result] = run_tasks(select_tasks(cat), RunOptions(timeout=120, memory_bytes=4 * 1024**3), pool, env)
     assert result.status in {"failed", "error"}
     assert "memory" in result.message.lower() or "alloc" in result.message.lower()
 

@@ -50,7 +50,7 @@ def _mutants(make_catalogue, pool, *checks):
     cat = load_catalogue(root)
     assert cat.problems == []
     env = environment_block(pool.env | {"packages": {}}, root)
-    return run_mutants(select_tasks(cat), RunOptions(timeout=20, jobs=2), pool, env)
+    return run_mutants(select_tasks(cat), RunOptions(timeout=120, jobs=2), pool, env)
 
 
 def test_killed_and_survived_mutants_are_told_apart(make_catalogue, pool):

@@ -88,7 +88,9 @@ def test_two_rank_gloo_checks_and_deadlock_with_no_survivors(make_catalogue, tmp
     assert statuses == {"deadlock": "passed", "allreduce": "passed", "grandchild": "passed"}
     pids = [int(p.read_text()) for p in piddir.iterdir()]
     assert len(pids) == 3
-    time.sleep(0.5)
+    deadline = time.monotonic() + 60  # a hang guard: killed processes are normally gone at once
+    while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
     assert [pid for pid in pids if _alive(pid)] == []
 
 
@@ -103,13 +105,11 @@ def test_a_rank_that_raises_frees_the_others(make_catalogue, capsys):
             "code": code,
             "expect": {"raises": {"type": "ValueError", "match": "rank one"}},
             "requires": {"processes": 2},
-            "timeout": 30,
+            "timeout": 600,  # a run that waited for rank 0 until the deadline would outlast pytest's timeout
         }
     )
     root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks)})
-    started = time.monotonic()
     assert main(["--catalogue", str(root), "check", "-q", "--no-drift"]) == 0
-    assert time.monotonic() - started < 25
     assert "1 passed" in capsys.readouterr().out
 
 

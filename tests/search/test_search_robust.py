@@ -1,16 +1,18 @@
-"""Search never raises and stays fast on hostile input: random text, bytes, huge logs, deep chains."""
+"""Search never raises on hostile input (random text, bytes, huge logs, deep chains), and its work grows
+linearly with what it reads."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
+from helpers import cpu_growth
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from trainkb.search import Index, search
 from trainkb.search._index import load_index
+from trainkb.search._input import MAX_LINE_CHARS, MAX_LINES, parse
 
 FRAGMENTS = st.sampled_from(
     [
@@ -64,42 +66,47 @@ def test_traceback_shaped_noise_never_raises(index: Index, parts: list[str]) -> 
     _check(search("".join(parts), catalogue=index))
 
 
-def test_ten_megabyte_log_within_a_second(index: Index) -> None:
+def test_ten_megabyte_log_is_read_from_its_tail(index: Index) -> None:
     line = "2026-01-01 00:00:01 INFO step 123 loss 0.4567 lr 0.0003 tokens/s 12345 grad_norm 1.23\n"
     text = (
         line * (10_000_000 // len(line)) + "RuntimeError: Expected to have finished reduction in the prior "
         "iteration before starting a new one.\n"
     )
-    started = time.perf_counter()
+    lines = parse(text).lines
+    assert len(lines) <= MAX_LINES + 1 and lines[-1].number == text.count("\n") + 1  # the tail, numbered as a whole
     response = search(text, catalogue=index)
-    assert time.perf_counter() - started < 1.0
     assert response.results[0].id == "D1"
     assert response.results[0].evidence[0].line == text.count("\n")
 
 
 def test_one_megabyte_single_line(index: Index) -> None:
-    started = time.perf_counter()
-    _check(search("a(" * 500_000, catalogue=index))
-    _check(search("RuntimeError: " + "x" * 1_000_000, catalogue=index))
-    assert time.perf_counter() - started < 2.0
+    for text in ("a(" * 500_000, "RuntimeError: " + "x" * 1_000_000):
+        assert max(len(line.text) for line in parse(text).lines) <= MAX_LINE_CHARS  # what any regex sees of it
+        _check(search(text, catalogue=index))
 
 
-def test_deeply_nested_exception_chain(index: Index) -> None:
+def test_deeply_nested_exception_chain_costs_linear_work(index: Index) -> None:
     block = (
         'Traceback (most recent call last):\n  File "a.py", line 1, in f\n    f()\nRuntimeError: level {i}\n\n'
         "The above exception was the direct cause of the following exception:\n\n"
     )
-    text = "".join(block.format(i=i) for i in range(2_000)) + "ValueError: top\n"
-    started = time.perf_counter()
-    _check(search(text, catalogue=index))
-    assert time.perf_counter() - started < 1.0
+
+    def chain(n: int) -> str:
+        return "".join(block.format(i=i) for i in range(n)) + "ValueError: top\n"
+
+    _check(search(chain(2_000), catalogue=index))
+    assert cpu_growth(lambda n: search(chain(n), catalogue=index), 150) < 20  # 8x the chain: linear, not quadratic
 
 
-def test_thousands_of_exception_lines_stay_fast(index: Index) -> None:
+def test_thousands_of_exception_lines_cost_linear_work(index: Index) -> None:
     words = ["tensor", "grad", "loss", "cuda", "device", "rank", "memory", "batch", "sampler", "epoch", "shape"]
-    distinct = "".join(f"RuntimeError: {' '.join(words[i % 7 :] + words[: i % 5])} {i}\n" for i in range(5_000))
-    repeated = "RuntimeError: Expected to have finished reduction in the prior iteration.\n" * 5_000
-    for text in (distinct, repeated):
-        started = time.perf_counter()
-        _check(search(text, catalogue=index))
-        assert time.perf_counter() - started < 1.0
+
+    def distinct(n: int) -> str:
+        return "".join(f"RuntimeError: {' '.join(words[i % 7 :] + words[: i % 5])} {i}\n" for i in range(n))
+
+    def repeated(n: int) -> str:
+        return "RuntimeError: Expected to have finished reduction in the prior iteration.\n" * n
+
+    for make in (distinct, repeated):
+        _check(search(make(5_000), catalogue=index))
+        assert cpu_growth(lambda n, make=make: search(make(n), catalogue=index), 250) < 20, make.__name__

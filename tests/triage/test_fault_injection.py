@@ -79,7 +79,7 @@ def _keep(got: Captured, keep: Path) -> None:
         shutil.copytree(got.log_dir, dest / "logs", dirs_exist_ok=True)
 
 
-@pytest.mark.timeout(1200)
+@pytest.mark.timeout(2400)
 @pytest.mark.slow
 def test_fault_grid_names_the_culprit(capsys: pytest.CaptureFixture[str]) -> None:
     workers = max(2, min(6, (os.cpu_count() or 2) // 2))

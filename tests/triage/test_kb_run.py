@@ -11,14 +11,14 @@ import pytest
 from faultgrid import JOB
 
 
-@pytest.mark.timeout(240)
+@pytest.mark.timeout(600)
 @pytest.mark.slow
 def test_kb_run_torchrun_prints_triage_before_matches(tmp_path: Path) -> None:
     env = dict(
         os.environ,
         TRIAGE_FAULT="nan",
         TRIAGE_RANK="1",
-        TRIAGE_TIMEOUT="3",
+        TRIAGE_TIMEOUT="10",  # as in the fault grid: a rank starved of CPU must not time out first
         OMP_NUM_THREADS="1",
         XDG_CACHE_HOME=str(tmp_path / "cache"),
     )
@@ -39,7 +39,7 @@ def test_kb_run_torchrun_prints_triage_before_matches(tmp_path: Path) -> None:
         "3",
         str(JOB),
     ]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=200, env=env)
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=540, env=env)
     assert proc.returncode == 1, proc.stderr[-3000:]
     err = proc.stderr
     block = err.index("── kb run: triage: 2 ranks; rank 1 broke first")
@@ -48,4 +48,4 @@ def test_kb_run_torchrun_prints_triage_before_matches(tmp_path: Path) -> None:
     # so the entry is the closest one, unconfirmed
     matches = err.index("no catalogue entry matches this output confidently ──")
     assert block < matches
-    assert "closest, unconfirmed: P14" in err[matches:]
+    assert err[matches:].split("closest entries, unconfirmed:\n", 1)[1].split()[0] == "P14"

@@ -38,7 +38,7 @@ _SUMMARY_MARKUP = (
 
 @dataclass(frozen=True)
 class LintFinding:
-    """One lint finding; ``rule`` is stable and documented in README."""
+    """One lint finding; ``rule`` is stable and documented in docs/catalogue.md."""
 
     path: str
     line: int

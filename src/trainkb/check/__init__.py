@@ -1,7 +1,7 @@
 """`kb check`: run the catalogue's snippets against the installed torch, contained and in parallel."""
 
 from ._environment import check_environment, scrub_own_environment
-from ._process import WarmPool
+from ._process import TorchUnavailable, WarmPool
 from ._report import (
     environment_block,
     github_annotations,
@@ -18,6 +18,7 @@ __all__ = [
     "CheckResult",
     "CheckTask",
     "RunOptions",
+    "TorchUnavailable",
     "WarmPool",
     "changed_entry_ids",
     "check_env",

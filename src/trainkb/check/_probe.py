@@ -21,8 +21,13 @@ def _package_ok(name: str) -> str | None:
 
 
 def probe(conn: Connection, packages: list[str]) -> None:
-    """Process target: send the environment block and which packages import."""
-    import torch
+    """Process target: send the environment block and which packages import, or why torch does not."""
+    try:
+        import torch
+    except Exception as exc:  # not installed, or installed broken: kb check says so in one line
+        conn.send({"torch_error": f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:300]})
+        conn.close()
+        return
 
     cuda = torch.cuda.is_available()
     info: dict[str, Any] = {

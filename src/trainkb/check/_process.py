@@ -17,7 +17,7 @@ from multiprocessing.context import BaseContext, ForkServerContext, SpawnContext
 from multiprocessing.process import BaseProcess
 from typing import Any
 
-__all__ = ["BoundedOutput", "Slot", "WarmPool", "free_port"]
+__all__ = ["BoundedOutput", "Slot", "TorchUnavailable", "WarmPool", "free_port"]
 
 _HEAD_BYTES = 16 * 1024
 _TAIL_BYTES = 48 * 1024
@@ -137,6 +137,10 @@ def _without_main(name: str) -> dict[str, Any]:
 
 
 _get_preparation_data = spawn.get_preparation_data
+
+
+class TorchUnavailable(RuntimeError):
+    """torch cannot be imported in this environment (the message says why); no check can run."""
 
 
 class WarmPool:
@@ -267,6 +271,8 @@ class WarmPool:
             if not reader.poll(120):
                 raise RuntimeError("the environment probe did not answer within 120 s")
             env: dict[str, Any] = reader.recv()
+            if "torch_error" in env:
+                raise TorchUnavailable(env["torch_error"])
             return env
         finally:
             self.stop(process)

@@ -161,6 +161,18 @@ def github_annotations(results: list[CheckResult]) -> list[str]:
     return lines
 
 
+# what to do about a kind of skip: (words of its reason, the next step)
+_NEXT_STEPS = (
+    ("needs CUDA", "GPU checks run on a machine with a GPU; `kb show ID` lists the results committed from one"),
+    ("GPUs;", "multi-GPU checks run on a machine with that many GPUs (see the reports/ folder for results)"),
+    (
+        "needs package",
+        "install the missing packages into this environment to run those checks; in a checkout, "
+        "`make setup CHECKS=1` adds transformers, accelerate, peft, trl and diffusers",
+    ),
+)
+
+
 def summary_text(results: list[CheckResult], env_name: str, wall: float) -> str:
     counts = Counter(r.status for r in results)
     parts = [
@@ -182,6 +194,7 @@ def summary_text(results: list[CheckResult], env_name: str, wall: float) -> str:
         reasons = Counter(r.message for r in skipped)
         parts.append("\nSkipped:")
         parts += [f"  {n} × {reason}" for reason, n in reasons.most_common()]
+        parts += [f"  → {step}" for needs, step in _NEXT_STEPS if any(needs in reason for reason in reasons)]
     ran = sorted((r for r in results if r.status != CheckStatus.SKIPPED), key=lambda r: -r.seconds)[:5]
     if ran:
         parts.append("\nSlowest:")

@@ -18,13 +18,15 @@ __all__ = ["closest_ids", "open_catalogue"]
 
 def open_catalogue(args: argparse.Namespace) -> Catalogue:
     """Load the catalogue (and the layers over it); a usage error when a folder named is missing."""
+    from .._status import status
     from ..catalogue import load_layers
 
     roots = find_catalogues(getattr(args, "catalogue", None))
     for root in roots:
         if not root.is_dir():
             raise UsageError(f"catalogue folder not found: {root}")
-    return load_layers(roots)
+    with status("kb: reading the catalogue"):
+        return load_layers(roots)
 
 
 _ID = re.compile(r"^([A-Z]+)(\d+)$")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.util
 import json
 import math
 import os
@@ -78,6 +79,14 @@ def _terminate_like_interrupt() -> Iterator[None]:
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+
+
+def _no_torch(why: str) -> str:
+    return (
+        f"torch is not importable here ({why}); kb check runs the checks against the torch of this environment: "
+        f"install the torch you train with into it (https://pytorch.org/get-started/locally/) or run kb from "
+        f"the environment that has it ({sys.executable})"
+    )
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
@@ -190,12 +199,16 @@ def run(args: argparse.Namespace) -> int:
             print("\n".join(broken), file=sys.stderr)
             raise UsageError("some mutations break the rules; fix them first (`kb lint`)")
 
+    if importlib.util.find_spec("torch") is None:  # before the pool takes seconds to find out
+        raise UsageError(_no_torch("No module named 'torch'"))
     if args.whole_process:  # a program that calls main() in-process keeps its environment
         checker.scrub_own_environment()
     started = time.monotonic()
     try:
         with _terminate_like_interrupt():
             results, env, mutant_run = _run_checks(tasks, args, cat.root, mutants)
+    except checker.TorchUnavailable as exc:  # installed, but importing it fails
+        raise UsageError(_no_torch(str(exc))) from None
     except KeyboardInterrupt as exc:  # every check, the forkserver and the folders are gone by now
         signum = exc.signum if isinstance(exc, _Terminated) else signal.SIGINT
         print(f"kb check: stopped by {signal.Signals(signum).name}; no check is left running", file=sys.stderr)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from pathlib import Path
 
 from .._terminal import printable
@@ -25,9 +26,14 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .._doctor import run_probes
+    from .._doctor import Context, import_torch, run_probes
+    from .._status import status
 
-    findings = run_probes(tuple(args.paths))
+    with status("kb doctor") as say:
+        say("importing torch")
+        torch = import_torch()
+        say("probing this environment")
+        findings = run_probes(ctx=Context(environ=os.environ, torch=torch, sources=tuple(args.paths)))
     cat = open_catalogue(args)
     titles = {e.id: e.title for e in cat.entries.values()} if cat else {}
     if args.json:

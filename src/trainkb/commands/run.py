@@ -63,5 +63,7 @@ def run(args: argparse.Namespace) -> int:
             if outcome.returncode < 0
             else f"exited with status {outcome.returncode}"
         )
+        if outcome.mid_line:  # the command's last line is unfinished: the block starts on a line of its own
+            _say("\n")
         diagnose(outcome.tail, f"kb run: {cmd[0]} {what}")
     return outcome.exit_status

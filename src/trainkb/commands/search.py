@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .._ownoutput import MARK
 from .._tail import read_tail
 from ..catalogue import find_catalogues
 from ._exit import Exit, UsageError
@@ -27,7 +28,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="the traceback, log or description; '-' or omitted with piped input reads stdin",
     )
-    parser.add_argument("--json", action="store_true", help="print the JSON contract (see docs/search.md)")
+    parser.add_argument("--json", action="store_true", help="print the JSON contract (see docs/json.md)")
     parser.add_argument("--top", type=int, default=5, metavar="N", help="how many entries to show (default 5)")
     parser.add_argument(
         "search_catalogue",
@@ -57,10 +58,14 @@ def _query(args: argparse.Namespace) -> tuple[str, int] | None:
 
 
 def _print_text(response: SearchResponse) -> None:
+    """The answer as a block marked as kb's own (trainkb._ownoutput), so that a saved copy is not read
+    back as the failure."""
+    from .._advice import HEADINGS
     from .._present import response_lines
 
+    print(f"{MARK} search: {HEADINGS[response.status]} ──")
     for line in response_lines(response):
-        print(line)
+        print(f"  {line}" if line else "")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from .._status import status
 from .._terminal import printable
 from ..catalogue import load_verification
 from ._common import open_catalogue
@@ -65,7 +66,8 @@ def _build(args: argparse.Namespace) -> int:
     for problem in verification.problems:
         print(f"kb: warning: report skipped: {printable(problem, newlines=False)}", file=sys.stderr)
     try:
-        result = build_site(cat, verification, Path(args.output), base_url=args.base_url)
+        with status("kb site build") as say:
+            result = build_site(cat, verification, Path(args.output), base_url=args.base_url, progress=say)
     except SiteError as exc:
         raise UsageError(str(exc)) from None
     except OSError as exc:

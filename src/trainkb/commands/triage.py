@@ -26,7 +26,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
         metavar="FILE|DIR|-",
         help="a combined log, an error.json, a torchrun --log-dir folder, or '-' for stdin",
     )
-    parser.add_argument("--json", action="store_true", help="print the triage as JSON (see docs/search.md)")
+    parser.add_argument("--json", action="store_true", help="print the triage as JSON (see docs/json.md)")
     parser.add_argument(
         "--no-match", action="store_true", help="do not look up the catalogue entry for the culprit's error"
     )

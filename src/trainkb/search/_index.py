@@ -380,7 +380,8 @@ def _read_cache(path: Path, digest: str) -> dict[str, Any] | None:
 
 
 def _write_cache(path: Path, data: dict[str, Any]) -> None:
-    """Write atomically and keep only the newest few indexes; never raise."""
+    """Write atomically and keep only the newest few indexes; never raise. A cache that cannot be
+    written is said in one line (search still answers, building the index each time)."""
     tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -389,15 +390,25 @@ def _write_cache(path: Path, data: dict[str, Any]) -> None:
             handle.write(marshal.dumps(data))
         os.replace(tmp, path)
         tmp = None
-        old = sorted(path.parent.glob("index-*.marshal"), key=lambda p: p.stat().st_mtime, reverse=True)
-        for stale in old[_KEEP:]:
-            stale.unlink()
-    except Exception:  # read-only home, full disk, a racing writer: search still works
-        pass
+    except Exception as exc:  # read-only home, full disk
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        import logging  # only here: `kb search` on a warm cache stays light
+
+        logging.getLogger(__name__).warning(
+            "kb: cannot keep the search index in %s (%s), so every search builds it again; "
+            "set XDG_CACHE_HOME to a writable folder",
+            path.parent,
+            why,
+        )
+        return
     finally:
         if tmp is not None:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+    with contextlib.suppress(OSError):  # a racing writer may remove one first
+        old = sorted(path.parent.glob("index-*.marshal"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for stale in old[_KEEP:]:
+            stale.unlink()
 
 
 def load_index(roots: str | os.PathLike[str] | Sequence[Path], use_cache: bool = True) -> Index:
@@ -408,10 +419,12 @@ def load_index(roots: str | os.PathLike[str] | Sequence[Path], use_cache: bool =
     path = _cache_path(digest)
     data = _read_cache(path, digest) if use_cache else None
     if data is None:
+        from .._status import status
         from ..catalogue import load_layers  # pydantic and YAML only on a cache miss
 
-        cat = load_layers(roots)
-        data = build_data(cat.ordered(), digest, cat.origin)
+        with status("kb: building the search index (once after each catalogue change)"):
+            cat = load_layers(roots)
+            data = build_data(cat.ordered(), digest, cat.origin)
         if use_cache:
             _write_cache(path, data)
     return Index(data)

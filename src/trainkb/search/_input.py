@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from .._ownoutput import MARK, own_lines
+
 __all__ = [
     "MAX_CHARS",
     "MAX_LINES",
@@ -180,16 +182,20 @@ def _clean(raw: str) -> tuple[str, int | None]:
 
 def clean_lines(text: str) -> list[str]:
     """Every line of a whole output (its last ``MAX_OUTPUT_CHARS``), cleaned as a paste's lines are."""
-    return [_clean(raw)[0] for raw in text[-MAX_OUTPUT_CHARS:].split("\n")]
+    raws = text[-MAX_OUTPUT_CHARS:].split("\n")
+    own = own_lines(raws) if MARK in text else set()  # kb's own advice in a saved log: not the output
+    return ["" if index in own else _clean(raw)[0] for index, raw in enumerate(raws)]
 
 
 def _split(text: str | bytes, first_line: int) -> list[Line]:
     if isinstance(text, bytes):
         text = text.decode("utf-8", errors="replace")
     text, dropped = _cap(text)
+    raws = text.split("\n")
+    own = own_lines(raws) if MARK in text else set()  # kb's own advice in a saved log: not the failure
     lines = []
-    for offset, raw in enumerate(text.split("\n")):
-        cleaned, rank = _clean(raw)
+    for offset, raw in enumerate(raws):
+        cleaned, rank = _clean(raw) if offset not in own else ("", None)
         lines.append(Line(first_line + dropped + offset, cleaned, rank))
     return lines
 

@@ -11,6 +11,7 @@ import multiprocessing
 import os
 import shutil
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -115,9 +116,16 @@ def _write_index(cat: Catalogue, static: Path) -> None:
 
 
 def build_site(
-    cat: Catalogue, ver: VerificationMatrix, out: Path, base_url: str = "/", stamp: str | None = None
+    cat: Catalogue,
+    ver: VerificationMatrix,
+    out: Path,
+    base_url: str = "/",
+    stamp: str | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> BuildResult:
-    """Write the whole site to ``out``; ``base_url`` is the path the site is served under."""
+    """Write the whole site to ``out``; ``base_url`` is the path the site is served under;
+    ``progress`` hears each step (the CLI shows it on a terminal)."""
+    say = progress or (lambda _step: None)
     started = time.perf_counter()
     assets = site_dir()
     _prepare(out)
@@ -130,6 +138,7 @@ def build_site(
     _JOB.update(cat=cat, ver=ver, envs=envs, writer=writer)
     static = out / "static"
     workers = _workers(len(ids))
+    say(f"rendering {len(ids)} entry pages and the search index")
     try:
         if workers == 1:
             checks = _entry_chunk(ids)
@@ -141,6 +150,7 @@ def build_site(
                 checks = {k: v for f in futures for k, v in f.result().items()}
     finally:
         _JOB.clear()
+    say("home, area and verification pages")
     writer.page("home.html.j2", "index.html", home_page(cat, ver, envs))
     for area in cat.areas:
         writer.page("area.html.j2", f"{area.id}/index.html", area_page(cat, area.id))

@@ -16,6 +16,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from .._ownoutput import MARK, in_own_block
+
 __all__ = ["Event", "RankState", "Reader"]
 
 CHUNK = 4 * 1024 * 1024
@@ -191,6 +193,7 @@ class Reader:
         self._chunks = 0
         self._seen_pattern: re.Pattern[str] | None = None
         self._inferred: set[tuple[int, int]] = set()  # (reporter, first differing rank) of mismatch errors read
+        self._marked = False
 
     # --- public feeding -----------------------------------------------------------------------
     def feed_chunks(self, chunks: Iterable[str], rank: int | None = None, origin: str | None = None) -> None:
@@ -251,6 +254,7 @@ class Reader:
         elif not text:
             return
         base = self.lines
+        self._marked = MARK in text  # kb's own blocks (a saved `kb run` diagnosis) are not the ranks' output
         self._scan_ranks(text, default_rank)
         counted, counted_at = 0, 0
         pos = 0
@@ -325,6 +329,8 @@ class Reader:
         return text.rstrip("\r"), rank, prefixed
 
     def _line(self, raw: str, number: int, default_rank: int | None, chunk: str, start: int) -> None:
+        if self._marked and in_own_block(chunk, start):
+            return
         text, rank, prefixed = self._strip(raw, default_rank)
         nccl = _NCCL_RANK.search(text)
         if rank is None and nccl:

@@ -83,7 +83,7 @@ def _seq(seq: dict[str, object]) -> str:
     return f" ({'; '.join(parts)})" if parts else ""
 
 
-def to_text(triage: Triage, heading: str = "triage", first_line: int = 1) -> str:
+def to_text(triage: Triage, heading: str = "kb triage", first_line: int = 1) -> str:
     """The block printed above the matches: culprit, what happened there, the victims, the gap."""
     n = len(triage.ranks)
     if triage.sole_culprit is not None:
