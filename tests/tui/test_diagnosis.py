@@ -30,8 +30,8 @@ def _capture(report: str, entry: str, check: str) -> str:
 PASTES = {
     "cuda-oom": lambda: _capture("cuda-NVIDIA-H200-x2-torch2.11.0.json", "M1", "real-oom-message-fields"),
     "inplace": lambda: _capture("cpu-torch2.13.0.json", "A3", "inplace-relu-after-sigmoid-raises"),
-    "nccl-timeout": lambda: (ROOT / "tests/triage/fixtures/nccl/hang-n2-r1/combined.log").read_text(encoding="utf-8"),
 }
+NCCL_HANG = ROOT / "tests/triage/fixtures/nccl/hang-n2-r1/combined.log"
 
 
 @pytest.fixture
@@ -61,3 +61,19 @@ async def test_entry_pane_answers_or_lists_the_differential(real_app: TrainKBApp
             for result in response.results[: response.candidates]:
                 assert f"**{result.id}**" in source and "**Fix:**" in source
             assert detail.max_scroll_y == 0  # every candidate, its sign and its fix on screen, no scrolling
+
+
+async def test_an_unexplained_nccl_hang_still_fills_the_pane(real_app: TrainKBApp) -> None:
+    """A 2-rank watchdog timeout where one rank stopped issuing collectives: no entry is confirmed yet, and the
+    pane says so with what would help and the closest entries instead of staying empty."""
+    app = real_app
+    async with app.run_test(size=(120, 40)) as pilot:
+        await bracketed_paste(pilot, app, NCCL_HANG.read_text(encoding="utf-8"))
+        response = app.current_response
+        assert response is not None and response.results
+        title = str(app.query_one("#title", Static).render())
+        assert not title.startswith("Nothing selected")
+        if response.status == "unknown":
+            source = app.query_one("#doc", Markdown).source
+            assert f"**{response.results[0].id}**" in source
+            assert response.advice and visible(app, "#summary")
