@@ -70,6 +70,7 @@ class Draft:
     expect: tuple[str, str, str] | None = None  # (raises|warns, class name, match)
     also_matches: list[str] = field(default_factory=list)
     candidates: list[tuple[str, str, str]] = field(default_factory=list)  # (id, confidence, title)
+    family: list[str] = field(default_factory=list)  # entries that print the same symptom line (they need tells)
 
 
 def _escape(text: str) -> str:
@@ -245,7 +246,31 @@ def draft_record(
     credible = response is not None and not response.abstained
     draft.also_matches = [r.id for r in ranked if credible and r.confidence in {"high", "medium"}]
     draft.candidates = [(r.id, r.confidence, r.title) for r in ranked[:3]]
+    draft.family = _family(cat, signatures)
     return draft
+
+
+def _family(cat: Catalogue, signatures: list[ProposedSignature]) -> list[str]:
+    """Entries the draft would share a symptom line with: their examples match its (symptom) signatures, or
+    their symptom signatures match its examples (the rule of ``trainkb.search.symptom_families``)."""
+    from .search._sigregex import compile_signature, utf8
+
+    mine = [
+        compile_signature(sig.regex if sig.regex is not None else re.escape(sig.literal or "")) for sig in signatures
+    ]
+    examples = [utf8(sig.example) for sig in signatures]
+    found = []
+    for entry in cat.ordered():
+        theirs = [
+            compile_signature(s.regex if s.regex is not None else re.escape(s.literal or ""))
+            for s in entry.signatures
+            if s.names_cause is False
+        ]
+        if any(m is not None and m.search(utf8(s.example)) for m in mine for s in entry.signatures) or any(
+            t is not None and t.search(example) for t in theirs for example in examples
+        ):
+            found.append(entry.id)
+    return found
 
 
 def _q(text: str) -> str:
@@ -291,6 +316,15 @@ def render_record(draft: Draft) -> str:
             f"  - literal: {TODO}",
             f"    example: '{TODO}: a line copied from the real output'",
             "    names_cause: false  # true only when whoever prints this message has this entry's cause",
+        ]
+    if draft.family:
+        lines += [
+            f"tells:  # {', '.join(draft.family)} print the same line: say what singles out this cause",
+            f"  - says: '{TODO}: the sign in the rest of the output that singles out this cause'",
+            "    when:",
+            f"      - line: '{TODO}'",
+            f"    source: '{TODO}: the thread URL, or check:<name>, whose real output shows it'",
+            f"    example: '{TODO}: a real line the tell fires on'",
         ]
     if draft.candidates:
         lines.append("# search ranks these for the paste now; link the ones a reader should also see:")
