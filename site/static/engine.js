@@ -35,7 +35,7 @@
                "EXC_LINE", "WARN_LINE", "WHAT", "EXC_INLINE", "WRAPPER", "ROOT_CAUSE", "LAUNCHER_FAILED", "FIELD",
                "LOGGY", "SENTENCE", "PROGRESS", "COMMAND", "OPTION", "DUMP_ITEM", "DUMP_START", "SETTING",
                "ENVIRONMENT", "SPACES", "WORD", "TOKEN", "NUMBER", "SIZE_VALUE", "MASKS"],
-    advice: ["launcher", "symptom", "exception", "cut", "log", "prose", "launcher_output", "symptom_output",
+    advice: ["launcher", "symptom", "partial", "exception", "cut", "log", "prose", "launcher_output", "symptom_output",
              "exception_output", "cut_output", "log_output"],
     entries: ["id", "title", "area", "fix_summary"],
     sigs: ["entry", "source", "regex", "literal", "type", "texts", "terms", "required", "numbers", "spec", "ambiguous",
@@ -880,6 +880,7 @@
                                     at: seg[0], via: "signature", ambiguous: sig.ambiguous, words: sig.terms,
                                     // see _score._fuzzy: a sibling message aligns too
                                     namesCause: sig.namesCause && sig.required.every(function (w) { return words.has(w); }),
+                                    partial: sig.namesCause && !sig.required.every(function (w) { return words.has(w); }),
                                     strength: C.FUZZY_STRENGTH * best * seg[2] * sig.spec + self.typeBonus(sig, seg[3]) });
         }
       });
@@ -1063,6 +1064,7 @@
       if (!noFailure && !onIt.length) cause = 0;
       var witnesses = (noFailure ? evidence : onIt).filter(function (e) { return e.via === "signature"; });
       var symptom = witnesses.length ? pyStrip(witnesses[0].text) : null;
+      var partial = witnesses.length ? Boolean(witnesses[0].partial) : false;
       // the messages (first line of each) the witnesses belong to: entries sharing the first entry's are
       // the candidates for one symptom
       var symptomAt = [];
@@ -1076,9 +1078,10 @@
         cause = 0;
         symptom = null;
         symptomAt = [];
+        partial = false;
       }
       scored.push({ entry: entry, score: round1(total), prose: text, evidence: self.dedupe(evidence), cause: cause,
-                    symptom: symptom, symptomAt: symptomAt });
+                    symptom: symptom, symptomAt: symptomAt, partial: partial });
     });
     scored.sort(function (a, b) {
       if (a.score !== b.score) return b.score - a.score;
@@ -1101,13 +1104,14 @@
 
   /* _hint.advice: what would help when search abstains, for what the paste holds; wholeOutput: the text is all
    * a watched run printed, so asking for more of it is no help */
-  Engine.prototype.advice = function (query, symptom, wholeOutput) {
+  Engine.prototype.advice = function (query, symptom, wholeOutput, partial) {
     var A = this.adviceTexts, C = this.C, suffix = wholeOutput ? "_output" : "";
     function quoted(message) {
       return pyLen(message) > C.ADVICE_MESSAGE_CHARS ? pyRstrip(pySlice(message, C.ADVICE_MESSAGE_CHARS)) + "\u2026"
         : message;
     }
     if (query.launcherOnly) return A["launcher" + suffix];
+    if (symptom !== null && partial && !wholeOutput) return A.partial.split("{message}").join(quoted(symptom));
     if (symptom !== null) return A["symptom" + suffix].split("{message}").join(quoted(symptom));
     var failures = query.messages.filter(function (m) { return m.weight >= C.FAILURE_WEIGHT && m.type; });
     if (failures.length && !query.cut) {
@@ -1158,7 +1162,7 @@
       var runnerUp = rank === 0 ? (scored.length > 1 ? scored[1].score : 0) : scored[0].score;
       return self.result(s, confidence(s.score, runnerUp, s.cause));
     });
-    var symptom = scored.length ? scored[0].symptom : null;
+    var symptom = scored.length ? scored[0].symptom : null, partial = scored.length ? scored[0].partial : false;
     var cut = Math.max(top === undefined ? 10 : top, 0), whole = output !== undefined && output !== null;
     function response(status, list, advice, why, candidates, line) {
       return { query_kind: query.kind, status: status, abstained: status !== "answered", why: why,
@@ -1171,7 +1175,7 @@
     // the candidates for the first entry's symptom: the entries whose signatures matched the same message
     var at = scored.length && scored[0].symptomAt.length ? scored[0].symptomAt[0] : null, family = [];
     scored.forEach(function (s, i) { if (at !== null && s.symptomAt.indexOf(at) >= 0) family.push(i); });
-    if (!family.length) return response("unknown", results, this.advice(query, symptom, whole), null, 0);
+    if (!family.length) return response("unknown", results, this.advice(query, symptom, whole, partial), null, 0);
     var lines = whole ? this.parser.cleanLines(String(output)) : query.lines.map(function (l) { return l.text; });
     var fired = new Map();  // family order
     family.forEach(function (i) {
@@ -1193,14 +1197,14 @@
     if (chosen.length < C.MIN_CANDIDATES) {  // one known cause among unknown others: the closest entry, unconfirmed
       var only = withTell(results[chosen[0]], results[chosen[0]].confidence, firstTell(chosen[0]));
       return response("unknown", [only].concat(results.filter(function (_r, j) { return j !== chosen[0]; })),
-                      this.advice(query, symptom, whole), null, 0);
+                      this.advice(query, symptom, whole, partial), null, 0);
     }
     chosen = chosen.slice(0, C.MAX_CANDIDATES);
     var candidates = chosen.map(function (i) {
       return withTell(results[i], results[i].confidence, fired.has(i) ? { says: fired.get(i).says, fired: true } : firstTell(i));
     });
     var rest = results.filter(function (_r, j) { return chosen.indexOf(j) < 0; });
-    return response("differential", candidates.concat(rest), this.advice(query, symptom, whole), null,
+    return response("differential", candidates.concat(rest), this.advice(query, symptom, whole, partial), null,
                     Math.min(candidates.length, cut));
   };
 

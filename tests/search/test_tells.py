@@ -206,3 +206,12 @@ def test_lint_checks_a_tell_against_its_example_and_groups(make_catalogue: Calla
     )
     rules = {rule for rule, path in _lint_rules(root) if "D1" in path}
     assert {"tell-groups", "tell-example"} <= rules
+
+
+def test_a_cut_cause_naming_message_asks_for_the_whole_line() -> None:
+    """The README's old example, D8's message cut short: no shared symptom, so the advice must not say that
+    several causes print it; it asks for the complete line (real catalogue)."""
+    response = search("RuntimeError: Expected to have finished reduction in the prior iteration")
+    assert response.results[0].id == "D8"
+    assert response.advice is not None
+    assert "part of a longer message" in response.advice and "Several root causes" not in response.advice

@@ -31,6 +31,8 @@ ADVICE = {
     'last):" to the error line), or run the job under `kb run -- <command>` to catch it.',
     "prose": "A description alone rarely names one cause. Paste the error output itself: the traceback, or "
     "the log lines around the failure.",
+    "partial": "`{message}` looks like part of a longer message, one that names a single cause when it is whole. "
+    "Paste the complete line (and the traceback around it) so that search can match all of it.",
     # the same cases when the text is all a watched run printed (`kb run`, the hook): nothing more to paste
     "launcher_output": "Only the launcher's failure summary reached this output; the failing worker's traceback "
     "went elsewhere. Rerun with `torchrun --tee 3` or `--log-dir DIR` to keep each rank's output.",
@@ -47,16 +49,19 @@ def _quoted(message: str) -> str:
     return message[:ADVICE_MESSAGE_CHARS].rstrip() + "…" if len(message) > ADVICE_MESSAGE_CHARS else message
 
 
-def advice(query: Query, symptom: str | None = None, whole_output: bool = False) -> str:
+def advice(query: Query, symptom: str | None = None, whole_output: bool = False, partial: bool = False) -> str:
     """The advice for a paste search could not explain.
 
     ``symptom`` is the line a signature matched when the message is one that several root
     causes print: the paste is known, only its cause is not. ``whole_output``: the text is
-    all a watched run printed, so asking for more of it is no help.
+    all a watched run printed, so asking for more of it is no help. ``partial``: ``symptom`` is part
+    of a message that names one cause (cut or retyped), not a line several causes print.
     """
     suffix = "_output" if whole_output else ""
     if query.launcher_only:
         return ADVICE["launcher" + suffix]
+    if symptom is not None and partial and not whole_output:
+        return ADVICE["partial"].replace("{message}", _quoted(symptom))
     if symptom is not None:
         return ADVICE["symptom" + suffix].replace("{message}", _quoted(symptom))
     failures = [m for m in query.messages if m.weight >= FAILURE_WEIGHT and m.type]

@@ -84,6 +84,8 @@ class Evidence:
     ambiguous: bool = field(default=False, compare=False)  # many root causes print this message
     words: frozenset[str] = field(default=frozenset(), compare=False, repr=False)  # the signature's words
     names_cause: bool = field(default=False, compare=False)  # the record says this message establishes its cause
+    # a cause-naming message aligned without every word it requires: part of that message (cut or retyped)
+    partial: bool = field(default=False, compare=False)
 
 
 @dataclass
@@ -99,6 +101,7 @@ class Scored:
     # the messages (first line index of each) that ``symptom`` and this entry's other such lines belong to:
     # entries sharing the first entry's symptom message are the candidates for one symptom
     symptom_at: tuple[int, ...] = ()
+    partial: bool = False  # ``symptom`` is part of a message that names this entry's cause, not a shared line
 
 
 def _owners(query: Query) -> list[Message | None]:
@@ -320,6 +323,7 @@ def _fuzzy(
                         # masking aligns a sibling message that differs in the very word naming the cause
                         # ('tokenizer' against 'use_distributed_sampler'), which ranks the entry but is not its message
                         names_cause=sig.names_cause and sig.required <= words,
+                        partial=sig.names_cause and not sig.required <= words,
                     )
                 )
     return hits
@@ -495,6 +499,7 @@ def score_entries(index: Index, query: Query) -> list[Scored]:
             cause = 0.0
         witnesses = [e for e in (evidence if no_failure else on_it) if e.via == "signature"]
         symptom = witnesses[0].text.strip() if witnesses else None
+        partial = bool(witnesses) and witnesses[0].partial
         symptom_at = tuple(dict.fromkeys(_message_at(owners, e.at) for e in witnesses if e.strength >= SOME_EVIDENCE))
         distinct = {e.signature for e in evidence if e.via == "signature"}  # an alias adds no second witness
         signature = min(100.0, signature + EXTRA_SIGNATURE * max(len(distinct) - 1, 0))
@@ -508,8 +513,10 @@ def score_entries(index: Index, query: Query) -> list[Scored]:
         if capped and signature < SOME_EVIDENCE:  # topic words and sibling messages only
             total = min(total, UNKNOWN_ERROR_CAP)
         if entry in excluded:  # the paste holds output only a different failure prints
-            total, cause, symptom, symptom_at = min(total, EXCLUDED_CAP), 0.0, None, ()
-        scored.append(Scored(entry, round(total, 1), text_score, _dedupe(evidence), cause, symptom, symptom_at))
+            total, cause, symptom, symptom_at, partial = min(total, EXCLUDED_CAP), 0.0, None, (), False
+        scored.append(
+            Scored(entry, round(total, 1), text_score, _dedupe(evidence), cause, symptom, symptom_at, partial)
+        )
     scored.sort(key=lambda s: (-s.score, -s.prose, index.entries[s.entry]["id"]))
     return scored
 

@@ -188,13 +188,16 @@ def search(
         runner_up = scored[1].score if rank == 0 and len(scored) > 1 else scored[0].score if rank else 0.0
         results.append(_result(index, s, _confidence(s.score, runner_up, s.cause)))
     symptom = scored[0].symptom if scored else None
+    partial = bool(scored) and scored[0].partial
     cut = max(top, 0)
     if results and results[0].confidence != "low":
         return SearchResponse(query.kind, False, results[:cut], None, symptom, "answered", _vouched(scored[0]))
     family = [i for i, s in enumerate(scored) if scored[0].symptom_at and scored[0].symptom_at[0] in s.symptom_at]
     whole = output is not None
     if not family:
-        return SearchResponse(query.kind, True, results[:cut], advice(query, symptom, whole), symptom)
+        return SearchResponse(
+            query.kind, True, results[:cut], advice(query, symptom, whole, partial), symptom
+        )
     lines = [line.text for line in query.lines] if output is None else clean_lines(output)
     view = TellText(lines)
     fired = {i: tell for i in family if (tell := first_fired(index.tells.get(scored[i].entry, ()), view))}
@@ -210,7 +213,9 @@ def search(
     if len(chosen) < MIN_CANDIDATES:  # one known cause among unknown others: the closest entry, unconfirmed
         first = replace(results[chosen[0]], tell=_first_tell(index, scored[chosen[0]]))
         rest = [r for j, r in enumerate(results) if j != chosen[0]]
-        return SearchResponse(query.kind, True, [first, *rest][:cut], advice(query, symptom, whole), symptom)
+        return SearchResponse(
+            query.kind, True, [first, *rest][:cut], advice(query, symptom, whole, partial), symptom
+        )
     candidates = [
         replace(results[i], tell=Tell(fired[i]["says"], True) if i in fired else _first_tell(index, scored[i]))
         for i in chosen[:MAX_CANDIDATES]
@@ -220,7 +225,7 @@ def search(
         query.kind,
         True,
         [*candidates, *rest][:cut],
-        advice(query, symptom, whole),
+        advice(query, symptom, whole, partial),
         symptom,
         "differential",
         None,
