@@ -16,7 +16,7 @@ search abstained; wrong-high = a high-confidence first answer that is wrong;
 conf-wrong = a medium- or high-confidence first answer that is wrong, as a count and as a
 share of all cases; prec@conf = the share of medium- and high-confidence answers that are right.
 
-The goals of issue 13, printed with PASS/FAIL for the corpus's test half: prec@conf >= 95%
+The confidence goals, printed with PASS/FAIL for the corpus's test half: prec@conf >= 95%
 and conf-wrong <= 3% of all cases.
 
 Baselines: BM25 over each record's whole text, and rapidfuzz token_set_ratio of the
@@ -58,7 +58,7 @@ DEFAULT_DEV = next(
 OWN = HERE / "search_cases.jsonl"
 CORPUS = HERE / "real_failures.jsonl"
 BY_MESSAGE = HERE / "real_failures_by_message.jsonl"  # threads found by a cause-naming line (precision)
-GOAL_PRECISION, GOAL_CONFIDENT_WRONG = 0.95, 0.03  # issue 13, on the corpus's test half
+GOAL_PRECISION, GOAL_CONFIDENT_WRONG = 0.95, 0.03  # the confidence goals, on the corpus's test half
 MAX_REPO_SHARE = 0.10  # of the corpus from one repository
 KINDS = ("traceback", "log", "prose")
 Ranker = Callable[[str], tuple[list[str], bool, bool]]  # ids, abstained, top-1 high confidence
@@ -271,7 +271,7 @@ def by_batch(rank: Ranker, cases: list[dict]) -> None:
 
 
 def goals(rows: dict[str, dict[str, float]]) -> bool:
-    """Print issue 13's goal lines for the corpus's test half; True when both hold."""
+    """Print the confidence goal lines for the corpus's test half; True when both hold."""
     r = rows["all"]
     cases, confident, wrong = r.get("cases", 0), r.get("confident", 0), r.get("confident_wrong", 0)
     precision = (confident - wrong) / confident if confident else 1.0

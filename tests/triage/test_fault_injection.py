@@ -2,7 +2,7 @@
 
 Every rank k of every size suffers each fault of faultjob.FAULTS (raise, SIGKILL, early exit,
 hang before a collective, a different collective, NaN turned into a raise), and triage reads
-what torchrun printed and its --log-dir. Goals (issue 16): the culprit named correctly in at
+what torchrun printed and its --log-dir. Goals: the culprit named correctly in at
 least 95% of runs, and a victim never named as the sole culprit. The figures are printed.
 
 Two ranks entering different collectives are symmetric: each rank's mismatch error names the
