@@ -195,9 +195,7 @@ def search(
     family = [i for i, s in enumerate(scored) if scored[0].symptom_at and scored[0].symptom_at[0] in s.symptom_at]
     whole = output is not None
     if not family:
-        return SearchResponse(
-            query.kind, True, results[:cut], advice(query, symptom, whole, partial), symptom
-        )
+        return SearchResponse(query.kind, True, results[:cut], advice(query, symptom, whole, partial), symptom)
     lines = [line.text for line in query.lines] if output is None else clean_lines(output)
     view = TellText(lines)
     fired = {i: tell for i in family if (tell := first_fired(index.tells.get(scored[i].entry, ()), view))}
@@ -213,9 +211,7 @@ def search(
     if len(chosen) < MIN_CANDIDATES:  # one known cause among unknown others: the closest entry, unconfirmed
         first = replace(results[chosen[0]], tell=_first_tell(index, scored[chosen[0]]))
         rest = [r for j, r in enumerate(results) if j != chosen[0]]
-        return SearchResponse(
-            query.kind, True, [first, *rest][:cut], advice(query, symptom, whole, partial), symptom
-        )
+        return SearchResponse(query.kind, True, [first, *rest][:cut], advice(query, symptom, whole, partial), symptom)
     candidates = [
         replace(results[i], tell=Tell(fired[i]["says"], True) if i in fired else _first_tell(index, scored[i]))
         for i in chosen[:MAX_CANDIDATES]
