@@ -253,19 +253,14 @@ def draft_record(
 def _family(cat: Catalogue, signatures: list[ProposedSignature]) -> list[str]:
     """Entries the draft would share a symptom line with: their examples match its (symptom) signatures, or
     their symptom signatures match its examples (the rule of ``trainkb.search.symptom_families``)."""
+    from .search._families import signature_pattern
     from .search._sigregex import compile_signature, utf8
 
-    mine = [
-        compile_signature(sig.regex if sig.regex is not None else re.escape(sig.literal or "")) for sig in signatures
-    ]
+    mine = [compile_signature(signature_pattern(sig)) for sig in signatures]
     examples = [utf8(sig.example) for sig in signatures]
     found = []
     for entry in cat.ordered():
-        theirs = [
-            compile_signature(s.regex if s.regex is not None else re.escape(s.literal or ""))
-            for s in entry.signatures
-            if s.names_cause is False
-        ]
+        theirs = [compile_signature(signature_pattern(s)) for s in entry.signatures if s.names_cause is False]
         if any(m is not None and m.search(utf8(s.example)) for m in mine for s in entry.signatures) or any(
             t is not None and t.search(example) for t in theirs for example in examples
         ):

@@ -11,7 +11,7 @@ from .._terminal import CONTROL
 from ..search._families import symptom_families
 from ..search._index import unreachable_terms
 from ..search._sigregex import compile_signature, re2_error, utf8
-from ..search._tells import TellText, fired, tell_data, tell_patterns
+from ..search._tells import TellText, condition_data, fired, tell_data, tell_patterns
 from ._jsonschema import MODELINE, SCHEMA_FILE, render_schema
 from ._loader import Catalogue
 from ._mutation import mutation_problems
@@ -237,7 +237,7 @@ def _check_tell_patterns(out: _Collector, entry: Entry) -> None:
     """Every regex of a tell runs in RE2 and names the groups its comparison or series reads."""
     for i, tell in enumerate(entry.tells):
         for j, condition in enumerate(tell.when):
-            for kind, pattern in tell_patterns({"when": [tell_data(tell)["when"][j]]}):
+            for kind, pattern in tell_patterns({"when": [condition_data(condition)]}):
                 loc: tuple[str | int, ...] = ("tells", i, "when", j, kind)
                 problem = _regex_problem(pattern)
                 if problem is not None:

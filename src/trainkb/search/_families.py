@@ -15,12 +15,13 @@ from typing import Any
 
 from ._sigregex import compile_signature, utf8
 
-__all__ = ["symptom_families"]
+__all__ = ["signature_pattern", "symptom_families"]
 
 _FRAME = re.compile(r'^\s*File "[^"]*", line \d+')
 
 
-def _pattern(sig: Any) -> str:
+def signature_pattern(sig: Any) -> str:
+    """The regex a signature searches: its regex, or its literal escaped."""
     return str(sig.regex) if sig.regex is not None else re.escape(str(sig.literal))
 
 
@@ -45,7 +46,7 @@ def symptom_families(entries: Sequence[Any]) -> list[list[str]]:
         for sig in entry.signatures:
             if sig.names_cause is not False:
                 continue
-            matcher = compile_signature(_pattern(sig))
+            matcher = compile_signature(signature_pattern(sig))
             if matcher is None:
                 continue
             for j, example in examples:

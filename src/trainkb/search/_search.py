@@ -134,7 +134,7 @@ def _confidence(score: float, runner_up: float, cause: float) -> str:
     return "medium" if score >= MEDIUM and cause >= SOME_EVIDENCE else "low"
 
 
-def _result(index: Index, s: Scored, confidence: str, tell: Tell | None = None) -> SearchResult:
+def _result(index: Index, s: Scored, confidence: str) -> SearchResult:
     entry = index.entries[s.entry]
     return SearchResult(
         entry["id"],
@@ -145,7 +145,6 @@ def _result(index: Index, s: Scored, confidence: str, tell: Tell | None = None) 
         s.evidence,
         entry["fix_summary"],
         entry.get("layer"),
-        tell,
     )
 
 

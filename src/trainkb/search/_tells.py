@@ -25,6 +25,7 @@ __all__ = [
     "RISE_MIN_POINTS",
     "RISE_RATIO",
     "TellText",
+    "condition_data",
     "fired",
     "first_fired",
     "size_value",
@@ -54,7 +55,7 @@ _UNITS = {
 }
 
 
-def _condition_data(condition: Any) -> dict[str, Any]:
+def condition_data(condition: Any) -> dict[str, Any]:
     for key in ("line", "no_line", "rises"):
         if (value := getattr(condition, key, None)) is not None:
             return {key: value}
@@ -72,7 +73,7 @@ def _condition_data(condition: Any) -> dict[str, Any]:
 
 def tell_data(tell: Any) -> dict[str, Any]:
     """A record's tell (the pydantic model or a look-alike) as the plain data the index stores."""
-    return {"says": tell.says, "when": [_condition_data(c) for c in tell.when]}
+    return {"says": tell.says, "when": [condition_data(c) for c in tell.when]}
 
 
 def tell_patterns(tell: dict[str, Any]) -> list[tuple[str, str]]:
