@@ -19,15 +19,16 @@ from trainkb.search._ranks import RANKS_NOTE
 NCCL = Path(__file__).resolve().parents[1] / "triage" / "fixtures" / "nccl"
 HANG_FAMILY = {"D19", "D20", "D21", "D22"}  # a collective that never completes: desync, a diverged or stalled rank
 NOTE_START = RANKS_NOTE.split("{", 1)[0]
+ANY = {"answered", "differential", "unknown"}  # a tell of the hang's entries may decide it; triage's note stays
 
 # fixture -> (statuses allowed, the first entry or the set it belongs to, the silent rank or None)
 EXPECTED: dict[str, tuple[set[str], set[str], int | None]] = {
     "collective-n2-r0": ({"answered"}, {"D19"}, None),
     "collective-n2-r1": ({"answered"}, {"D19"}, None),
-    "exit-n2-r0": ({"unknown", "differential"}, HANG_FAMILY, 0),
-    "exit-n2-r1": ({"unknown", "differential"}, HANG_FAMILY, 1),
-    "hang-n2-r0": ({"unknown", "differential"}, HANG_FAMILY, 0),
-    "hang-n2-r1": ({"unknown", "differential"}, HANG_FAMILY, 1),
+    "exit-n2-r0": (ANY, HANG_FAMILY, 0),
+    "exit-n2-r1": (ANY, HANG_FAMILY, 1),
+    "hang-n2-r0": (ANY, HANG_FAMILY, 0),
+    "hang-n2-r1": (ANY, HANG_FAMILY, 1),
     "nan-n2-r0": ({"unknown"}, {"P14"}, None),
     "nan-n2-r1": ({"unknown"}, {"P14"}, None),
     "raise-n2-r0": ({"answered"}, {"M6"}, None),
@@ -55,7 +56,7 @@ def test_search_follows_triage(name: str) -> None:
     # the victim's teardown drives nothing: D26 is neither first nor a candidate, and no evidence is a SIGABRT
     assert "D26" not in [r.id for r in response.results[: max(response.candidates, 1)]]
     assert not any("SIGABRT" in e.text or "Aborted" in e.text for r in response.results for e in r.evidence)
-    assert shown is not None and shown.startswith(f"{NOTE_START}rank {silent} printed no error of its own")
+    assert shown is not None and f"{NOTE_START}rank {silent} printed no error of its own" in shown
     # the advice asks for no traceback that a silent rank never printed
     assert "Paste the traceback" not in shown
 
