@@ -14,7 +14,7 @@
   /* The engine contract this file reads: its version and every field it relies on. An index of
    * another version, or one lacking a field, is refused with an Error rather than searched wrongly.
    * Bump with ENGINE_CONTRACT_VERSION in src/trainkb/search/contract.py (docs/search.md says when). */
-  var CONTRACT_VERSION = 2;
+  var CONTRACT_VERSION = 3;
   var CONTRACT = {
     version: CONTRACT_VERSION,
     fields: ["version", "constants", "patterns", "advice", "entries", "sigs", "phrases", "excludes", "tells",
@@ -30,11 +30,12 @@
                 "NOISE_MIN_TERMS", "NOISE_KNOWN_SHARE", "ROLE_WEIGHT", "HIGH", "MEDIUM", "SIGNATURE_LEAD",
                 "MIN_SCORE", "ADVICE_MESSAGE_CHARS", "MIN_CANDIDATES", "MAX_CANDIDATES", "WHY_CHARS",
                 "WHY_VOUCHED", "MAX_OUTPUT_CHARS",
-                "RISE_MIN_POINTS", "RISE_RATIO", "RISE_MAJORITY", "MAX_SERIES", "SIZE_UNITS"],
+                "RISE_MIN_POINTS", "RISE_RATIO", "RISE_MAJORITY", "MAX_SERIES", "SIZE_UNITS",
+                "OWN_MARK", "RANKS_NOTE", "RANKS_SILENT_BASES", "RANKS_WAITED"],
     patterns: ["ANSI", "CONTROL", "PREFIX", "BOX", "TB_HEADER", "FRAME", "FRAME_START", "CHAIN", "NCCL_LINE",
                "EXC_LINE", "WARN_LINE", "WHAT", "EXC_INLINE", "WRAPPER", "ROOT_CAUSE", "LAUNCHER_FAILED", "FIELD",
                "LOGGY", "SENTENCE", "PROGRESS", "COMMAND", "OPTION", "DUMP_ITEM", "DUMP_START", "SETTING",
-               "ENVIRONMENT", "SPACES", "WORD", "TOKEN", "NUMBER", "SIZE_VALUE", "MASKS"],
+               "ENVIRONMENT", "SPACES", "WORD", "TOKEN", "NUMBER", "SIZE_VALUE", "OWN_PREFIX", "MASKS"],
     advice: ["launcher", "symptom", "partial", "exception", "cut", "log", "prose", "launcher_output", "symptom_output",
              "exception_output", "cut_output", "log_output"],
     entries: ["id", "title", "area", "fix_summary"],
@@ -232,7 +233,27 @@
     this.environment = re(P.ENVIRONMENT, "y");
     this.dumpStart = re(P.DUMP_START, "y");
     this.dumpItem = re(P.DUMP_ITEM, "g");
+    this.ownPrefix = re(P.OWN_PREFIX, "y");
   }
+
+  /* _ownoutput.own_lines: the indexes of the lines of a block kb printed (a heading starting with OWN_MARK,
+   * then the indented or blank lines under it, per speaker: the rank prefixes in front of the line) */
+  Parser.prototype.ownLines = function (raws) {
+    var mark = this.C.OWN_MARK, own = new Set(), inside = new Map(), self = this;
+    raws.forEach(function (raw, index) {
+      var line = raw.replace(/\r+$/, ""), m = matchStart(self.ownPrefix, line), end = m ? m[0].length : 0;
+      var speaker = line.slice(0, end).split(" ").join(""), body = line.slice(end);
+      var heading = body.startsWith(mark) && (body.charAt(mark.length) === " " || body.charAt(mark.length) === ":");
+      var continues = !body || body[0] === " " || body[0] === "\t";
+      if (heading || (inside.get(speaker) && continues)) {
+        inside.set(speaker, true);
+        own.add(index);
+      } else {
+        inside.set(speaker, false);
+      }
+    });
+    return own;
+  };
 
   function count(pattern, text) { return (text.match(pattern) || []).length; }
 
@@ -287,14 +308,18 @@
   Parser.prototype.cleanLines = function (text) {
     var self = this, size = pyLen(text);
     if (size > this.C.MAX_OUTPUT_CHARS) text = text.slice(pySlice(text, size - this.C.MAX_OUTPUT_CHARS).length);
-    return text.split("\n").map(function (raw) { return self.clean(raw)[0]; });
+    var raws = text.split("\n"), own = text.indexOf(this.C.OWN_MARK) >= 0 ? this.ownLines(raws) : new Set();
+    return raws.map(function (raw, i) { return own.has(i) ? "" : self.clean(raw)[0]; });
   };
 
-  Parser.prototype.split = function (text, firstLine) {
+  /* _split: kb's own blocks and the lines numbered in skip (a Set) are read as blank */
+  Parser.prototype.split = function (text, firstLine, skip) {
     var capped = this.cap(text), parts = capped[0].split("\n"), lines = [];
+    var own = capped[0].indexOf(this.C.OWN_MARK) >= 0 ? this.ownLines(parts) : new Set();
     for (var i = 0; i < parts.length; i++) {
-      var c = this.clean(parts[i]);
-      lines.push({ number: firstLine + capped[1] + i, text: c[0], rank: c[1], role: "text" });
+      var number = firstLine + capped[1] + i;
+      var c = own.has(i) || (skip && skip.has(number)) ? ["", null] : this.clean(parts[i]);
+      lines.push({ number: number, text: c[0], rank: c[1], role: "text" });
     }
     return lines;
   };
@@ -433,8 +458,8 @@
   };
 
   /* firstLine numbers the text's first line (the tail of a longer output), as parse(first_line=) */
-  Parser.prototype.parse = function (text, firstLine) {
-    var self = this, collected = this.collect(this.split(String(text), firstLine === undefined ? 1 : firstLine));
+  Parser.prototype.parse = function (text, firstLine, skip) {
+    var self = this, collected = this.collect(this.split(String(text), firstLine === undefined ? 1 : firstLine, skip));
     var lines = collected[0].map(function (l) {
       return l.role === "text" && self.isContext(l.text) ? withRole(l, "context") : l;
     });
@@ -860,8 +885,9 @@
           overlap.set(n, (overlap.get(n) || 0) + 1);
         });
       });
-      overlap.forEach(function (shared, number) {
-        var sig = self.sigs[number];
+      // by signature number, as _score._fuzzy walks them: evidence of equal strength keeps that order
+      Array.from(overlap.keys()).sort(function (a, b) { return a - b; }).forEach(function (number) {
+        var shared = overlap.get(number), sig = self.sigs[number];
         if (shared < Math.max(C.MIN_SHARED_TERMS, C.SHARED_TERMS_SHARE * sig.nterms)) return;
         // "exitcode: -11" is not a retyped "exitcode: -9"
         if (!sig.numbers.every(function (n) { return numbers.has(n); })) return;
@@ -1151,7 +1177,52 @@
    * of (tells read all of it), as _search.search(output=). symptom is SearchResponse.symptom, which --json leaves out:
    * the line a signature matched for the first entry (the browser's triage reads it) */
   Engine.prototype.search = function (text, top, firstLine, output) {
-    var C = this.C, self = this, query = this.parser.parse(text, firstLine);
+    text = String(text);
+    firstLine = firstLine === undefined ? 1 : firstLine;
+    var query = this.parser.parse(text, firstLine), ranks = this.teardown(text, query, firstLine);
+    if (ranks === null) return this.respond(query, top, output);
+    // a silent rank made its peers time out: their teardown is not the failure, and the answer names that rank
+    var response = this.respond(this.parser.parse(text, firstLine, ranks.skip), top, output);
+    if (response.abstained) {
+      response.advice = response.symptom !== null && response.advice ? ranks.note + " " + response.advice : ranks.note;
+    } else {
+      response.why = response.why ? response.why + " " + ranks.note : ranks.note;
+    }
+    return response;
+  };
+
+  /* _ranks.teardown: the victims' teardown when a silent rank made its peers time out, else null. It reads the
+   * ranks with triage.js (TrainkbTriage), which every page with a paste box loads beside this file; without it
+   * a multi-rank paste is read whole, as it was before triage could say which lines are only consequences */
+  Engine.prototype.teardown = function (text, query, firstLine) {
+    var C = this.C, T = root.TrainkbTriage;
+    if (!T || !query.lines.some(function (l) { return l.rank !== null && l.rank !== undefined; })) return null;
+    var found = T.triage(text);
+    if (!found || C.RANKS_SILENT_BASES.indexOf(found.basis) < 0 || !found.culprits.length) return null;
+    var timedOut = new Map();
+    found.ranks.forEach(function (v) {
+      if (v.how === C.RANKS_WAITED && v.line !== null && v.line !== undefined) timedOut.set(v.rank, firstLine - 1 + v.line);
+    });
+    if (!timedOut.size) return null;
+    var first = Math.min.apply(null, Array.from(timedOut.values())), skip = new Set();
+    query.lines.forEach(function (l) {
+      var rank = l.rank === undefined ? null : l.rank;
+      if ((rank !== null && timedOut.has(rank) && l.number > timedOut.get(rank)) || (rank === null && l.number > first)) {
+        skip.add(l.number);
+      }
+    });
+    function ranks(list) {
+      list = list.slice().sort(function (a, b) { return a - b; });
+      return list.length === 1 ? "rank " + list[0] : "ranks " + list.join(", ");
+    }
+    var note = C.RANKS_NOTE.split("{culprit}").join(ranks(found.culprits))
+      .split("{victims}").join(ranks(Array.from(timedOut.keys())));
+    return { skip: skip, note: note };
+  };
+
+  /* _search._respond: the response for a parsed paste */
+  Engine.prototype.respond = function (query, top, output) {
+    var C = this.C, self = this;
     var scored = this.score(query).filter(function (s) { return s.score >= C.MIN_SCORE; });
     /* high needs a high score, a clear lead and a signature that names the entry's cause */
     function confidence(score, runnerUp, cause) {

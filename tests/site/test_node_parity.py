@@ -6,9 +6,9 @@ build writes, on every benchmark case, the checks' captured evidence, every sign
 the triage fixtures and seeded variations of all of them (splices, cuts, edits, Unicode, word soups
 at the noise rule's edge). Whole responses are compared, field by field: a field either side adds
 is a difference until the other side has it too. The exceptions, each with its reason: the fields in
-``PYTHON_ONLY``; a rank's time, epoch seconds in the browser (``_node_triage``); the order of equally
-strong evidence (``_untie``). kb's answers also gain what the browser's carry beyond `--json`: the
-search's ``symptom`` and each rank's ``last_line``.
+``PYTHON_ONLY``; a rank's time, epoch seconds in the browser (``_node_triage``). Evidence of equal
+strength is compared in order too: both engines keep it in signature order. kb's answers also gain
+what the browser's carry beyond `--json`: the search's ``symptom`` and each rank's ``last_line``.
 
 Node is needed (``node`` on PATH; .ci/run installs Debian's nodejs when it is missing). Without it
 the module is skipped with the reason, except under ``CI=true``, where it fails, as the browser
@@ -31,10 +31,10 @@ from typing import Any, BinaryIO
 
 import pytest
 
+from trainkb._ownoutput import MARK
 from trainkb.catalogue import Catalogue
 from trainkb.search import Index, search
 from trainkb.search._index import build_data
-from trainkb.search._score import MAX_EVIDENCE
 from trainkb.site import export_index
 from trainkb.triage import to_json, triage_text
 from trainkb.triage._report import _when
@@ -45,6 +45,7 @@ DRIVER = Path(__file__).with_name("node_engines.js")
 SHARED_CASES = Path("/work/shared/bench/dev-cases.jsonl")
 CASE_FILES = sorted([*(ROOT / "benchmarks").glob("*cases*.jsonl"), *(ROOT / "benchmarks").glob("real_failures*.jsonl")])
 TRIAGE_FIXTURES = sorted((ROOT / "tests" / "triage" / "fixtures").glob("*/*/combined.log"))
+OWN_OUTPUT = sorted((ROOT / "tests" / "own_output").glob("*.log"))
 SEED = 29
 
 # Fields one side has by design, with what the other side's value must be instead.
@@ -189,34 +190,6 @@ def _compare(where: str, cases: list[Case], answers: list[Json], expected: list[
             bad.append(f"{label}:\n    " + "\n    ".join(out[:6]) + f"\n    text: {text[:300]!r}")
     print(f"\n{where} parity: {len(cases) - len(bad)}/{len(cases)} identical")
     assert not bad, f"{len(bad)} of {len(cases)} {where} answers differ:\n" + "\n".join(bad[:5])
-
-
-def _untie(view: Json, strengths: list[list[float]]) -> Json:
-    """``view`` with each run of equally strong evidence in one order (a run cut by MAX_EVIDENCE: its size only).
-
-    kb search sorts evidence by strength alone, and equal strengths keep the order in which its
-    fuzzy matcher visits a set of words, which changes with PYTHONHASHSEED; the browser visits them
-    in paste order. Positions and strengths come from kb's answer and are applied to both sides.
-    """
-    if view is None or not isinstance(view.get("results"), list):
-        return view
-    for result, levels in zip(view["results"], strengths, strict=False):
-        evidence = result.get("evidence")
-        if not isinstance(evidence, list):
-            continue
-        runs, start = [], 0
-        for i in range(1, len(levels) + 1):
-            if i == len(levels) or levels[i] != levels[start]:
-                runs.append((start, i))
-                start = i
-        for a, b in reversed(runs):
-            if b - a < 2:
-                continue
-            if b == len(levels) == MAX_EVIDENCE:
-                evidence[a:b] = [{"tied at the cut": len(evidence[a:b])}]
-            else:
-                evidence[a:b] = sorted(evidence[a:b], key=lambda e: json.dumps(e, sort_keys=True))
-    return view
 
 
 def _node_triage(view: Json) -> Json:
@@ -445,20 +418,17 @@ def _search_both(node: NodeEngines, index: Index, cases: list[Case], options: li
         {"op": "search", "text": text, "top": top, "first_line": first}
         for (_label, text), (top, first) in zip(cases, options, strict=True)
     ]
-    strengths: list[list[list[float]]] = []
 
     def python() -> list[Json]:
         out = []
         for (_label, text), (top, first) in zip(cases, options, strict=True):
             response = search(text, top=top, catalogue=index, first_line=first)
-            strengths.append([[e.strength for e in r.evidence] for r in response.results])
             view = response.to_json()
             view["symptom"] = response.symptom  # not in --json, but the browser's triage reads it
-            out.append(_untie(view, strengths[-1]))
+            out.append(view)
         return out
 
     answers, expected = node.ask(requests, python)
-    answers = [{**a, "result": _untie(a.get("result"), s)} for a, s in zip(answers, strengths, strict=True)]
     _compare("search", cases, answers, expected)
 
 
@@ -466,6 +436,24 @@ def test_search_agrees_on_every_benchmark_case(node: NodeEngines, index: Index) 
     cases = _benchmark_cases()
     assert len(cases) > 700, f"only {len(cases)} benchmark cases: a case file went missing"
     _search_both(node, index, cases, [(10, 1)] * len(cases))
+
+
+def test_search_agrees_on_multirank_logs_and_saved_kb_output(node: NodeEngines, index: Index) -> None:
+    """The triage fixtures (a silent rank's peers' teardown is left out) and logs holding kb's own blocks
+    (left out too), whole and as their tails; the own-output logs do hold blocks that change the answer."""
+    logs = [(str(p.relative_to(ROOT)), p.read_text(encoding="utf-8")) for p in TRIAGE_FIXTURES]
+    own = [(str(p.relative_to(ROOT)), p.read_text(encoding="utf-8")) for p in OWN_OUTPUT]
+    assert own and all(MARK in text for _label, text in own), "no saved output with kb's blocks in tests/own_output"
+    kept = [text for _label, text in own if search(text, catalogue=index).to_json() != _unmarked(text, index)]
+    assert kept, "no saved kb block changes the answer: the rule that skips them goes untested"
+    cases = logs + own
+    cases += [(f"{label} (tail)", "\n".join(text.split("\n")[len(text.split("\n")) // 3 :])) for label, text in cases]
+    _search_both(node, index, cases, [(10, 1 + i % 2 * 40) for i in range(len(cases))])
+
+
+def _unmarked(text: str, index: Index) -> Json:
+    """kb's answer to ``text`` with its blocks' heading mark spelt otherwise, so that they are read as output."""
+    return search(text.replace(MARK, "-- kb"), catalogue=index).to_json()
 
 
 def test_search_agrees_on_generated_inputs(node: NodeEngines, index: Index) -> None:

@@ -57,9 +57,9 @@ async def test_entry_pane_answers_or_lists_the_differential(real_app: TrainKBApp
             assert visible(app, "#summary") and detail.scroll_offset.y == 0
         else:
             assert detail.border_title == "Differential"
-            source = app.query_one("#doc", Markdown).source
-            for result in response.results[: response.candidates]:
-                assert f"**{result.id}**" in source and "**Fix:**" in source
+            heads = [str(w.render()).split(" · ")[0] for w in app.query(".candidate-head")]
+            assert heads == [r.id for r in response.results[: response.candidates]]
+            assert all(str(w.render()).startswith("Fix: ") for w in app.query(".candidate-fix"))
             assert detail.max_scroll_y == 0  # every candidate, its sign and its fix on screen, no scrolling
 
 

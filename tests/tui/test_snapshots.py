@@ -33,3 +33,28 @@ def test_traceback_pasted(snap_compare, app, size):
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
 def test_browse(snap_compare, app, size):
     assert snap_compare(app, terminal_size=size, press=["ctrl+b"])
+
+
+async def _five_oom_candidates(pilot):
+    """The real OOM message pasted as a terminal sends it, then the M1–M5 differential it belongs to (real records)."""
+    from test_differential_fits import _differential, _oom_line
+
+    for event in XTermParser().feed("\x1b[200~" + _oom_line() + "\x1b[201~"):
+        pilot.app._driver.process_message(event)
+    for _ in range(4):
+        await pilot.pause()
+        await pilot.app.workers.wait_for_complete()
+    await pilot.app.query_one("#detail").show_diagnosis(_differential(["M1", "M2", "M3", "M4", "M5"]))
+    await pilot.pause(0.5)
+
+
+def test_five_candidate_differential(snap_compare, tmp_path, monkeypatch):
+    """A differential of MAX_CANDIDATES real entries at 120×40: every head, sign and fix on screen (the real
+    catalogue's M1–M5: `make snapshots` after their tells or fixes change)."""
+    from trainkb.catalogue import find_catalogue
+    from trainkb.tui import KnowledgeBase, TrainKBApp
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("TRAINKB_SITE_URL", raising=False)
+    app = TrainKBApp(KnowledgeBase.load(find_catalogue()), blink=False)
+    assert snap_compare(app, terminal_size=(120, 40), run_before=_five_oom_candidates)

@@ -187,7 +187,8 @@ def clean_lines(text: str) -> list[str]:
     return ["" if index in own else _clean(raw)[0] for index, raw in enumerate(raws)]
 
 
-def _split(text: str | bytes, first_line: int) -> list[Line]:
+def _split(text: str | bytes, first_line: int, skip: frozenset[int] = frozenset()) -> list[Line]:
+    """The paste's lines, numbered; kb's own blocks and the lines numbered in ``skip`` are left blank."""
     if isinstance(text, bytes):
         text = text.decode("utf-8", errors="replace")
     text, dropped = _cap(text)
@@ -195,8 +196,9 @@ def _split(text: str | bytes, first_line: int) -> list[Line]:
     own = own_lines(raws) if MARK in text else set()  # kb's own advice in a saved log: not the failure
     lines = []
     for offset, raw in enumerate(raws):
-        cleaned, rank = _clean(raw) if offset not in own else ("", None)
-        lines.append(Line(first_line + dropped + offset, cleaned, rank))
+        number = first_line + dropped + offset
+        cleaned, rank = _clean(raw) if offset not in own and number not in skip else ("", None)
+        lines.append(Line(number, cleaned, rank))
     return lines
 
 
@@ -381,13 +383,14 @@ def _kind(lines: list[Line], messages: list[Message]) -> str:
     return "log" if loggy and loggy >= wordy else "prose"
 
 
-def parse(text: str | bytes, first_line: int = 1) -> Query:
+def parse(text: str | bytes, first_line: int = 1, skip: frozenset[int] = frozenset()) -> Query:
     """Split, clean and classify ``text``; never raises on any input.
 
     ``first_line`` numbers the text's first line, for a caller that passes only the tail of
-    a longer output and wants evidence to point into the whole of it.
+    a longer output and wants evidence to point into the whole of it. The lines numbered in
+    ``skip`` are read as blank (another rank's teardown, see _ranks.py).
     """
-    lines, found = _collect(_split(text, first_line))
+    lines, found = _collect(_split(text, first_line, skip))
     lines = [
         Line(line.number, line.text, line.rank, "context") if line.role == "text" and _is_context(line.text) else line
         for line in lines

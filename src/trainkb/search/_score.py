@@ -290,7 +290,8 @@ def _fuzzy(
         for word in words:
             for number in index.sig_terms.get(word, ()):
                 overlap[number] = overlap.get(number, 0) + 1
-        for number, shared in overlap.items():
+        # by signature number, not in the words' (hash-seeded) set order: evidence of equal strength keeps this order
+        for number, shared in sorted(overlap.items()):
             sig = index.sigs[number]
             if shared < max(MIN_SHARED_TERMS, SHARED_TERMS_SHARE * len(sig.terms)):
                 continue

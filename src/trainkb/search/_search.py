@@ -9,7 +9,8 @@ from typing import Any, Literal
 from ..catalogue import PathList, find_catalogues
 from ._hint import advice
 from ._index import Index, load_index
-from ._input import clean_lines, parse
+from ._input import Query, clean_lines, parse
+from ._ranks import teardown
 from ._score import KNOWN_FAILURE, SOME_EVIDENCE, Evidence, Scored, score_entries
 from ._tells import TellText, first_fired
 
@@ -180,7 +181,23 @@ def search(
     a longer output; ``output`` is that whole output (``kb run``, the hook): tells read all of it.
     """
     index = catalogue if isinstance(catalogue, Index) else get_index(catalogue)
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", errors="replace")
     query = parse(text, first_line)
+    ranks = teardown(text, query, first_line)
+    if ranks is None:
+        return _respond(index, query, top, output)
+    # a silent rank made its peers time out: their teardown is not the failure, and the answer names that rank
+    response = _respond(index, parse(text, first_line, ranks.skip), top, output)
+    if response.abstained:
+        # a recognised symptom keeps its advice; asking for a traceback a silent rank never printed is no help
+        known = response.symptom is not None and response.advice
+        return replace(response, advice=f"{ranks.note} {response.advice}" if known else ranks.note)
+    return replace(response, why=f"{response.why} {ranks.note}" if response.why else ranks.note)
+
+
+def _respond(index: Index, query: Query, top: int, output: str | None) -> SearchResponse:
+    """The response for a parsed paste: answered, a differential, or unknown (see ``search``)."""
     scored = [s for s in score_entries(index, query) if s.score >= MIN_SCORE]
     results = []
     for rank, s in enumerate(scored):

@@ -18,7 +18,8 @@ from __future__ import annotations
 import re
 from typing import Any, Literal, TypedDict
 
-from . import _hint, _input, _normalize, _score, _search, _tells
+from .. import _ownoutput
+from . import _hint, _input, _normalize, _ranks, _score, _search, _tells
 from ._index import Index
 from ._jsregex import js_regex, signature_regex
 
@@ -31,7 +32,7 @@ __all__ = [
     "engine_patterns",
 ]
 
-ENGINE_CONTRACT_VERSION = 2  # 2: tells, the answer's status, why and candidates
+ENGINE_CONTRACT_VERSION = 3  # 2: tells, the answer's status, why and candidates; 3: kb's own blocks, ranks' teardown
 
 
 class EntryContract(TypedDict):
@@ -203,6 +204,11 @@ def _constants() -> dict[str, Any]:
         "RISE_MAJORITY": _tells.RISE_MAJORITY,
         "MAX_SERIES": _tells.MAX_SERIES,
         "SIZE_UNITS": dict(_tells._UNITS),
+        # kb's own blocks in a saved log (_ownoutput.py) and the teardown of ranks that only waited (_ranks.py)
+        "OWN_MARK": _ownoutput.MARK,
+        "RANKS_NOTE": _ranks.RANKS_NOTE,
+        "RANKS_SILENT_BASES": list(_ranks.SILENT_BASES),
+        "RANKS_WAITED": _ranks.WAITED,
     }
 
 
@@ -241,6 +247,7 @@ def engine_patterns() -> dict[str, re.Pattern[str]]:
         "TOKEN": n._TOKEN,
         "NUMBER": n.NUMBER,
         "SIZE_VALUE": _tells._VALUE,
+        "OWN_PREFIX": _ownoutput._PREFIX,
     }
 
 

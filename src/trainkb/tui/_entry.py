@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Input, Markdown, OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -12,7 +12,7 @@ from .._terminal import printable
 from ..catalogue import Entry
 from ..search import SearchResponse
 
-__all__ = ["EntryView", "diagnosis_markdown", "inline_code"]
+__all__ = ["EntryView", "candidate_lines", "diagnosis_markdown", "inline_code"]
 
 SYMPTOM_CHARS = 160  # of the symptom line quoted at the top of a differential
 
@@ -25,17 +25,25 @@ def _md(text: str) -> str:
     return out
 
 
+def candidate_lines(response: SearchResponse) -> list[tuple[Text, Text, Text]]:
+    """A differential's candidates as (id and title, the sign that decides, the fix): three short fields each,
+    so that MAX_CANDIDATES of them fit the pane at 120×40 without scrolling."""
+    out = []
+    for result in response.results[: response.candidates]:
+        sign = result.tell.says if result.tell else "no sign of its own in the output: compare its symptom"
+        seen = "seen: " if result.tell and result.tell.fired else "look for: "
+        head = Text.assemble((result.id, "bold"), " · ", inline_code(printable(result.title, newlines=False)))
+        tell = Text.assemble((seen, "italic"), inline_code(printable(sign, newlines=False)))
+        fix = Text.assemble(("Fix: ", "bold"), inline_code(printable(result.fix_summary, newlines=False)))
+        out.append((head, tell, fix))
+    return out
+
+
 def diagnosis_markdown(response: SearchResponse) -> str:
-    """What the entry pane shows when no single entry answers: the candidates with what decides, or the closest."""
+    """What the entry pane's document shows when no single entry answers: the closest entries (a differential's
+    candidates are widgets of their own, ``candidate_lines``)."""
     if response.status == "differential":
-        parts = []
-        for result in response.results[: response.candidates]:
-            sign = result.tell.says if result.tell else "no sign of its own in the output: compare its symptom"
-            seen = "seen in the output" if result.tell and result.tell.fired else "look for"
-            parts.append(
-                f"**{result.id}** · {_md(result.title)}  \n*{seen}:* {_md(sign)}  \n**Fix:** {_md(result.fix_summary)}"
-            )
-        return "\n\n".join(parts)
+        return ""
     closest = "\n".join(f"- **{r.id}** · {_md(r.title)}" for r in response.results[:5])
     return f"Closest entries, unconfirmed (Enter on one in the list opens it):\n\n{closest}" if closest else ""
 
@@ -63,6 +71,13 @@ class EntryView(VerticalScroll):
     EntryView MarkdownFence { overflow-x: hidden; }
     EntryView MarkdownFence > Label { width: 1fr; }
     EntryView #related { height: auto; max-height: 12; border: none; }
+    EntryView #candidates { height: auto; display: none; }
+    EntryView #candidates.-shown { display: block; }
+    EntryView .candidate { height: auto; }
+    EntryView .candidate-head { height: 1; text-wrap: nowrap; text-overflow: ellipsis; background: $boost; }
+    EntryView .candidate-head { margin: 1 0 0 0; }
+    EntryView .candidate:first-of-type .candidate-head { margin: 0; }
+    EntryView .candidate-tell { color: $text-muted; }
     """
 
     def compose(self) -> ComposeResult:
@@ -70,6 +85,7 @@ class EntryView(VerticalScroll):
         yield Static("Nothing selected yet: paste above, or Ctrl+P to jump to an entry.", id="title")
         yield Static("", id="aka", classes="-hidden")
         yield Static("", id="summary", classes="-hidden")
+        yield Vertical(id="candidates")
         yield Markdown("", id="doc", open_links=False)
         yield OptionList(id="related")
 
@@ -103,6 +119,7 @@ class EntryView(VerticalScroll):
         summary.update(fix)
         summary.set_class(guess, "-guess")
         summary.set_class(False, "-hidden")
+        await self._candidates([])
         await self.query_one("#doc", Markdown).update(markdown)
         options = self.query_one("#related", OptionList)
         options.clear_options()
@@ -125,7 +142,11 @@ class EntryView(VerticalScroll):
         """No single entry answers: the differential (candidates, what decides, each fix) or the closest entries."""
         differential = response.status == "differential"
         self.border_title = "Differential" if differential else "No confident match"
-        headline = "Several causes print this line" if differential else "No entry explains this output for sure"
+        headline = (
+            "Several causes print this line; the sign under each decides"
+            if differential
+            else ("No entry explains this output for sure")
+        )
         self.query_one("#title", Static).update(Text(headline))
         aka = self.query_one("#aka", Static)
         symptom = printable(response.symptom or "", newlines=False)[:SYMPTOM_CHARS]
@@ -133,18 +154,31 @@ class EntryView(VerticalScroll):
         aka.set_class(not symptom, "-hidden")
         summary = self.query_one("#summary", Static)
         advice = response.advice or ""
-        summary.update(
-            Text("What decides between them is under each candidate; Enter on one in the list opens it.")
-            if differential
-            else inline_code(printable(advice, newlines=False))
-        )
+        summary.update(inline_code(printable(advice, newlines=False)))
         summary.set_class(True, "-guess")
-        summary.set_class(not (differential or advice), "-hidden")
+        summary.set_class(differential or not advice, "-hidden")  # a differential's advice is in its candidates
+        await self._candidates(candidate_lines(response) if differential else [])
         await self.query_one("#doc", Markdown).update(diagnosis_markdown(response))
         options = self.query_one("#related", OptionList)
         options.clear_options()
         options.border_title = ""
         self.scroll_home(animate=False)
+
+    async def _candidates(self, lines: list[tuple[Text, Text, Text]]) -> None:
+        """Show a differential's candidates (none: hide the list), each as its head, sign and fix lines."""
+        box = self.query_one("#candidates", Vertical)
+        await box.remove_children()
+        box.set_class(bool(lines), "-shown")
+        if lines:
+            await box.mount_all(
+                Vertical(
+                    Static(head, classes="candidate-head"),
+                    Static(tell, classes="candidate-tell"),
+                    Static(fix, classes="candidate-fix"),
+                    classes="candidate",
+                )
+                for head, tell, fix in lines
+            )
 
     def open_find(self) -> None:
         box = self.query_one("#find", Input)

@@ -1,0 +1,68 @@
+"""Multi-rank pastes: what a rank that only waited for a broken peer printed is not the failure.
+
+When one rank stops without an error of its own (hung, or behind in the collective sequence) and
+its peers time out waiting in a collective, the peers' teardown (the watchdog's abort, SIGABRT,
+`Fatal Python error: Aborted`, torchrun's summary naming the first rank to die) says loudly that a
+worker crashed in native code. It did, but only because it waited: triage names the rank that broke.
+Search then reads the paste without those teardown lines, so the timeout itself (the symptom of a
+hang) decides the answer, and the advice names the silent rank. Triage is standard library only,
+so `kb search` stays light.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ._input import Query
+
+__all__ = ["RANKS_NOTE", "Teardown", "teardown"]
+
+SILENT_BASES = ("behind", "silent")  # triage found no rank with an error of its own
+WAITED = "timeout"  # a victim that timed out waiting in a collective (its watchdog line is kept)
+# said with the answer: which rank broke and why the aborts below the timeout are not the cause
+RANKS_NOTE = (
+    "Triage: {culprit} printed no error of its own while {victims} timed out waiting in a collective, so "
+    "{culprit} is where the job broke; the aborts (SIGABRT) and torchrun's summary after the timeout are "
+    "consequences, not the cause. Read {culprit}'s own output for where it stopped."
+)
+
+
+@dataclass(frozen=True)
+class Teardown:
+    """The lines (numbered as ``Line.number``) of victims' teardown, and the sentence naming the broken rank."""
+
+    skip: frozenset[int]
+    note: str
+
+
+def _ranks(ranks: list[int]) -> str:
+    return f"rank {ranks[0]}" if len(ranks) == 1 else "ranks " + ", ".join(str(r) for r in ranks)
+
+
+def teardown(text: str, query: Query, first_line: int = 1) -> Teardown | None:
+    """The victims' teardown in a paste where a silent rank made its peers time out; None otherwise.
+
+    A victim's lines after its timeout, and the lines no rank tags after the first timeout (the
+    launcher's summary), are teardown. Only pastes with rank-tagged lines are triaged.
+    """
+    if not any(line.rank is not None for line in query.lines):
+        return None
+    from ..triage import triage_text  # standard library only; imported when ranks speak
+
+    triage = triage_text(text, match=False)
+    if triage is None or triage.basis not in SILENT_BASES or not triage.culprits:
+        return None
+    timed_out = {v.rank: first_line - 1 + v.line for v in triage.ranks if v.how == WAITED and v.line is not None}
+    if not timed_out:
+        return None
+    first = min(timed_out.values())
+    skip = frozenset(
+        line.number
+        for line in query.lines
+        if (line.rank in timed_out and line.number > timed_out[line.rank])
+        or (line.rank is None and line.number > first)
+    )
+    note = RANKS_NOTE.replace("{culprit}", _ranks(sorted(triage.culprits))).replace(
+        "{victims}", _ranks(sorted(timed_out))
+    )
+    return Teardown(skip, note)
