@@ -1182,7 +1182,7 @@
     var query = this.parser.parse(text, firstLine), ranks = this.teardown(text, query, firstLine);
     if (ranks === null) return this.respond(query, top, output);
     // a silent rank made its peers time out: their teardown is not the failure, and the answer names that rank
-    var response = this.respond(this.parser.parse(text, firstLine, ranks.skip), top, output);
+    var response = this.respond(this.parser.parse(text, firstLine, ranks.skip), top, output, query);
     if (response.abstained) {
       response.advice = response.symptom !== null && response.advice ? ranks.note + " " + response.advice : ranks.note;
     } else {
@@ -1220,8 +1220,9 @@
     return { skip: skip, note: note };
   };
 
-  /* _search._respond: the response for a parsed paste */
-  Engine.prototype.respond = function (query, top, output) {
+  /* _search._respond: the response for a parsed paste; unskipped: the paste before triage blanked the
+   * victims' teardown (tells read all of it, and word-only entries do not hide the first matched line) */
+  Engine.prototype.respond = function (query, top, output, unskipped) {
     var C = this.C, self = this;
     var scored = this.score(query).filter(function (s) { return s.score >= C.MIN_SCORE; });
     /* high needs a high score, a clear lead and a signature that names the entry's cause */
@@ -1244,10 +1245,16 @@
       return response("answered", results, null, this.vouched(scored[0]), 0);
     }
     // the candidates for the first entry's symptom: the entries whose signatures matched the same message
-    var at = scored.length && scored[0].symptomAt.length ? scored[0].symptomAt[0] : null, family = [];
+    var anchor = null;
+    for (var k = 0; k < scored.length && anchor === null; k++) {
+      var s = scored[k];
+      if (s.symptomAt.length || s.evidence.length || !unskipped) anchor = s.symptomAt;
+    }
+    var at = anchor && anchor.length ? anchor[0] : null, family = [];
     scored.forEach(function (s, i) { if (at !== null && s.symptomAt.indexOf(at) >= 0) family.push(i); });
     if (!family.length) return response("unknown", results, this.advice(query, symptom, whole, partial), null, 0);
-    var lines = whole ? this.parser.cleanLines(String(output)) : query.lines.map(function (l) { return l.text; });
+    var lines = whole ? this.parser.cleanLines(String(output))
+      : (unskipped || query).lines.map(function (l) { return l.text; });
     var fired = new Map();  // family order
     family.forEach(function (i) {
       var tell = firstFired(self.tells.get(scored[i].entry) || [], lines, self);

@@ -40,3 +40,11 @@ def test_a_back_reference_names_its_group() -> None:
 
 def test_a_group_pattern_unsafe_for_the_browser_matches_nothing() -> None:
     assert signature_regex(r"(?P<v>(a+)+)b") == ["(?!)", "u"]
+
+
+def test_leading_inline_flags_become_javascript_flags() -> None:
+    """RE2 reads a leading `(?i)` as a flag for the whole pattern; JavaScript has no such group."""
+    source, flags = js_regex(r"(?i)gated|is gated", re2=True)
+    assert not source.startswith("(?") and flags == "iu"
+    assert js_regex(r"(?is)a.b", re2=True)[1] == "isu"
+    assert js_regex(r"a(?i)b", re2=True)[0].startswith("a")  # only a leading group is a whole-pattern flag

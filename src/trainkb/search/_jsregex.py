@@ -138,6 +138,11 @@ def js_regex(pattern: re.Pattern[str] | str, flags: int = 0, re2: bool = False) 
         source, flags = pattern.pattern, pattern.flags
     else:
         source = pattern
+    # leading inline flags (`(?i)` as RE2 and Python read them) become the JavaScript regex's flags
+    lead = re.match(r"\(\?([ims]+)\)", source)
+    if lead:
+        source = source[lead.end() :]
+        flags |= sum(flag for flag, letter in _FLAGS if letter in lead[1])
     return [_unicode(source, flags, re2), "".join(letter for flag, letter in _FLAGS if flags & flag) + "u"]
 
 

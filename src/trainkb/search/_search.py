@@ -188,7 +188,7 @@ def search(
     if ranks is None:
         return _respond(index, query, top, output)
     # a silent rank made its peers time out: their teardown is not the failure, and the answer names that rank
-    response = _respond(index, parse(text, first_line, ranks.skip), top, output)
+    response = _respond(index, parse(text, first_line, ranks.skip), top, output, unskipped=query)
     if response.abstained:
         # a recognised symptom keeps its advice; asking for a traceback a silent rank never printed is no help
         known = response.symptom is not None and response.advice
@@ -196,8 +196,15 @@ def search(
     return replace(response, why=f"{response.why} {ranks.note}" if response.why else ranks.note)
 
 
-def _respond(index: Index, query: Query, top: int, output: str | None) -> SearchResponse:
-    """The response for a parsed paste: answered, a differential, or unknown (see ``search``)."""
+def _respond(
+    index: Index, query: Query, top: int, output: str | None, unskipped: Query | None = None
+) -> SearchResponse:
+    """The response for a parsed paste: answered, a differential, or unknown (see ``search``).
+
+    ``unskipped`` is the paste before triage blanked the victims' teardown: tells still read all of it
+    (torchrun's `<NO_OTHER_FAILURES>` says which rank stopped), and since triage has named the failure
+    (a collective timeout), entries that matched only words do not hide the first entry that matched a line.
+    """
     scored = [s for s in score_entries(index, query) if s.score >= MIN_SCORE]
     results = []
     for rank, s in enumerate(scored):
@@ -206,13 +213,15 @@ def _respond(index: Index, query: Query, top: int, output: str | None) -> Search
     symptom = scored[0].symptom if scored else None
     partial = bool(scored) and scored[0].partial
     cut = max(top, 0)
+    # the symptom line the candidates share: the first entry's, or past word-only entries when triage named it
+    anchor = next((s.symptom_at for s in scored if s.symptom_at or s.evidence or unskipped is None), ())
     if results and results[0].confidence != "low":
         return SearchResponse(query.kind, False, results[:cut], None, symptom, "answered", _vouched(scored[0]))
-    family = [i for i, s in enumerate(scored) if scored[0].symptom_at and scored[0].symptom_at[0] in s.symptom_at]
+    family = [i for i, s in enumerate(scored) if anchor and anchor[0] in s.symptom_at]
     whole = output is not None
     if not family:
         return SearchResponse(query.kind, True, results[:cut], advice(query, symptom, whole, partial), symptom)
-    lines = [line.text for line in query.lines] if output is None else clean_lines(output)
+    lines = [line.text for line in (unskipped or query).lines] if output is None else clean_lines(output)
     view = TellText(lines)
     fired = {i: tell for i in family if (tell := first_fired(index.tells.get(scored[i].entry, ()), view))}
     if len(fired) == 1:
