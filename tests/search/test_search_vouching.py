@@ -56,6 +56,7 @@ def test_a_paste_cut_inside_its_traceback_is_not_explained_by_a_warning_above_it
 def test_an_alignment_with_a_sibling_message_ranks_but_does_not_vouch() -> None:
     response = search(SIBLING_KEYWORD)
     top = response.results[0]
-    # masking aligns 'use_distributed_sampler' with E4's 'tokenizer': the entry is close, not confirmed
-    assert top.id == "E4" and top.confidence == "low" and response.abstained
+    # masking aligns 'use_distributed_sampler' with E4's 'tokenizer' (and with E8's removed Lightning flags):
+    # the entries are close, not confirmed
+    assert top.id in {"E4", "E8"} and top.confidence == "low" and response.abstained
     assert search(SIBLING_KEYWORD.replace("use_distributed_sampler", "tokenizer")).results[0].confidence != "low"
