@@ -1221,7 +1221,7 @@
   };
 
   /* _search._respond: the response for a parsed paste; unskipped: the paste before triage blanked the
-   * victims' teardown (tells read all of it, and word-only entries do not hide the first matched line) */
+   * victims' teardown (tells read all of it) */
   Engine.prototype.respond = function (query, top, output, unskipped) {
     var C = this.C, self = this;
     var scored = this.score(query).filter(function (s) { return s.score >= C.MIN_SCORE; });
@@ -1244,15 +1244,17 @@
     if (results.length && results[0].confidence !== "low") {  // a cause-naming line
       return response("answered", results, null, this.vouched(scored[0]), 0);
     }
-    // the candidates for the first entry's symptom: the entries whose signatures matched the same message
+    // the candidates for a symptom: the entries whose signatures matched the same message as the first entry
+    // that matched a line (entries ranked above it on words alone stay in the results, after the candidates)
     var anchor = null;
     for (var k = 0; k < scored.length && anchor === null; k++) {
       var s = scored[k];
-      if (s.symptomAt.length || s.evidence.length || !unskipped) anchor = s.symptomAt;
+      if (s.symptomAt.length || s.evidence.length) anchor = s.symptomAt;
     }
     var at = anchor && anchor.length ? anchor[0] : null, family = [];
     scored.forEach(function (s, i) { if (at !== null && s.symptomAt.indexOf(at) >= 0) family.push(i); });
     if (!family.length) return response("unknown", results, this.advice(query, symptom, whole, partial), null, 0);
+    symptom = scored[family[0]].symptom; partial = scored[family[0]].partial;
     var lines = whole ? this.parser.cleanLines(String(output))
       : (unskipped || query).lines.map(function (l) { return l.text; });
     var fired = new Map();  // family order

@@ -202,8 +202,7 @@ def _respond(
     """The response for a parsed paste: answered, a differential, or unknown (see ``search``).
 
     ``unskipped`` is the paste before triage blanked the victims' teardown: tells still read all of it
-    (torchrun's `<NO_OTHER_FAILURES>` says which rank stopped), and since triage has named the failure
-    (a collective timeout), entries that matched only words do not hide the first entry that matched a line.
+    (torchrun's `<NO_OTHER_FAILURES>` says which rank stopped).
     """
     scored = [s for s in score_entries(index, query) if s.score >= MIN_SCORE]
     results = []
@@ -213,14 +212,16 @@ def _respond(
     symptom = scored[0].symptom if scored else None
     partial = bool(scored) and scored[0].partial
     cut = max(top, 0)
-    # the symptom line the candidates share: the first entry's, or past word-only entries when triage named it
-    anchor = next((s.symptom_at for s in scored if s.symptom_at or s.evidence or unskipped is None), ())
+    # the symptom line the candidates share: the first entry that matched a line (entries ranked above it on
+    # words alone never hide a recognised symptom; they stay in the results, after the candidates)
+    anchor = next((s.symptom_at for s in scored if s.symptom_at or s.evidence), ())
     if results and results[0].confidence != "low":
         return SearchResponse(query.kind, False, results[:cut], None, symptom, "answered", _vouched(scored[0]))
     family = [i for i, s in enumerate(scored) if anchor and anchor[0] in s.symptom_at]
     whole = output is not None
     if not family:
         return SearchResponse(query.kind, True, results[:cut], advice(query, symptom, whole, partial), symptom)
+    symptom, partial = scored[family[0]].symptom, scored[family[0]].partial
     lines = [line.text for line in (unskipped or query).lines] if output is None else clean_lines(output)
     view = TellText(lines)
     fired = {i: tell for i in family if (tell := first_fired(index.tells.get(scored[i].entry, ()), view))}
