@@ -9,6 +9,7 @@ import json
 import math
 import os
 import re
+import secrets
 import signal
 import sys
 import threading
@@ -243,6 +244,10 @@ def run(args: argparse.Namespace) -> int:
         for line in checker.github_annotations(results):
             print(line)
     stream = sys.stderr if args.json == "-" else sys.stdout
+    # The summary quotes snippet output: on a CI runner its `::error::` lines would be commands.
+    pause = f"{secrets.token_hex(16)}" if args.format == "github" else None
+    if pause:
+        print(f"::stop-commands::{pause}", file=stream)
     if results or not args.mutants_only:
         print(checker.summary_text(results, env["name"], wall), file=stream)
     if mutant_run is not None:
@@ -251,6 +256,8 @@ def run(args: argparse.Namespace) -> int:
         print(mutant_summary(mutant_run), file=stream)
         if args.mutants_only:
             print(f"({wall:.1f} s)", file=stream)
+    if pause:
+        print(f"::{pause}::", file=stream)
     bad = {CheckStatus.FAILED, CheckStatus.ERROR} | ({CheckStatus.SKIPPED} if args.strict else set())
     failed = any(r.status in bad for r in results) or (mutant_run is not None and not mutant_run.ok)
     return Exit.FINDINGS if failed else Exit.SUCCESS
