@@ -62,22 +62,6 @@ def test_a_snippet_that_exits_without_an_outcome_is_not_said_to_have_completed(m
     assert "exited with status 1" in result.message and "completed" not in result.message
 
 
-def test_a_snippet_that_connects_to_the_forkserver_socket_breaks_nothing(make_catalogue, pool):
-    server = forkserver._forkserver
-    pool.probe([])  # the forkserver is running and its address known here
-    address, pid = server._forkserver_address, server._forkserver_pid
-    poke = (
-        "import socket\n"
-        f"for _ in range(3):\n    s = socket.socket(socket.AF_UNIX)\n    s.connect({address!r})\n    s.close()\n"
-        "import time\ntime.sleep(0.5)\n"
-    )
-    after = {"code": "import torch\nassert torch.ones(2).sum() == 2\n", "expect": "ok"}
-    results = _run(make_catalogue, pool, {"code": poke, "expect": "ok"}, after, dict(after))
-    assert [r.status for r in results] == ["passed"] * 3, [r.message for r in results]
-    assert server._forkserver_pid == pid  # the same forkserver: it survived
-    os.kill(pid, 0)
-
-
 def test_a_killed_forkserver_does_not_blame_the_next_check(make_catalogue, pool):
     pool.probe([])
     pool.keep_spares(1)
