@@ -20,12 +20,14 @@ the other stream back; a progress bar redrawn with `\\r` never does.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import fcntl
 import os
 import pty
 import selectors
 import signal
 import subprocess
+import sys
 import termios
 import time
 from collections import deque
@@ -196,6 +198,34 @@ def _forwarding(pgid: int, terminals: list[tuple[int, int]]) -> Iterator[None]:
             signal.signal(signum, handler)
 
 
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_us(parent: int) -> Callable[[], None] | None:
+    """In the child before exec (Linux): SIGKILL when `kb run` dies, even by SIGKILL."""
+    if sys.platform != "linux":
+        return None
+
+    def arm() -> None:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent:  # `kb run` died before the line above
+            os._exit(137)
+
+    return arm
+
+
+def _open_standard_streams() -> None:
+    """Give a closed stdout or stderr (`>&-`) /dev/null, so our pipes never take its number."""
+    for fd in (1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            null = os.open(os.devnull, os.O_WRONLY)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+
+
 def watch(
     cmd: Sequence[str],
     tail_bytes: int = RUN_TAIL_BYTES,
@@ -208,12 +238,18 @@ def watch(
 
     ``on_idle`` is called with our stderr at the start of a line, so what it prints stands on its own.
     """
+    _open_standard_streams()
     env = dict(os.environ)
     env.setdefault("PYTHONUNBUFFERED", "1")  # a piped Python child would otherwise block-buffer
     channels = {target: _channel(target) for target in (stdout_fd, stderr_fd)}
     try:
         child = subprocess.Popen(
-            list(cmd), stdout=channels[stdout_fd][1], stderr=channels[stderr_fd][1], env=env, start_new_session=True
+            list(cmd),
+            stdout=channels[stdout_fd][1],
+            stderr=channels[stderr_fd][1],
+            env=env,
+            start_new_session=True,
+            preexec_fn=_die_with_us(os.getpid()),  # kb run forks from its only thread
         )
     except BaseException:
         for fd in {fd for pair in channels.values() for fd in pair}:
@@ -271,6 +307,11 @@ def watch(
                         alone[key.data].close()
                         os.close(key.fd)
             returncode = child.wait()
+    except BaseException:  # whatever stops us must not leave the command running unwatched
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(child.pid, signal.SIGKILL)
+        child.wait()
+        raise
     finally:
         for key in list(selector.get_map().values()):
             alone[key.data].close()
@@ -280,12 +321,15 @@ def watch(
 
 
 def _write_all(fd: int, data: bytes) -> bool:
-    """Write everything; False when the reader has gone (EPIPE)."""
+    """Write everything; False when the reader has gone (EPIPE). Other write errors (a full disk,
+    `2>/dev/full`) drop this piece and keep the command running, as its own write would not stop it."""
     view = memoryview(data)
     while view:
         try:
             written = os.write(fd, view)
         except BrokenPipeError:
             return False
+        except OSError:
+            return True
         view = view[written:]
     return True

@@ -6,6 +6,7 @@ already in ``sys.modules`` there (see ``_warm``).
 
 from __future__ import annotations
 
+import contextlib
 import linecache
 import multiprocessing
 import os
@@ -17,9 +18,24 @@ import warnings
 from multiprocessing.connection import Connection
 from typing import Any
 
-__all__ = ["run_snippet"]
+__all__ = ["KB_ERROR_KEY", "UNDELIVERED", "run_snippet"]
 
 _MAX_TEXT = 64 * 1024
+KB_ERROR_KEY = "kb_error"  # the check could not be run as asked: an error of kb, never a verdict
+UNDELIVERED = 70  # exit status when the outcome could not reach `kb check` (EX_SOFTWARE)
+
+
+class _Unmet(Exception):
+    """A condition kb promised the check (its memory limit, its folder) could not be set up."""
+
+
+def _set_limit(which: int, soft: int, hard: int, what: str) -> None:
+    try:
+        resource.setrlimit(which, (soft, hard))
+    except (ValueError, OSError) as exc:
+        current = resource.getrlimit(which)[1]
+        shown = "unlimited" if current == resource.RLIM_INFINITY else str(current)
+        raise _Unmet(f"could not set the {what} to {hard} (the hard limit here is {shown}: {exc})") from None
 
 
 def _contain(spec: dict[str, Any], stdout: Connection, stderr: Connection) -> None:
@@ -35,11 +51,14 @@ def _contain(spec: dict[str, Any], stdout: Connection, stderr: Connection) -> No
     os.environ.update(spec["env"])
     if spec.get("memory_bytes"):
         limit = int(spec["memory_bytes"])
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        _set_limit(resource.RLIMIT_AS, limit, limit, "address-space limit (--memory-limit)")
     if spec.get("cpu_seconds"):
         soft = int(spec["cpu_seconds"])
-        resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 5))
-    os.chdir(spec["cwd"])
+        _set_limit(resource.RLIMIT_CPU, soft, soft + 5, "CPU-time limit")
+    try:
+        os.chdir(spec["cwd"])
+    except OSError as exc:
+        raise _Unmet(f"could not enter the check's folder: {exc}") from None
     # Children of a forkserver would inherit "forkserver" as their start method; a check's
     # DataLoader workers must behave as they would in a plain script.
     multiprocessing.set_start_method(spec.get("start_method") or None, force=True)
@@ -56,9 +75,63 @@ def _cap(text: str) -> str:
     return text if len(text) <= _MAX_TEXT else text[: _MAX_TEXT // 2] + "\n[...]\n" + text[-_MAX_TEXT // 2 :]
 
 
+def _flush_and_close(close: bool) -> None:
+    """Flush (and close) our stdout and stderr; a snippet may have closed or broken them."""
+    for stream, fd in ((sys.stdout, 1), (sys.stderr, 2)):
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            stream.flush()
+        if close:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+def _deliver(result: Connection, identity: tuple[int, int], outcome: dict[str, Any]) -> bool:
+    """Send the outcome on the result pipe; if the snippet closed or replaced that descriptor,
+    reopen the supervisor's copy of the same pipe (Linux). False when it could not be sent."""
+    fd = result.fileno()
+    try:
+        same = (os.fstat(fd).st_dev, os.fstat(fd).st_ino) == identity
+    except OSError:
+        same = False
+    if same:
+        try:
+            result.send(outcome)
+            return True
+        except OSError:
+            pass
+    if sys.platform != "linux":
+        return False
+    try:
+        fresh = os.open(f"/proc/{os.getppid()}/fd/{fd}", os.O_WRONLY)
+    except OSError:
+        return False
+    try:
+        if (os.fstat(fresh).st_dev, os.fstat(fresh).st_ino) != identity:
+            return False
+        Connection(fresh, readable=False).send(outcome)
+        return True
+    except OSError:
+        return False
+    finally:
+        with contextlib.suppress(OSError):
+            os.close(fresh)
+
+
 def run_snippet(spec: dict[str, Any], result: Connection, stdout: Connection, stderr: Connection) -> None:
-    """Process target: run ``spec['code']`` as __main__ and send one outcome dict."""
-    _contain(spec, stdout, stderr)
+    """Process target: run ``spec['code']`` as __main__ and send one outcome dict.
+
+    Only this process reports: a process the snippet forks that returns here (``sys.exit`` or
+    an exception in the child of ``os.fork()``) exits with its status and says nothing, so its
+    end cannot decide the check.
+    """
+    me = os.getpid()
+    stat = os.fstat(result.fileno())
+    identity = (stat.st_dev, stat.st_ino)
+    try:
+        _contain(spec, stdout, stderr)
+    except _Unmet as exc:
+        _deliver(result, identity, {KB_ERROR_KEY: str(exc), "raised": None, "warnings": [], "exit_code": 0})
+        os._exit(0)
     outcome: dict[str, Any] = {"raised": None, "warnings": [], "exit_code": 0}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -77,6 +150,9 @@ def run_snippet(spec: dict[str, Any], result: Connection, stdout: Connection, st
         except BaseException as exc:
             text = "".join(traceback.format_exception(exc))
             sys.stderr.write(text)
+            if os.getpid() != me:  # a forked copy of the snippet: its exit is its own business
+                _flush_and_close(close=False)
+                os._exit(1)
             outcome["raised"] = {
                 "type": f"{type(exc).__module__}.{type(exc).__qualname__}",
                 "mro": _mro_names(type(exc)),
@@ -84,6 +160,9 @@ def run_snippet(spec: dict[str, Any], result: Connection, stdout: Connection, st
                 "traceback": _cap(text),
             }
             outcome["exit_code"] = 1
+    if os.getpid() != me:
+        _flush_and_close(close=False)
+        os._exit(outcome["exit_code"] & 0xFF)
     for item in caught:
         outcome["warnings"].append(
             {
@@ -93,12 +172,10 @@ def run_snippet(spec: dict[str, Any], result: Connection, stdout: Connection, st
                 "text": _cap(warnings.formatwarning(item.message, item.category, item.filename, item.lineno)),
             }
         )
-    sys.stdout.flush()
-    sys.stderr.flush()
     # Output first, outcome last: once `kb check` has the outcome it needs nothing more from us.
-    os.close(1)
-    os.close(2)
+    _flush_and_close(close=True)
+    delivered = False
     try:
-        result.send(outcome)
+        delivered = _deliver(result, identity, outcome)
     finally:
-        os._exit(outcome["exit_code"] & 0xFF)
+        os._exit(outcome["exit_code"] & 0xFF if delivered else UNDELIVERED)

@@ -167,6 +167,11 @@ class WarmPool:
         atexit.register(self.shutdown)  # runs before the registry's hook (last in, first out)
 
     @property
+    def closed(self) -> bool:
+        """Whether shutdown began: a check stopped now was stopped on purpose."""
+        return self._closed
+
+    @property
     def context(self) -> BaseContext:
         return self._ctx
 

@@ -16,7 +16,7 @@ from typing import Any
 from ..catalogue import CheckStatus
 from ._environment import check_environment
 from ._process import BoundedOutput, WarmPool, free_port
-from ._supervise import STATUS_KEY
+from ._supervise import INTERRUPTED_KEY, STATUS_KEY
 from ._tasks import CheckTask, skip_reason
 from ._verdict import RankState, Verdict, decide, early_verdict
 
@@ -155,6 +155,7 @@ class _Launch:
         if STATUS_KEY in message:  # the snippet died without an outcome; this is how
             status = message[STATUS_KEY]
             state.exitcode = os.waitstatus_to_exitcode(status) if status is not None else -9
+            state.interrupted = bool(message.get(INTERRUPTED_KEY))
         else:  # the snippet's outcome: it has closed its output and is exiting with this code
             state.outcome = message
             state.exitcode = message["exit_code"] & 0xFF
@@ -217,14 +218,17 @@ def _run_one(pool: WarmPool, task: CheckTask, options: RunOptions, waiting: int)
     hang_seconds = getattr(getattr(expect, "hangs", None), "seconds", None)
     limit = task.check.timeout or options.timeout
     wait_for = hang_seconds if hang_seconds is not None else limit
-    started = time.monotonic()
-    launch = _Launch(pool, task, limit, options, waiting)
-    try:
-        hit = launch.collect(started + wait_for, task.check, stop_early=hang_seconds is None)
-        elapsed = time.monotonic() - started
-        verdict = decide(task.check, launch.ranks, elapsed, hit, limit)
-    finally:
-        output = launch.close()
+    for attempt in (1, 2):  # a check cut short from outside (its forkserver died) runs once more
+        started = time.monotonic()
+        launch = _Launch(pool, task, limit, options, waiting)
+        try:
+            hit = launch.collect(started + wait_for, task.check, stop_early=hang_seconds is None)
+            elapsed = time.monotonic() - started
+            verdict = decide(task.check, launch.ranks, elapsed, hit, limit)
+        finally:
+            output = launch.close()
+        if attempt == 2 or pool.closed or not any(state.interrupted for state in launch.ranks):
+            break
     return verdict, time.monotonic() - started, output
 
 

@@ -23,9 +23,10 @@ import time
 from multiprocessing.connection import Connection
 from typing import Any
 
-__all__ = ["STATUS_KEY", "supervise"]
+__all__ = ["INTERRUPTED_KEY", "STATUS_KEY", "supervise"]
 
 STATUS_KEY = "supervisor_wait_status"
+INTERRUPTED_KEY = "stopped_from_outside"  # the check was cut short by kb or the forkserver's death
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
 _STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
@@ -120,6 +121,7 @@ def supervise(control: Connection, result: Connection, stdout: Connection, stder
     for signum in _STOP_SIGNALS:
         signal.signal(signum, _raise_stop)
     status: int | None = None
+    stopped = False
     owner_dir = None
     _release_forkserver()
     try:
@@ -162,7 +164,7 @@ def supervise(control: Connection, result: Connection, stdout: Connection, stder
             if pid == child:
                 status = wait_status
     except _Stop:
-        pass
+        stopped = True
     finally:
         for signum in _STOP_SIGNALS:
             signal.signal(signum, signal.SIG_IGN)
@@ -170,5 +172,5 @@ def supervise(control: Connection, result: Connection, stdout: Connection, stder
         if os.getppid() != parent and owner_dir:  # `kb check` is gone: nobody else will
             shutil.rmtree(owner_dir, ignore_errors=True)
     with contextlib.suppress(OSError):
-        result.send({STATUS_KEY: status})
+        result.send({STATUS_KEY: status, INTERRUPTED_KEY: stopped and status is None})
     os._exit(0)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import re
 import signal
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..catalogue import Check, CheckStatus, ExpectHangs, ExpectRaises, ExpectWarns
+from ._child import KB_ERROR_KEY, UNDELIVERED
+from ._pattern import pattern_error, pattern_search
 
 __all__ = ["RankState", "Verdict", "decide", "early_verdict"]
 
@@ -22,6 +23,7 @@ class RankState:
     output: str = ""
     supervisor_lost: bool = False  # its supervisor died before reporting (the snippet killed its parent?)
     reported: bool = False  # its outcome or its supervisor's final status arrived
+    interrupted: bool = False  # its supervisor was stopped from outside (kb's forkserver died, kb stopped)
 
     @property
     def running(self) -> bool:
@@ -57,8 +59,27 @@ def _signal_name(exitcode: int | None) -> str:
         return f"signal {-exitcode}"
 
 
+def _kb_fault(state: RankState) -> str | None:
+    """Why kb could not run the rank as asked or could not hear its outcome (never a verdict)."""
+    if state.outcome is not None and state.outcome.get(KB_ERROR_KEY):
+        return f"rank {state.rank}: kb could not run the check as asked: {state.outcome[KB_ERROR_KEY]}"
+    if state.interrupted:
+        return (
+            f"rank {state.rank} was stopped before it finished: kb check's forkserver died (killed from "
+            "outside, e.g. by the OOM killer) or kb check was stopped — not a verdict on the check"
+        )
+    if state.outcome is None and state.exitcode == UNDELIVERED:
+        return (
+            f"rank {state.rank}: the snippet's outcome could not reach kb check (did it close or replace "
+            "kb's descriptors?) — not a verdict on the check"
+        )
+    return None
+
+
 def _died(state: RankState) -> str | None:
-    """A description when the rank was killed by a signal it did not ask for."""
+    """A description when the rank was killed by a signal it did not ask for, or kb failed it."""
+    if (fault := _kb_fault(state)) is not None:
+        return fault
     if state.supervisor_lost:
         return (
             f"rank {state.rank}: its supervisor process died ({_signal_name(state.exitcode)}) before the "
@@ -89,12 +110,22 @@ def _describe(state: RankState) -> str:
 
 
 def _raise_matches(raised: dict[str, Any] | None, spec: Any) -> bool:
-    return bool(raised and _type_matches(raised["mro"], spec.type) and re.search(spec.match, raised["message"]))
+    return bool(raised and _type_matches(raised["mro"], spec.type) and pattern_search(spec.match, raised["message"]))
+
+
+def _unusable_pattern(check: Check) -> Verdict | None:
+    """An error when the expected pattern cannot run under RE2 (`kb lint` reports it too)."""
+    spec = getattr(check.expect, "raises", None) or getattr(check.expect, "warns", None)
+    if spec is None or (why := pattern_error(spec.match)) is None:
+        return None
+    return Verdict(CheckStatus.ERROR, f"the expected pattern /{spec.match}/ cannot run under RE2 ({why})")
 
 
 def early_verdict(check: Check, ranks: list[RankState]) -> Verdict | None:
     """A decision that need not wait for the other ranks (they may be blocked on this one)."""
     expect = check.expect
+    if (unusable := _unusable_pattern(check)) is not None:
+        return unusable
     if isinstance(expect, ExpectRaises):
         for state in ranks:
             raised = _raised(state)
@@ -125,6 +156,9 @@ def _expected(check: Check) -> str:
 def decide(check: Check, ranks: list[RankState], elapsed: float, deadline_hit: bool, limit: float) -> Verdict:
     """The final verdict once every rank has exited or the deadline passed."""
     expect = check.expect
+    for state in ranks:
+        if (fault := _kb_fault(state)) is not None:
+            return Verdict(CheckStatus.ERROR, fault)
     if isinstance(expect, ExpectHangs):
         if any(state.running for state in ranks):
             alive = ", ".join(str(s.rank) for s in ranks if s.running)
@@ -151,12 +185,14 @@ def decide(check: Check, ranks: list[RankState], elapsed: float, deadline_hit: b
                 f"{_describe(first)}; expected {spec.type} matching /{spec.match}/",
                 [raised["traceback"]],
             )
-        return Verdict(CheckStatus.FAILED, f"completed without raising; expected {spec.type} matching /{spec.match}/")
+        exited = [s for s in ranks if s.exitcode not in (0, None)]
+        how = f"{_describe(exited[0])} without raising" if exited else "completed without raising"
+        return Verdict(CheckStatus.FAILED, f"{how}; expected {spec.type} matching /{spec.match}/")
     if isinstance(expect, ExpectWarns):
         spec_w = expect.warns
         seen = [w for s in ranks for w in (s.outcome or {}).get("warnings", [])]
         for warning in seen:
-            if _type_matches(warning["mro"], spec_w.category) and re.search(spec_w.match, warning["message"]):
+            if _type_matches(warning["mro"], spec_w.category) and pattern_search(spec_w.match, warning["message"]):
                 return Verdict(
                     CheckStatus.PASSED, f"warned {_short(warning['category'])} as expected", [warning["text"]]
                 )

@@ -9,6 +9,7 @@ import json
 import math
 import os
 import re
+import secrets
 import signal
 import sys
 import threading
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from ..catalogue import CheckStatus
 from ._common import open_catalogue
 from ._exit import Exit, UsageError
+from ._output import checked_output, write_atomic
 
 if TYPE_CHECKING:
     from ..check import CheckResult, CheckTask, RunOptions, WarmPool
@@ -29,6 +31,7 @@ _SIZE = re.compile(r"^(\d+(?:\.\d+)?)([KMG]?)$", re.IGNORECASE)
 
 
 _MIN_MEMORY = 64 * 1024**2  # below this not even `import torch` fits: every check would fail
+_MAX_MEMORY = 2**50  # a pebibyte: anything larger is a typo, and overflows setrlimit
 _MAX_TIMEOUT = 7 * 24 * 3600.0
 
 
@@ -40,6 +43,8 @@ def _bytes(text: str) -> int | None:
         raise argparse.ArgumentTypeError(f"expected a size such as 8G or 512M, or 'off'; got {text!r}")
     scale = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3}[match[2].upper()]
     size = int(float(match[1]) * scale)
+    if size > _MAX_MEMORY:
+        raise argparse.ArgumentTypeError(f"{text!r} is larger than any machine (at most 1048576G), or 'off'")
     if size < _MIN_MEMORY:
         raise argparse.ArgumentTypeError(f"{text!r} is too small to import torch; give at least 64M, or 'off'")
     return size
@@ -163,6 +168,10 @@ def run(args: argparse.Namespace) -> int:
 
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
+    json_path = checked_output(args.json, "--json") if args.json and args.json != "-" else None
+    junit_path = checked_output(args.junit, "--junit") if args.junit else None
+    if args.changed_since and args.changed_since.startswith("-"):
+        raise UsageError(f"--changed-since {args.changed_since}: a git ref cannot start with '-'")
     try:
         shard = checker.parse_shard(args.shard) if args.shard else None
     except ValueError as exc:
@@ -199,6 +208,7 @@ def run(args: argparse.Namespace) -> int:
             print("\n".join(broken), file=sys.stderr)
             raise UsageError("some mutations break the rules; fix them first (`kb lint`)")
 
+    _check_hard_memory_limit(args.memory_limit)
     if importlib.util.find_spec("torch") is None:  # before the pool takes seconds to find out
         raise UsageError(_no_torch("No module named 'torch'"))
     if args.whole_process:  # a program that calls main() in-process keeps its environment
@@ -226,14 +236,18 @@ def run(args: argparse.Namespace) -> int:
         report["mutants"] = mutant_report(mutant_run)
     if args.json == "-":
         print(json.dumps(report, indent=2))
-    elif args.json:
-        Path(args.json).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-    if args.junit:
-        Path(args.junit).write_text(checker.junit_xml(results, env["name"]), encoding="utf-8")
+    elif json_path is not None:
+        write_atomic(json_path, json.dumps(report, indent=2) + "\n")
+    if junit_path is not None:
+        write_atomic(junit_path, checker.junit_xml(results, env["name"]))
     if args.format == "github":
         for line in checker.github_annotations(results):
             print(line)
     stream = sys.stderr if args.json == "-" else sys.stdout
+    # The summary quotes snippet output: on a CI runner its `::error::` lines would be commands.
+    pause = f"{secrets.token_hex(16)}" if args.format == "github" else None
+    if pause:
+        print(f"::stop-commands::{pause}", file=stream)
     if results or not args.mutants_only:
         print(checker.summary_text(results, env["name"], wall), file=stream)
     if mutant_run is not None:
@@ -242,9 +256,26 @@ def run(args: argparse.Namespace) -> int:
         print(mutant_summary(mutant_run), file=stream)
         if args.mutants_only:
             print(f"({wall:.1f} s)", file=stream)
+    if pause:
+        print(f"::{pause}::", file=stream)
     bad = {CheckStatus.FAILED, CheckStatus.ERROR} | ({CheckStatus.SKIPPED} if args.strict else set())
     failed = any(r.status in bad for r in results) or (mutant_run is not None and not mutant_run.ok)
     return Exit.FINDINGS if failed else Exit.SUCCESS
+
+
+def _check_hard_memory_limit(wanted: int | None) -> None:
+    """A usage error when this shell's hard address-space limit is below --memory-limit: no check
+    could get the limit it asks for, and running them anyway would turn that into false verdicts."""
+    import resource
+
+    if wanted is None:
+        return
+    hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+    if hard != resource.RLIM_INFINITY and hard < wanted:
+        raise UsageError(
+            f"the hard address-space limit here (ulimit -v: {hard // 1024**2}M) is below --memory-limit "
+            f"({wanted // 1024**2}M); give --memory-limit {hard // 1024**2}M or less, or 'off'"
+        )
 
 
 def _run_mutants(

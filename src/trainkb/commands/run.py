@@ -3,24 +3,51 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import math
 import shutil
 import sys
 
 from .._tail import RUN_TAIL_BYTES
 from ._exit import UsageError
 
+_MAX_IDLE = 7 * 24 * 3600.0
+
+
+def _idle_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not math.isfinite(value) or not 0 < value <= _MAX_IDLE:
+        raise argparse.ArgumentTypeError(f"expected seconds between 0 and {_MAX_IDLE:g} (a week), got {text!r}")
+    return value
+
+
+def _at_least(minimum: int) -> argparse._ActionType:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"expected at least {minimum}, got {text!r}")
+        return value
+
+    return parse
+
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--idle-timeout",
-        type=float,
+        type=_idle_seconds,
         metavar="S",
         help="diagnose a possible hang after S seconds without output (the command keeps running)",
     )
-    parser.add_argument("--top", type=int, default=3, help="matches to print (default 3)")
+    parser.add_argument("--top", type=_at_least(1), default=3, help="matches to print (default 3)")
     parser.add_argument(
         "--tail-bytes",
-        type=int,
+        type=_at_least(1024),
         default=RUN_TAIL_BYTES,
         help="how much of the most recent output to keep for diagnosis (default 256 KiB)",
     )
@@ -28,8 +55,10 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def _say(text: str) -> None:
-    sys.stderr.write(text)
-    sys.stderr.flush()
+    """Our own words on stderr; a closed or full stderr loses them, never the command's status."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):  # no stderr at all at start-up: None
+        sys.stderr.write(text)
+        sys.stderr.flush()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -56,7 +85,11 @@ def run(args: argparse.Namespace) -> int:
     def on_idle(tail: str, silent_for: float) -> None:
         diagnose(tail, f"kb run: no output for {silent_for:.0f} s — if this is a hang")
 
-    outcome = watch(cmd, tail_bytes=args.tail_bytes, idle_timeout=args.idle_timeout, on_idle=on_idle)
+    try:
+        outcome = watch(cmd, tail_bytes=args.tail_bytes, idle_timeout=args.idle_timeout, on_idle=on_idle)
+    except OSError as exc:  # the command could not be started: what a shell reports, and its status
+        _say(f"kb run: {cmd[0]}: {exc.strerror or exc}\n")
+        return 127 if isinstance(exc, FileNotFoundError) else 126
     if outcome.returncode != 0 and not outcome.output_closed:  # a closed pipe ended it, as `yes | head` should
         what = (
             f"was killed by signal {-outcome.returncode}"

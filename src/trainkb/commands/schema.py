@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from ._exit import Exit
+from ._output import checked_output, write_atomic
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
@@ -16,9 +16,10 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..catalogue import render_schema
 
+    target = checked_output(args.output, "-o") if args.output else None
     text = render_schema()
-    if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
+    if target is not None:
+        write_atomic(target, text)
     else:
         sys.stdout.write(text)
     return Exit.SUCCESS

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import sys
 import urllib.parse
 from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -12,9 +13,14 @@ from typing import Any
 __all__ = ["make_server"]
 
 
+IDLE_SECONDS = 30.0  # a client that sends nothing for this long is dropped (it held a thread)
+
+
 class _Handler(SimpleHTTPRequestHandler):
     """Static files with the headers a static host would send, and nothing a static host would not:
     no folder listings, no dotfiles (the build marker), and the site's own 404 page."""
+
+    timeout = IDLE_SECONDS
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         # per instance (typeshed declares extensions_map an instance attribute); the base handles
@@ -29,7 +35,7 @@ class _Handler(SimpleHTTPRequestHandler):
 
     def send_head(self) -> Any:
         path = urllib.parse.unquote(urllib.parse.urlsplit(self.path).path)
-        if any(part.startswith(".") for part in path.split("/") if part):
+        if "\0" in path or any(part.startswith(".") for part in path.split("/") if part):
             self.send_error(HTTPStatus.NOT_FOUND)
             return None
         return super().send_head()
@@ -51,7 +57,17 @@ class _Handler(SimpleHTTPRequestHandler):
             self.wfile.write(body)
 
 
+class _Server(ThreadingHTTPServer):
+    """A client that hangs up or goes quiet is the client's business: no traceback per connection."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        error = sys.exc_info()[1]
+        if isinstance(error, (ConnectionError, TimeoutError, ValueError)):
+            return
+        super().handle_error(request, client_address)
+
+
 def make_server(directory: Path, host: str = "127.0.0.1", port: int = 8000) -> ThreadingHTTPServer:
     """A server for ``directory``; port 0 picks a free port (tests)."""
     handler = functools.partial(_Handler, directory=str(directory))
-    return ThreadingHTTPServer((host, port), handler)
+    return _Server((host, port), handler)

@@ -1,0 +1,62 @@
+"""Report files: a bad destination is one error line before any check runs; a write is all or nothing."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from helpers import checks_yaml, record
+
+from trainkb.cli import main
+from trainkb.commands._exit import UsageError
+from trainkb.commands._output import write_atomic
+
+
+@pytest.mark.parametrize("option", ["--json", "--junit"])
+@pytest.mark.parametrize("where", ["missing", "folder"])
+def test_a_bad_report_path_is_refused_before_checks_run(make_catalogue, tmp_path, capsys, option, where):
+    marker = tmp_path / "ran"
+    root = make_catalogue(
+        {"alpha/D1-sample.yaml": record(checks=checks_yaml({"code": f"open({str(marker)!r}, 'w')\n", "expect": "ok"}))}
+    )
+    target = str(tmp_path / "nonexistent" / "r.out") if where == "missing" else str(tmp_path)
+    assert main(["--catalogue", str(root), "check", "-q", option, target]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("kb: error:") and len(err.strip().splitlines()) == 1
+    assert not marker.exists()
+
+
+def test_schema_to_a_missing_folder_is_one_error_line(tmp_path, capsys):
+    assert main(["schema", "-o", str(tmp_path / "nonexistent" / "x")]) == 2
+    assert capsys.readouterr().err.startswith("kb: error:")
+
+
+def test_changed_since_cannot_pass_an_option_to_git(make_catalogue, tmp_path, capsys):
+    root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml({"code": "pass", "expect": "ok"}))})
+    victim = tmp_path / "victim"
+    victim.write_text("keep")
+    assert main(["--catalogue", str(root), "check", f"--changed-since=--output={victim}"]) == 2
+    assert victim.read_text() == "keep"
+
+
+def test_a_failed_write_keeps_the_old_report_and_leaves_no_temp(tmp_path, monkeypatch):
+    report = tmp_path / "r.json"
+    report.write_text("old")
+
+    def full(_fd):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full)
+    with pytest.raises(UsageError, match="No space left"):
+        write_atomic(report, "new" * 1000)
+    assert report.read_text() == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]
+
+
+def test_a_write_replaces_the_report_whole(tmp_path):
+    report = tmp_path / "r.json"
+    report.write_text("old")
+    write_atomic(report, "new")
+    assert report.read_text() == "new"
+    assert sorted(p.name for p in Path(tmp_path).iterdir()) == ["r.json"]

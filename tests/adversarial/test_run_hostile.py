@@ -1,0 +1,79 @@
+"""`kb run` never outlives or orphans its command, and keeps its exit status whatever happens to kb's output."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+KB_RUN = [sys.executable, "-m", "trainkb", "run"]
+
+
+def _pids_running(needle: str) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                cmd = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+                state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            except (OSError, IndexError):
+                continue
+            if cmd.startswith("sleep ") and needle in cmd and state != "Z":
+                found.append(int(entry))
+    return found
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="parent-death signal is Linux-only")
+def test_sigkill_of_kb_run_takes_its_command_along():
+    seconds = str(31000 + os.getpid() % 1000)
+    kb = subprocess.Popen([*KB_RUN, "--", "sleep", seconds], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while not _pids_running(seconds) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _pids_running(seconds)
+    kb.kill()
+    kb.wait(timeout=30)
+    deadline = time.monotonic() + 10
+    while _pids_running(seconds) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _pids_running(seconds) == []
+
+
+@pytest.mark.parametrize("redirect", [">&-", "2>/dev/full", ">/dev/full 2>&1", "2>&-"])
+def test_the_exit_status_survives_a_closed_or_full_output(redirect):
+    kb = " ".join([*KB_RUN, "--", "sh", "-c", "'echo out; echo err >&2; exit 7'"])
+    script = f"exec 3>&1; {kb} {redirect}; echo status=$? >&3"
+    proc = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=120)
+    assert "status=7" in proc.stdout, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("shebang", ["#!/nonexistent/python\n", "#!/bin/sh\r\necho hi\r\n"])
+def test_a_script_that_cannot_start_gives_the_shells_status(tmp_path, shebang):
+    script = tmp_path / "train.sh"
+    script.write_text(shebang)
+    script.chmod(0o755)
+    proc = subprocess.run([*KB_RUN, "--", str(script)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 127, proc.stderr
+    assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "option",
+    [
+        ["--idle-timeout", "inf"],
+        ["--idle-timeout", "1e300"],
+        ["--idle-timeout", "-1"],
+        ["--idle-timeout", "nan"],
+        ["--top", "0"],
+        ["--tail-bytes", "0"],
+    ],
+)
+def test_bad_run_options_are_usage_errors(option):
+    proc = subprocess.run([*KB_RUN, *option, "--", "true"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr

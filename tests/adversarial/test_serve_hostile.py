@@ -1,0 +1,60 @@
+"""`kb site serve` answers hostile or vanishing clients without a traceback and drops idle ones."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+
+import pytest
+
+from trainkb.site import _serve
+
+
+@pytest.fixture
+def server(tmp_path, monkeypatch, capfd):
+    (tmp_path / "index.html").write_text("<p>hi</p>")
+    (tmp_path / "404.html").write_text("<p>missing</p>")
+    monkeypatch.setattr(_serve._Handler, "timeout", 1.0)
+    srv = _serve.make_server(tmp_path, port=0)
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    yield srv
+    srv.shutdown()
+    srv.server_close()
+
+
+def _request(srv, raw: bytes) -> bytes:
+    with socket.create_connection(srv.server_address[:2], timeout=10) as sock:
+        sock.sendall(raw)
+        chunks = []
+        while chunk := sock.recv(65536):
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def test_a_nul_in_the_path_is_a_404_not_a_dropped_connection(server, capfd):
+    answer = _request(server, b"GET /%00 HTTP/1.0\r\n\r\n")
+    assert answer.startswith(b"HTTP/1.0 404")
+    time.sleep(0.2)
+    assert "Traceback" not in capfd.readouterr().err
+
+
+def test_clients_that_hang_up_leave_no_traceback(server, capfd):
+    for _ in range(20):
+        with socket.create_connection(server.server_address[:2]) as sock:
+            sock.sendall(b"GET /index.html HTTP/1.1\r\nHost: x\r\n")  # never finished
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+    time.sleep(1.5)
+    assert "Traceback" not in capfd.readouterr().err
+
+
+def test_the_handler_has_an_idle_timeout():
+    assert _serve._Handler.timeout is not None and 0 < _serve._Handler.timeout <= 120
+
+
+def test_an_idle_client_is_dropped(server):
+    with socket.create_connection(server.server_address[:2], timeout=10) as sock:
+        started = time.monotonic()
+        assert sock.recv(1) == b""  # the server closed it
+        assert time.monotonic() - started < 5
