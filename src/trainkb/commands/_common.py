@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import math
 import re
 from typing import TYPE_CHECKING
 
@@ -13,7 +14,20 @@ from ._exit import UsageError
 if TYPE_CHECKING:  # loading records needs pydantic; `kb search` and `kb --help` must not pay for it
     from ..catalogue import Catalogue
 
-__all__ = ["closest_ids", "open_catalogue"]
+__all__ = ["closest_ids", "open_catalogue", "seconds"]
+
+MAX_SECONDS = 7 * 24 * 3600.0  # a time option beyond a week is a typo, not a plan
+
+
+def seconds(text: str) -> float:
+    """An argparse type for a duration: a finite number of seconds above 0, at most a week."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not math.isfinite(value) or not 0 < value <= MAX_SECONDS:
+        raise argparse.ArgumentTypeError(f"expected seconds between 0 and {MAX_SECONDS:g} (a week), got {text!r}")
+    return value
 
 
 def open_catalogue(args: argparse.Namespace) -> Catalogue:

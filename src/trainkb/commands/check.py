@@ -6,7 +6,6 @@ import argparse
 import contextlib
 import importlib.util
 import json
-import math
 import os
 import re
 import secrets
@@ -19,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..catalogue import CheckStatus
-from ._common import open_catalogue
+from ._common import open_catalogue, seconds
 from ._exit import Exit, UsageError
 from ._output import checked_output, write_atomic
 
@@ -32,7 +31,6 @@ _SIZE = re.compile(r"^(\d+(?:\.\d+)?)([KMG]?)$", re.IGNORECASE)
 
 _MIN_MEMORY = 64 * 1024**2  # below this not even `import torch` fits: every check would fail
 _MAX_MEMORY = 2**50  # a pebibyte: anything larger is a typo, and overflows setrlimit
-_MAX_TIMEOUT = 7 * 24 * 3600.0
 
 
 def _bytes(text: str) -> int | None:
@@ -48,16 +46,6 @@ def _bytes(text: str) -> int | None:
     if size < _MIN_MEMORY:
         raise argparse.ArgumentTypeError(f"{text!r} is too small to import torch; give at least 64M, or 'off'")
     return size
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not math.isfinite(value) or not 0 < value <= _MAX_TIMEOUT:
-        raise argparse.ArgumentTypeError(f"expected seconds between 0 and {_MAX_TIMEOUT:g} (a week), got {text!r}")
-    return value
 
 
 class _Terminated(KeyboardInterrupt):
@@ -105,7 +93,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
         "--jobs", "-j", type=int, default=os.cpu_count() or 1, help="checks run in parallel (default: CPU count)"
     )
     parser.add_argument(
-        "--timeout", type=_seconds, default=60.0, help="seconds per check unless the check sets its own (default 60)"
+        "--timeout", type=seconds, default=60.0, help="seconds per check unless the check sets its own (default 60)"
     )
     parser.add_argument(
         "--memory-limit",

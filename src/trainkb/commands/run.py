@@ -4,24 +4,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import math
 import shutil
 import sys
 
 from .._tail import RUN_TAIL_BYTES
+from ._common import seconds
 from ._exit import UsageError
-
-_MAX_IDLE = 7 * 24 * 3600.0
-
-
-def _idle_seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not math.isfinite(value) or not 0 < value <= _MAX_IDLE:
-        raise argparse.ArgumentTypeError(f"expected seconds between 0 and {_MAX_IDLE:g} (a week), got {text!r}")
-    return value
 
 
 def _at_least(minimum: int) -> argparse._ActionType:
@@ -40,7 +28,7 @@ def _at_least(minimum: int) -> argparse._ActionType:
 def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--idle-timeout",
-        type=_idle_seconds,
+        type=seconds,
         metavar="S",
         help="diagnose a possible hang after S seconds without output (the command keeps running)",
     )
