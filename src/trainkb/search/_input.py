@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Literal
 
 from .._ownoutput import MARK, own_lines
 
@@ -21,8 +22,10 @@ __all__ = [
     "MAX_LINE_CHARS",
     "MAX_OUTPUT_CHARS",
     "Line",
+    "LineRole",
     "Message",
     "Query",
+    "QueryKind",
     "clean_lines",
     "parse",
     "paste_tail",
@@ -109,6 +112,13 @@ _ENVIRONMENT = re.compile(  # `pip list` rows, `transformers-cli env` / `collect
 )
 
 
+# what a line is in a traceback or log: an exception or log message, a stack frame, a "Traceback" header,
+# a line that only sets the scene (context), or anything else
+LineRole = Literal["text", "frame", "header", "message", "context"]
+# what the paste as a whole looks like
+QueryKind = Literal["traceback", "log", "prose"]
+
+
 @dataclass(frozen=True)
 class Line:
     """One line of the paste, cleaned; ``number`` is 1-based in the original input."""
@@ -116,7 +126,7 @@ class Line:
     number: int
     text: str
     rank: int | None = None
-    role: str = "text"  # text | frame | header | message | context
+    role: LineRole = "text"
 
 
 @dataclass(frozen=True)
@@ -131,7 +141,7 @@ class Message:
 
 @dataclass
 class Query:
-    kind: str
+    kind: QueryKind
     lines: list[Line]
     messages: list[Message] = field(default_factory=list)
     prose: str = ""
@@ -369,7 +379,7 @@ def _weigh(lines: list[Line], found: list[tuple[str, str, int, int]]) -> list[Me
     return messages
 
 
-def _kind(lines: list[Line], messages: list[Message]) -> str:
+def _kind(lines: list[Line], messages: list[Message]) -> QueryKind:
     if any(line.role in ("header", "frame") for line in lines) or any(
         (m.type or "").endswith("ChildFailedError") for m in messages
     ):

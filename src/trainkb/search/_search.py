@@ -9,7 +9,7 @@ from typing import Any, Literal
 from ..catalogue import PathList, find_catalogues
 from ._hint import advice
 from ._index import Index, load_index
-from ._input import Query, clean_lines, parse
+from ._input import Query, QueryKind, clean_lines, parse
 from ._ranks import teardown
 from ._score import KNOWN_FAILURE, SOME_EVIDENCE, Evidence, Scored, score_entries
 from ._tells import TellText, first_fired
@@ -19,6 +19,7 @@ __all__ = [
     "MAX_CANDIDATES",
     "MEDIUM",
     "WHY_VOUCHED",
+    "Confidence",
     "SearchResponse",
     "SearchResult",
     "Status",
@@ -38,6 +39,8 @@ MAX_CANDIDATES = 5  # entries a differential lists: more is a reading list, not 
 # answered: one cause, at medium or high; differential: a recognised symptom several catalogue entries
 # explain, listed with what decides between them; unknown: nothing recognised
 Status = Literal["answered", "differential", "unknown"]
+# how sure a result is: a cause-naming line and a clear lead (high), enough evidence (medium), neither (low)
+Confidence = Literal["high", "medium", "low"]
 
 
 @dataclass(frozen=True)
@@ -60,7 +63,7 @@ class SearchResult:
     title: str
     area: str
     score: float
-    confidence: str  # high | medium | low
+    confidence: Confidence
     evidence: list[Evidence] = field(default_factory=list)
     fix_summary: str = ""  # the record's one-line fix, shown with every match
     layer: str | None = None  # the catalogue layer the entry comes from; None for the base catalogue
@@ -91,7 +94,7 @@ class SearchResult:
 
 @dataclass(frozen=True)
 class SearchResponse:
-    query_kind: str  # traceback | log | prose
+    query_kind: QueryKind
     abstained: bool  # True unless answered: the results are candidates or only the closest entries
     results: list[SearchResult]
     advice: str | None = None  # when abstained: what to paste or run so that search can answer
@@ -123,7 +126,7 @@ def get_index(catalogue: PathList | None = None, use_cache: bool = True) -> Inde
     return _INDEXES[key]
 
 
-def _confidence(score: float, runner_up: float, cause: float) -> str:
+def _confidence(score: float, runner_up: float, cause: float) -> Confidence:
     """High needs a high score, a clear lead and a strong match of a signature that names the entry's cause.
 
     A near tie names a family of entries, not one. Words alone, an alias, or a message that
@@ -135,7 +138,7 @@ def _confidence(score: float, runner_up: float, cause: float) -> str:
     return "medium" if score >= MEDIUM and cause >= SOME_EVIDENCE else "low"
 
 
-def _result(index: Index, s: Scored, confidence: str) -> SearchResult:
+def _result(index: Index, s: Scored, confidence: Confidence) -> SearchResult:
     entry = index.entries[s.entry]
     return SearchResult(
         entry["id"],
@@ -227,7 +230,7 @@ def _respond(
     fired = {i: tell for i in family if (tell := first_fired(index.tells.get(scored[i].entry, ()), view))}
     if len(fired) == 1:
         ((i, tell),) = fired.items()
-        confidence = "medium" if results[i].confidence == "low" else results[i].confidence
+        confidence: Confidence = "medium" if results[i].confidence == "low" else results[i].confidence
         first = replace(results[i], confidence=confidence, tell=Tell(tell["says"], True))
         rest = [r for j, r in enumerate(results) if j != i]
         return SearchResponse(

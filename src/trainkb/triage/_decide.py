@@ -13,14 +13,20 @@ import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Literal
 
 from ._read import Event, RankState, Reader
 
-__all__ = ["RankVerdict", "Triage", "decide"]
+__all__ = ["Basis", "RankVerdict", "Role", "Triage", "decide"]
 
 VICTIM_KINDS = frozenset({"timeout", "connection", "mismatch", "barrier"})
 WAITED = ("timeout", "connection", "abort", "barrier")  # a victim's kinds that show it waited on a peer
 TIMED_OUT = ("timeout", "abort", "barrier")  # ... and those a hung peer causes (it closes no connection)
+# what a rank was in the failure: the one that broke it, one of several that may have, one that only
+# suffered it, one untouched
+Role = Literal["culprit", "suspect", "victim", "unharmed"]
+# what singled the culprits out, strongest first; "none" when nothing did
+Basis = Literal["own-error", "mismatch", "behind", "silent", "none"]
 TIE_SECONDS = 1.0  # torchrun's summary and error files stamp whole seconds
 _HOW = {
     "timeout": "timed out waiting in a collective",
@@ -40,7 +46,7 @@ _HOW = {
 @dataclass
 class RankVerdict:
     rank: int
-    role: str  # culprit | suspect | victim | unharmed
+    role: Role
     how: str  # a key of _HOW
     error: str | None = None  # the first line of the error that ended it
     line: int | None = None
@@ -59,7 +65,7 @@ class RankVerdict:
 class Triage:
     ranks: list[RankVerdict]
     culprits: list[int]
-    basis: str  # own-error | mismatch | behind | silent | none
+    basis: Basis
     root_cause: int | None  # the rank torchrun's summary named as its first observed failure
     gap_seconds: float | None  # from the culprit's failure to the first victim's failure
     collect: list[str]
@@ -180,7 +186,8 @@ def decide(reader: Reader) -> Triage:
         # while tearing the job down (that one lost a race to print its own timeout)
         silent = ended_alone
 
-    basis, culprits = "none", []
+    basis: Basis = "none"
+    culprits: list[int] = []
     if own:
         basis, culprits = "own-error", _first(own, when)
     elif fingerprints and (odd := _odd_ones_out(fingerprints)):
@@ -206,7 +213,7 @@ def decide(reader: Reader) -> Triage:
     for rank, state in states.items():
         event = shown[rank]
         if rank in culprits:
-            role = "culprit" if len(culprits) == 1 or basis == "own-error" else "suspect"
+            role: Role = "culprit" if len(culprits) == 1 or basis == "own-error" else "suspect"
         elif how[rank] == "none":
             role = "unharmed"
         else:
@@ -275,7 +282,7 @@ _BARRIER_TIP = (
 )
 
 
-def _collect(reader: Reader, basis: str, victims: list[int], how: dict[int, str]) -> list[str]:
+def _collect(reader: Reader, basis: Basis, victims: list[int], how: dict[int, str]) -> list[str]:
     """What to turn on next time, when this output could not settle the question."""
     tips = []
     barrier = any(h == "barrier" for h in how.values())

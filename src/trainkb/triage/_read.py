@@ -15,10 +15,11 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Literal
 
 from .._ownoutput import MARK, in_own_block
 
-__all__ = ["Event", "RankState", "Reader"]
+__all__ = ["Event", "EventKind", "EventSource", "RankState", "Reader"]
 
 CHUNK = 4 * 1024 * 1024
 CONTEXT_CHARS = 6_000  # characters before an exception line searched for that rank's traceback
@@ -104,15 +105,21 @@ _BARRIER = re.compile(
 _WRAPPERS = frozenset({"ChildFailedError", "SystemExit", "KeyboardInterrupt"})
 
 
+# what happened to a rank: its own exception, a signal or a bare exit, or what a victim of a peer reports
+EventKind = Literal["exception", "timeout", "connection", "mismatch", "barrier", "signal", "exit"]
+# where it was seen: the rank's log lines, torchrun's failure summary, its error file, an NCCL watchdog line
+EventSource = Literal["log", "summary", "error_file", "nccl"]
+
+
 @dataclass
 class Event:
     """One thing that happened to one rank, with where it was seen."""
 
-    kind: str  # exception | timeout | connection | mismatch | barrier | signal | exit
+    kind: EventKind
     text: str  # the first line of the error, or a description of the signal/exit
     line: int | None = None  # 1-based line in the combined input (None: from a file of its own)
     time: float | None = None  # seconds since the epoch, UTC, when the output said
-    source: str = "log"  # log | summary | error_file | nccl
+    source: EventSource = "log"
     origin: str | None = None  # the file it came from, when the input was several files
 
 
@@ -138,7 +145,7 @@ class RankState:
             self.events.append(event)
 
 
-def classify(message: str) -> str:
+def classify(message: str) -> EventKind:
     """exception (the rank's own), or timeout/connection/mismatch/barrier (what a victim of a peer reports)."""
     if _MISMATCH.search(message):
         return "mismatch"
