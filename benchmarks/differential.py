@@ -7,7 +7,7 @@ Sets (each reported per split; search is tuned on `dev` halves only, `test` halv
   found by the lines several causes print), real_failures_by_message.jsonl and real_failures.jsonl;
 - uncovered: the same files' reports with no established or no covered cause (`expect` empty):
   any answer there is wrong, and a differential is a false alarm of a milder kind;
-- the shared dev pastes (../shared/bench/dev-cases.jsonl) when present, and the real GPU OOM captures
+- the extra real pastes of TRAINKB_EXTRA_CASES when set, and the real GPU OOM captures
   in tests/fixtures/oom/ when present.
 
 Goals printed with PASS/FAIL (on the covered test halves together): answered-right >= 60%,

@@ -18,16 +18,17 @@ import time
 from pathlib import Path
 from types import SimpleNamespace
 
+from search_quality import DEFAULT_DEV
+
 from trainkb.catalogue import find_catalogue, load_catalogue
 from trainkb.search import Index, search
 from trainkb.search._index import build_data, load_index
 
 HERE = Path(__file__).resolve().parent
-DEFAULT_DEV = HERE.parent.parent / "shared" / "bench" / "dev-cases.jsonl"
 
 
 def queries(dev: Path) -> list[str]:
-    """The benchmark pastes: dev cases when present, plus this project's own cases."""
+    """The benchmark pastes: the extra cases when set, plus this project's own cases."""
     texts = []
     for path in (dev, HERE / "search_cases.jsonl"):
         if path.is_file():

@@ -1,7 +1,7 @@
 """Search quality: top-1/top-3 per query kind, abstention, confident-wrong answers, vs two baselines.
 
-Cases come from ../shared/bench/dev-cases.jsonl (real pastes; read here, never copied into
-the repository) when present, the real tracebacks and warnings captured by the checks in the
+Cases come from the file TRAINKB_EXTRA_CASES names (real pastes; read there, never copied into
+the repository) when set, the real tracebacks and warnings captured by the checks in the
 committed reports (reports/*.json), benchmarks/search_cases.jsonl (written for this project),
 and benchmarks/real_failures.jsonl (public failure reports sampled without regard to the
 catalogue; its `dev` and `test` halves are reported apart, and search is tuned on `dev` only),
@@ -31,6 +31,7 @@ import argparse
 import hashlib
 import json
 import math
+import os
 import re
 import sys
 from collections import Counter
@@ -43,18 +44,9 @@ from trainkb.catalogue import CheckStatus, find_catalogue, load_catalogue
 from trainkb.search import get_index, search
 
 HERE = Path(__file__).resolve().parent
-# the shared cases sit beside the repository (or beside the folder of its git worktrees)
-DEFAULT_DEV = next(
-    (
-        p
-        for p in (
-            HERE.parents[1] / "shared" / "bench" / "dev-cases.jsonl",
-            HERE.parents[2] / "shared" / "bench" / "dev-cases.jsonl",
-        )
-        if p.is_file()
-    ),
-    HERE.parents[1] / "shared" / "bench" / "dev-cases.jsonl",
-)
+# real pastes kept outside the repository (not ours to copy in): a JSON-lines file of cases named by
+# TRAINKB_EXTRA_CASES, read when set
+DEFAULT_DEV = Path(os.environ.get("TRAINKB_EXTRA_CASES") or HERE / "no-extra-cases.jsonl")
 OWN = HERE / "search_cases.jsonl"
 CORPUS = HERE / "real_failures.jsonl"
 BY_MESSAGE = HERE / "real_failures_by_message.jsonl"  # threads found by a cause-naming line (precision)

@@ -42,7 +42,8 @@ from trainkb.triage._report import _when
 ROOT = Path(__file__).resolve().parents[2]
 STATIC = ROOT / "site" / "static"
 DRIVER = Path(__file__).with_name("node_engines.js")
-SHARED_CASES = Path("/work/shared/bench/dev-cases.jsonl")
+# real pastes kept outside the repository, when TRAINKB_EXTRA_CASES names their JSON-lines file
+EXTRA_CASES = [Path(p)] if (p := os.environ.get("TRAINKB_EXTRA_CASES")) else []
 CASE_FILES = sorted([*(ROOT / "benchmarks").glob("*cases*.jsonl"), *(ROOT / "benchmarks").glob("real_failures*.jsonl")])
 TRIAGE_FIXTURES = sorted((ROOT / "tests" / "triage" / "fixtures").glob("*/*/combined.log"))
 OWN_OUTPUT = sorted((ROOT / "tests" / "own_output").glob("*.log"))
@@ -217,9 +218,9 @@ def _python_triage(text: str, index: Index) -> Json:
 
 
 def _benchmark_cases() -> list[Case]:
-    """Every benchmark case (the shared dev set too when present) and every check's captured evidence."""
+    """Every benchmark case (the extra cases too when set) and every check's captured evidence."""
     cases: list[Case] = []
-    for path in ([SHARED_CASES] if SHARED_CASES.is_file() else []) + CASE_FILES:
+    for path in [p for p in EXTRA_CASES if p.is_file()] + CASE_FILES:
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if line.strip():
                 case = json.loads(line)

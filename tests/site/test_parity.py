@@ -1,7 +1,7 @@
 """The browser's paste search agrees with `kb search` on every benchmark case.
 
-Cases come from the shared benchmark file (read here, never copied into the repository) and
-from the case files under benchmarks/, the public failure reports of real_failures*.jsonl and
+Cases come from the extra real pastes TRAINKB_EXTRA_CASES names, when set (read there, never copied
+into the repository), and from the case files under benchmarks/, the public failure reports of real_failures*.jsonl and
 by_symptom*.jsonl included. Agreement means the same top entry (or both abstaining), the same abstention, the
 same status (answered, differential, unknown), why and number of candidates, the same ranked
 entries with the same scores, confidences and tells, and the same advice. Tells are compared on
@@ -12,6 +12,7 @@ and condition by condition on generated logs.
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 from collections.abc import Callable
@@ -30,7 +31,8 @@ from trainkb.search._sigregex import compile_signature
 from trainkb.search._tells import TellText, fired, tell_data, tell_patterns
 from trainkb.search.contract import _condition, engine_patterns
 
-SHARED_CASES = Path("/work/shared/bench/dev-cases.jsonl")
+# real pastes kept outside the repository, when TRAINKB_EXTRA_CASES names their JSON-lines file
+EXTRA_CASES = [Path(p)] if (p := os.environ.get("TRAINKB_EXTRA_CASES")) else []
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 REPO_CASES = sorted(
     [*BENCHMARKS.glob("*cases*.jsonl"), *BENCHMARKS.glob("real_failures*.jsonl"), *BENCHMARKS.glob("by_symptom*.jsonl")]
@@ -39,7 +41,7 @@ REPO_CASES = sorted(
 
 def _cases() -> list[dict[str, str]]:
     out = []
-    for path in ([SHARED_CASES] if SHARED_CASES.is_file() else []) + REPO_CASES:
+    for path in [p for p in EXTRA_CASES if p.is_file()] + REPO_CASES:
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip():
                 case = json.loads(line)
@@ -73,7 +75,7 @@ def _expected(text: str, index: Index, output: str | None = None) -> dict[str, A
 def test_browser_agrees_with_kb_search(real_catalogue: Catalogue, real_site: Path, browser) -> None:  # type: ignore[no-untyped-def]
     cases = _cases()
     if not cases:
-        pytest.skip(f"no benchmark cases: neither {SHARED_CASES} nor benchmarks/*cases*.jsonl")
+        pytest.skip("no benchmark cases: neither TRAINKB_EXTRA_CASES nor benchmarks/*cases*.jsonl")
     index = Index(build_data(real_catalogue.ordered(), real_catalogue.content_hash()))
     expected = [_expected(case["text"], index) for case in cases]
     page = browser.new_page()
