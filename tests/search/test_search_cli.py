@@ -54,6 +54,15 @@ def test_usage_errors(catalogue: Path, tmp_path: Path, capsys: pytest.CaptureFix
     assert "error" in capsys.readouterr().err
 
 
+def test_a_catalogue_named_two_ways_is_a_usage_error(
+    catalogue: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the positional folder used to win silently over --catalogue
+    assert main(["--catalogue", str(tmp_path), "search", ERROR, str(catalogue)]) == 2
+    assert main(["search", ERROR, str(catalogue), "--catalogue", str(catalogue)]) == 2
+    assert "name the catalogue once" in capsys.readouterr().err
+
+
 def test_stdin_dash_and_pipe(catalogue: Path) -> None:
     for args in (["search", "-", "--json"], ["search", "--json"]):
         proc = _run(["--catalogue", str(catalogue), *args], stdin=f"noise\n{ERROR}\n")

@@ -78,6 +78,8 @@ def run(args: argparse.Namespace) -> int:
     if query is None or not query[0].strip():
         raise UsageError("give the text to search, or pipe it in (kb search - < log.txt)")
     text, first_line = query
+    if args.search_catalogue and getattr(args, "catalogue", None):
+        raise UsageError("name the catalogue once: the CATALOGUE argument or --catalogue, not both")
     roots = find_catalogues(args.search_catalogue or getattr(args, "catalogue", None))
     missing = [root for root in roots if not Path(root).is_dir()]
     if missing:
