@@ -34,8 +34,18 @@ time.sleep({sleep})
 """
 
 
+STOPS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+
+
+def _default_stops() -> None:
+    """kb starts as from an interactive shell: a background job of a script inherits SIGINT ignored."""
+    for signum in STOPS:
+        signal.signal(signum, signal.SIG_DFL)
+
+
 def _kb(root: Path, tmp: Path, *args: str, **popen) -> subprocess.Popen:
     env = dict(os.environ, TMPDIR=str(tmp))
+    popen.setdefault("preexec_fn", _default_stops)
     return subprocess.Popen(
         [sys.executable, "-m", "trainkb", "--catalogue", str(root), "check", *args],
         env=env,
@@ -56,7 +66,7 @@ def _leftover_dirs(tmp: Path) -> list[str]:
     return [p.name for p in tmp.iterdir() if p.name.startswith("kb-check-")]
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
+@pytest.mark.parametrize("signum", STOPS)
 @pytest.mark.slow
 def test_a_signal_to_kb_check_stops_every_check_and_cleans_up(make_catalogue, tmp_path, tmp, signum):
     started = tmp_path / "started"
@@ -73,6 +83,30 @@ def test_a_signal_to_kb_check_stops_every_check_and_cleans_up(make_catalogue, tm
     assert "Traceback" not in out + err
     assert wait_for_no_survivors(str(tmp)) == []
     assert _leftover_dirs(tmp) == []
+
+
+def _ignore_hangups() -> None:
+    _default_stops()
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+
+
+@pytest.mark.slow
+def test_kb_check_under_nohup_outlives_a_hangup(make_catalogue, tmp_path, tmp):
+    """A signal kb was started ignoring stays ignored; it used to stop kb check under `nohup` on a hangup."""
+    started = tmp_path / "started"
+    code = ESCAPES.format(started=str(started), sleep=600)
+    root = make_catalogue(
+        {"alpha/D1-sample.yaml": record(checks=checks_yaml({"code": code, "expect": "ok", "timeout": 300}))}
+    )
+    proc = _kb(root, tmp, "-q", preexec_fn=_ignore_hangups)
+    wait_for_file(started, proc)
+    proc.send_signal(signal.SIGHUP)
+    with pytest.raises(subprocess.TimeoutExpired):
+        proc.wait(timeout=3)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 128 + signal.SIGTERM, out + err
+    assert wait_for_no_survivors(str(tmp)) == []
 
 
 @pytest.mark.slow

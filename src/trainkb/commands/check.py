@@ -62,11 +62,19 @@ def _raise_terminated(signum: int, _frame: object) -> None:
 
 @contextlib.contextmanager
 def _terminate_like_interrupt() -> Iterator[None]:
-    """While checks run, SIGTERM and SIGHUP clean up (checks, forkserver, folders) like Ctrl-C."""
+    """While checks run, SIGTERM and SIGHUP clean up (checks, forkserver, folders) like Ctrl-C.
+
+    A signal kb was started ignoring stays ignored (`nohup kb check` outlives its terminal), as
+    Python itself leaves SIGINT ignored in a background job.
+    """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = {signum: signal.signal(signum, _raise_terminated) for signum in (signal.SIGTERM, signal.SIGHUP)}
+    previous = {
+        signum: signal.signal(signum, _raise_terminated)
+        for signum in (signal.SIGTERM, signal.SIGHUP)
+        if signal.getsignal(signum) is not signal.SIG_IGN
+    }
     try:
         yield
     finally:
