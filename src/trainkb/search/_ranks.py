@@ -5,8 +5,8 @@ its peers time out waiting in a collective, the peers' teardown (the watchdog's 
 `Fatal Python error: Aborted`, torchrun's summary naming the first rank to die) says loudly that a
 worker crashed in native code. It did, but only because it waited: triage names the rank that broke.
 Search then reads the paste without those teardown lines, so the timeout itself (the symptom of a
-hang) decides the answer, and the advice names the silent rank. Triage is standard library only,
-so `kb search` stays light.
+hang) decides the answer, and the advice names the silent rank. The rank log reader is standard
+library only, so `kb search` stays light.
 """
 
 from __future__ import annotations
@@ -47,9 +47,10 @@ def teardown(text: str, query: Query, first_line: int = 1) -> Teardown | None:
     """
     if not any(line.rank is not None for line in query.lines):
         return None
-    from ..triage import triage_text  # standard library only; imported when ranks speak
+    from ..ranklog import decide_text  # standard library only; imported when ranks speak
 
-    triage = triage_text(text, match=False)
+    decided = decide_text(text)
+    triage = decided[0] if decided else None
     if triage is None or triage.basis not in SILENT_BASES or not triage.culprits:
         return None
     timed_out = {v.rank: first_line - 1 + v.line for v in triage.ranks if v.how == WAITED and v.line is not None}

@@ -1,13 +1,14 @@
 """Multi-rank triage: which rank of a distributed job broke first, and which ranks are only victims.
 
-Import-light (standard library only) so `kb search` and `kb run` can call it at once; the
-catalogue is consulted, through ``trainkb.search``, only for the culprit's own error.
+Import-light (standard library only) so `kb search` and `kb run` can call it at once: the
+reading and the decision are ``trainkb.ranklog``'s; the catalogue is consulted, through
+``trainkb.search``, only for the culprit's own error.
 """
 
 from __future__ import annotations
 
-from ._decide import RankVerdict, Triage, decide
-from ._input import is_multirank, triage_block, triage_path, triage_text
+from ..ranklog import RankVerdict, Triage, decide, is_multirank
+from ._input import triage_block, triage_path, triage_text
 from ._report import to_json, to_text
 
 __all__ = [

@@ -12,10 +12,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from ._decide import Triage, decide
-from ._read import CHUNK, Reader
+from ..ranklog import CHUNK, Reader, Triage, decide, decide_text, is_multirank
 
-__all__ = ["explain", "is_multirank", "read_chunks", "triage_block", "triage_path", "triage_reader", "triage_text"]
+__all__ = ["explain", "read_chunks", "triage_block", "triage_path", "triage_reader", "triage_text"]
 
 TEXT_SUFFIXES = (".log", ".txt", ".out", ".err")
 MAX_FILES = 4096  # a folder with more is not a torchrun log folder; read this many
@@ -25,11 +24,6 @@ def read_chunks(path: Path) -> Iterator[str]:
     with path.open("r", encoding="utf-8", errors="replace", newline="") as f:
         while chunk := f.read(CHUNK):
             yield chunk
-
-
-def is_multirank(reader: Reader) -> bool:
-    """Output of two or more ranks (torchrun's summary naming rank 1 or above counts): what triage is for."""
-    return len(reader.ranks) >= 2 or (reader.summary_seen and bool(reader.ranks) and max(reader.ranks) >= 1)
 
 
 def explain(triage: Triage, reader: Reader, catalogue: Any) -> None:
@@ -64,12 +58,13 @@ def triage_reader(reader: Reader, catalogue: Any = None, match: bool = True) -> 
 
 def triage_text(text: str | Iterable[str], catalogue: Any = None, match: bool = True) -> Triage | None:
     """Triage interleaved output (a string, or chunks of one); None when it is not multi-rank."""
-    reader = Reader()
-    if isinstance(text, str):
-        reader.feed(text)
-    else:
-        reader.feed_chunks(text)
-    return triage_reader(reader, catalogue, match)
+    decided = decide_text(text)
+    if decided is None:
+        return None
+    triage, reader = decided
+    if match:
+        explain(triage, reader, catalogue)
+    return triage
 
 
 def _rank_dirs(root: Path) -> dict[int, Path]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from ._decide import Triage
+from ..ranklog import Triage
 
 __all__ = ["to_json", "to_text"]
 

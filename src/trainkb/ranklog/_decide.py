@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
 from ._read import Event, RankState, Reader
 
-__all__ = ["Basis", "RankVerdict", "Role", "Triage", "decide"]
+__all__ = ["Basis", "RankVerdict", "Role", "Triage", "decide", "decide_text", "is_multirank"]
 
 VICTIM_KINDS = frozenset({"timeout", "connection", "mismatch", "barrier"})
 WAITED = ("timeout", "connection", "abort", "barrier")  # a victim's kinds that show it waited on a peer
@@ -318,3 +318,18 @@ def _collect(reader: Reader, basis: Basis, victims: list[int], how: dict[int, st
             "torchrun's summary then carries each rank's traceback"
         )
     return tips
+
+
+def is_multirank(reader: Reader) -> bool:
+    """Output of two or more ranks (torchrun's summary naming rank 1 or above counts): what triage is for."""
+    return len(reader.ranks) >= 2 or (reader.summary_seen and bool(reader.ranks) and max(reader.ranks) >= 1)
+
+
+def decide_text(text: str | Iterable[str]) -> tuple[Triage, Reader] | None:
+    """Read interleaved output (a string, or chunks of one) and decide; None when it is not multi-rank."""
+    reader = Reader()
+    if isinstance(text, str):
+        reader.feed(text)
+    else:
+        reader.feed_chunks(text)
+    return (decide(reader), reader) if is_multirank(reader) else None
