@@ -15,8 +15,8 @@ from ..search._tells import TellText, condition_data, fired, tell_data, tell_pat
 from ._jsonschema import MODELINE, SCHEMA_FILE, render_schema
 from ._loader import Catalogue
 from ._mutation import mutation_problems
-from ._regexsafety import backtracking_risk
-from ._schema import Entry
+from ._regexsafety import backtracking_risk, nested_quantifier
+from ._schema import Entry, ExpectRaises, ExpectWarns
 from ._yamlio import YamlProblem, dotted
 
 __all__ = ["TODO", "LintFinding", "lint_catalogue", "symptom_family_ids"]
@@ -255,6 +255,38 @@ def _check_tell_patterns(out: _Collector, entry: Entry) -> None:
                         out.add(entry.id, loc, "tell-groups", f"the regex has no named group {', '.join(missing)}")
 
 
+def _check_expect_patterns(out: _Collector, entry: Entry) -> None:
+    """A check's expected-message pattern runs under RE2 in `kb check`; one RE2 refuses would make the
+    check an error, and one that backtracks exponentially hangs whoever runs it with Python's re
+    (``pytest.raises(match=...)``, a reader trying it out), so both are refused here."""
+    for i, check in enumerate(entry.checks):
+        expect = check.expect
+        if isinstance(expect, ExpectRaises):
+            loc: tuple[str | int, ...] = ("checks", i, "expect", "raises", "match")
+            pattern = expect.raises.match
+        elif isinstance(expect, ExpectWarns):
+            loc, pattern = ("checks", i, "expect", "warns", "match"), expect.warns.match
+        else:
+            continue
+        unsupported = re2_error(pattern)
+        if unsupported is not None:
+            out.add(
+                entry.id,
+                loc,
+                "expect-regex",
+                f"kb check matches expected messages with RE2, which cannot run this regex ({unsupported}); "
+                "lookarounds, backreferences and \\Z are not supported",
+            )
+        elif nested_quantifier(pattern):
+            out.add(
+                entry.id,
+                loc,
+                "expect-regex",
+                "a repeat over a part that can match in several ways (such as (a+)+, (xx?)+ or (a|aa)+) takes "
+                "exponential time in Python's re on a message a few dozen characters long",
+            )
+
+
 def _check_families(out: _Collector, entries: list[Entry], owned: set[str]) -> None:
     """Each family member has a tell; each tell fires on its own example and on none of a sibling's
     (its tells' examples and its signatures' examples, the bare symptom line among them).
@@ -415,6 +447,7 @@ def lint_catalogue(cat: Catalogue) -> list[LintFinding]:
         _check_links(out, entry)
         _check_signatures(out, entry)
         _check_tell_patterns(out, entry)
+        _check_expect_patterns(out, entry)
         _check_mutations(out, entry)
         _check_urls(out, entry)
         _check_control(out, entry)
