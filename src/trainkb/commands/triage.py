@@ -14,7 +14,7 @@ import json
 import sys
 from pathlib import Path
 
-from .._terminal import emit, json_text
+from .._terminal import emit, json_text, say
 from ..catalogue import find_catalogue
 from ._exit import Exit, UsageError
 
@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
             if not path.exists():
                 raise UsageError(f"no such file or folder: {source}")
             triage = (
-                triage_path(path, catalogue=catalogue, match=match)
+                triage_path(path, catalogue=catalogue, match=match, warn=lambda m: say(f"kb: warning: {m}\n"))
                 if path.is_dir() or path.suffix == ".json"
                 else triage_text(read_chunks(path), catalogue=catalogue, match=match)
             )
