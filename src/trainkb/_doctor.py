@@ -8,6 +8,7 @@ something this machine lacks (a GPU, torch).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import multiprocessing
 import os
@@ -285,7 +286,7 @@ try:
 except BaseException as exc:
     kind = "missing" if isinstance(exc, ModuleNotFoundError) and exc.name == "torch" else "error"
     said = kind + " " + type(exc).__name__ + ": " + " ".join(str(exc).split())
-os.write(fd, said.encode("utf-8", "replace")[:4000])
+os.write(fd, said.encode("utf-8", "replace")[:4000] + b"\\n")
 os._exit(0)
 """
 
@@ -300,6 +301,19 @@ class TorchImport:
     problem: tuple[str, str] | None = None
 
 
+def _read_line(read: int, timeout: float) -> bytes | None:
+    """What the child wrote up to its newline or its end; None when ``timeout`` passed first."""
+    said = b""
+    deadline = time.monotonic() + timeout
+    while (left := deadline - time.monotonic()) > 0:
+        if select.select([read], [], [], left)[0]:
+            chunk = os.read(read, 4096)
+            said += chunk
+            if not chunk or said.endswith(b"\n"):  # said its line, or every holder of the pipe is gone
+                return said
+    return None
+
+
 def _trial_import(timeout: float) -> tuple[str, str]:
     """("ok" | "missing" | "error" | "crash" | "exit" | "hang", detail): how `import torch` goes in a
     child process, which may crash, exit or hang without taking kb along."""
@@ -311,34 +325,26 @@ def _trial_import(timeout: float) -> tuple[str, str]:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
-            start_new_session=True,  # a process group of its own: a timeout kills what it started too
+            start_new_session=True,  # a process group of its own: whatever it started goes with it
         )
     finally:
         os.close(write)
-    said = b""
-    deadline = time.monotonic() + timeout
     try:
-        while (left := deadline - time.monotonic()) > 0:
-            if select.select([read], [], [], left)[0]:
-                chunk = os.read(read, 4096)
-                if not chunk:  # every holder of the pipe is gone
-                    break
-                said += chunk
-        else:
-            os.killpg(child.pid, signal.SIGKILL)
-            child.wait()
-            return "hang", f"{timeout:g}"
-        status = child.wait(timeout=max(deadline - time.monotonic(), 1.0))
-    except subprocess.TimeoutExpired:
-        os.killpg(child.pid, signal.SIGKILL)
-        child.wait()
-        return "hang", f"{timeout:g}"
+        said = _read_line(read, timeout)
+        status = child.wait(timeout=5) if said is not None and not said.endswith(b"\n") else None
+    except subprocess.TimeoutExpired:  # closed the pipe but neither exited nor said anything
+        said, status = None, None
     finally:
         os.close(read)
-    kind, _, detail = said.decode("utf-8", "replace").partition(" ")
+        with contextlib.suppress(ProcessLookupError, PermissionError):  # also on Ctrl-C: no orphan left
+            os.killpg(child.pid, signal.SIGKILL)
+        child.wait()
+    if said is None:
+        return "hang", f"{timeout:g}"
+    kind, _, detail = said.decode("utf-8", "replace").strip().partition(" ")
     if kind in ("ok", "missing", "error"):
         return kind, detail
-    if status < 0:
+    if status is not None and status < 0:
         return "crash", signal.Signals(-status).name if -status in signal.valid_signals() else str(-status)
     return "exit", str(status)
 

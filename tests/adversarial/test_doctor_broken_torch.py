@@ -80,3 +80,10 @@ def test_a_missing_source_file_is_a_usage_error(tmp_path):
     assert done.returncode == Exit.USAGE
     assert done.stderr == f"kb: error: no such file or folder: {tmp_path / 'nonexistent.py'}\n"
     assert done.stdout == ""
+
+
+def test_the_installed_torch_still_imports(tmp_path):
+    """The child's trial import passes on a healthy torch: the probes see it as before."""
+    done = _doctor(tmp_path, None, "--json")
+    [versions] = [row for row in json.loads(done.stdout) if row["probe"] == "versions"]
+    assert versions["status"] == "info" and versions["observed"].startswith("torch 2.")
