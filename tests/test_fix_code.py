@@ -1,4 +1,5 @@
-"""Every ```python block in a real record's fix is valid Python: the TUI's `c` copies it as it stands."""
+"""Every ```python block in a real record's fix is valid Python: the TUI's `c` copies it as it stands (`kb lint`'s
+fix-code rule says the same for any catalogue)."""
 
 from __future__ import annotations
 

@@ -250,3 +250,43 @@ def test_excludes_are_linted_like_signatures(make_catalogue):
         for f in found
     ), found
     assert len(found) == 2
+
+
+def _check(code: str, packages: list[str] | None = None) -> str:
+    from helpers import checks_yaml
+
+    check: dict[str, object] = {"code": code, "expect": "ok"}
+    if packages is not None:
+        check["requires"] = {"packages": packages}
+    return checks_yaml(check)
+
+
+@pytest.mark.parametrize(
+    ("code", "packages", "flagged"),
+    [
+        ("import transformers\n", None, ["transformers"]),
+        ("from peft import LoraConfig\nimport deepspeed.comm\n", ["peft"], ["deepspeed"]),
+        ("def f():\n    import torchvision.transforms as T\n    return T\n", [], ["torchvision"]),
+        ("import accelerate\n", ["accelerate"], []),
+        ("import tokenizers\n", ["transformers"], []),  # transformers always installs tokenizers
+        ("try:\n    import deepspeed\nexcept ImportError:\n    deepspeed = None\n", None, []),
+        ("import torch, json, numpy\n", None, []),
+    ],
+)
+def test_check_imports_an_optional_package_it_does_not_declare(make_catalogue, code, packages, flagged):
+    root = make_catalogue({"alpha/D1-sample.yaml": record(checks=_check(code, packages))})
+    said = [f for f in lint_catalogue(load_catalogue(root)) if f.rule == "check-requires"]
+    assert [f.message.split()[3] for f in said] == flagged
+    assert all(f.field == "checks[0].requires" for f in said)
+
+
+def test_python_blocks_of_a_fix_compile(make_catalogue):
+    fix = (
+        "fix: |\n  Wrap it:\n\n  ```python\n  with torch.no_grad()\n      y = model(x)\n  ```\n\n"
+        "  ```sh\n  not python (\n  ```\n"
+    )
+    root = make_catalogue({"alpha/D1-sample.yaml": record().replace("fix: Do the right thing.\n", fix)})
+    [finding] = [str(f) for f in lint_catalogue(load_catalogue(root)) if f.rule == "fix-code"]
+    assert finding == (
+        f"{P}:10:1: fix: python block 1 (from line 3 of the fix) does not compile: expected ':' (its line 1) [fix-code]"
+    )

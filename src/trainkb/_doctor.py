@@ -8,18 +8,23 @@ something this machine lacks (a GPU, torch).
 
 from __future__ import annotations
 
+import contextlib
+import json
 import multiprocessing
 import os
 import re
+import select
+import signal
 import stat
+import subprocess
 import sys
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any
 
-__all__ = ["PROBES", "Context", "Finding", "import_torch", "run_probes"]
+__all__ = ["IMPORT_TIMEOUT", "PROBES", "Context", "Finding", "TorchImport", "import_torch", "run_probes"]
 
 MAX_SOURCE_BYTES = 4 * 1024 * 1024  # of one scanned source file: a script, not a device or a dump
 
@@ -30,7 +35,7 @@ SHM_WARN_BYTES = 1 << 30  # PyTorch workers routinely need more than Docker's 64
 class Finding:
     entry: str
     probe: str
-    status: str  # ok | warn | info | n/a
+    status: str  # ok | warn | info | n/a | error (the environment is broken: torch does not import)
     observed: str
     message: str
 
@@ -47,6 +52,7 @@ class Context:
     shm_path: str = "/dev/shm"
     sources: tuple[Path, ...] = ()
     start_method: str | None = None
+    torch_problem: tuple[str, str] | None = None  # (what went wrong, the next step) when torch is broken
 
     def source_texts(self) -> list[tuple[Path, str]]:
         texts = []
@@ -81,6 +87,8 @@ def _cuda(ctx: Context) -> bool:
 
 
 def versions(ctx: Context) -> Finding:
+    if ctx.torch_problem is not None:
+        return Finding("P1", "versions", "error", *ctx.torch_problem)
     if ctx.torch is None:
         return Finding("P1", "versions", "n/a", "torch not importable", "Install torch to run the other probes.")
     torch = ctx.torch
@@ -263,18 +271,121 @@ PROBES: list[Callable[[Context], Finding]] = [
 ]
 
 
-def import_torch() -> Any:
-    """torch, or None where it is missing or broken (its probes then say n/a)."""
+IMPORT_TIMEOUT = 120.0  # seconds: a cold import from a network filesystem can take a minute
+
+# Run by a fresh interpreter with the parent's sys.path: it imports torch and writes one line to the
+# descriptor it is given, "ok", "missing ..." (no torch at all) or "error <Type>: <message>", then
+# leaves at once (os._exit: no atexit handler of a half-imported torch runs).
+_TRIAL = """
+import json, os, sys
+fd = int(sys.argv[1])
+sys.path[:] = json.loads(sys.argv[2])
+try:
+    import torch
+    said = "ok"
+except BaseException as exc:
+    kind = "missing" if isinstance(exc, ModuleNotFoundError) and exc.name == "torch" else "error"
+    said = kind + " " + type(exc).__name__ + ": " + " ".join(str(exc).split())
+os.write(fd, said.encode("utf-8", "replace")[:4000] + b"\\n")
+os._exit(0)
+"""
+
+_REINSTALL = "reinstall a torch build that matches this machine (pip install --force-reinstall torch)"
+
+
+@dataclass(frozen=True)
+class TorchImport:
+    """torch, or None; ``problem`` is (what went wrong, the next step) when an installed torch is broken."""
+
+    module: ModuleType | None
+    problem: tuple[str, str] | None = None
+
+
+def _read_line(read: int, timeout: float) -> bytes | None:
+    """What the child wrote up to its newline or its end; None when ``timeout`` passed first."""
+    said = b""
+    deadline = time.monotonic() + timeout
+    while (left := deadline - time.monotonic()) > 0:
+        if select.select([read], [], [], left)[0]:
+            chunk = os.read(read, 4096)
+            said += chunk
+            if not chunk or said.endswith(b"\n"):  # said its line, or every holder of the pipe is gone
+                return said
+    return None
+
+
+def _trial_import(timeout: float) -> tuple[str, str]:
+    """("ok" | "missing" | "error" | "crash" | "exit" | "hang", detail): how `import torch` goes in a
+    child process, which may crash, exit or hang without taking kb along."""
+    read, write = os.pipe()
+    try:
+        child = subprocess.Popen(
+            [sys.executable, "-c", _TRIAL, str(write), json.dumps(sys.path)],
+            pass_fds=(write,),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,  # a process group of its own: whatever it started goes with it
+        )
+    finally:
+        os.close(write)
+    try:
+        said = _read_line(read, timeout)
+        status = child.wait(timeout=5) if said is not None and not said.endswith(b"\n") else None
+    except subprocess.TimeoutExpired:  # closed the pipe but neither exited nor said anything
+        said, status = None, None
+    finally:
+        os.close(read)
+        with contextlib.suppress(ProcessLookupError, PermissionError):  # also on Ctrl-C: no orphan left
+            os.killpg(child.pid, signal.SIGKILL)
+        child.wait()
+    if said is None:
+        return "hang", f"{timeout:g}"
+    kind, _, detail = said.decode("utf-8", "replace").strip().partition(" ")
+    if kind in ("ok", "missing", "error"):
+        return kind, detail
+    if status is not None and status < 0:
+        return "crash", signal.Signals(-status).name if -status in signal.valid_signals() else str(-status)
+    return "exit", str(status)
+
+
+def import_torch(timeout: float = IMPORT_TIMEOUT) -> TorchImport:
+    """torch, tried first in a child process: a torch that raises, crashes, exits or hangs on import
+    is reported (the real error and what to do next), never allowed to stop or freeze kb."""
+    kind, detail = _trial_import(timeout)
+    if kind == "missing":
+        return TorchImport(None)
+    problems = {
+        "error": (f"torch does not import: {detail}", f"{_REINSTALL}; python -c 'import torch' shows the traceback"),
+        "crash": (
+            f"importing torch kills the process ({detail})",
+            f"python -X faulthandler -c 'import torch' shows where; {_REINSTALL}, "
+            "and check LD_PRELOAD and LD_LIBRARY_PATH for clashing libraries",
+        ),
+        "exit": (
+            f"importing torch ends the process (exit status {detail})",
+            f"python -c 'import torch' shows what stops it; {_REINSTALL}",
+        ),
+        "hang": (
+            f"importing torch did not finish within {detail} s",
+            "python -X importtime -c 'import torch' shows what it waits on (a slow network filesystem, a lock); "
+            "kb doctor --import-timeout S allows longer",
+        ),
+    }
+    if kind in problems:
+        return TorchImport(None, problems[kind])
     try:
         import torch
-    except Exception:
-        return None
-    return torch
+    except (Exception, SystemExit) as exc:  # imported in the child, not here: still said, never raised
+        return TorchImport(None, (f"torch does not import: {type(exc).__name__}: {exc}", _REINSTALL))
+    return TorchImport(torch)
 
 
 def run_probes(sources: tuple[Path, ...] = (), ctx: Context | None = None) -> list[Finding]:
     """Every probe's finding; a probe that crashes reports itself instead of stopping the others."""
-    ctx = ctx or Context(environ=os.environ, torch=import_torch(), sources=sources)
+    if ctx is None:
+        found = import_torch()
+        ctx = Context(environ=os.environ, torch=found.module, sources=sources, torch_problem=found.problem)
     findings = []
     for probe in PROBES:
         try:

@@ -2,14 +2,20 @@
 
 A record's title or a pasted line may carry escape sequences (``\\x1b]0;`` retitles the
 window, ``\\x1b[2J`` clears it, OSC 52 writes the clipboard). Everything `kb` prints from a
-record or a paste goes through ``printable`` first, which spells such characters out.
+record or a paste goes through ``printable`` first, which spells such characters out; ``emit``
+(a command's result on stdout) and ``say`` (kb's own words on stderr) apply it to whatever they
+write, and survive an output that cannot be written.
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
 import re
+import sys
+from typing import Any
 
-__all__ = ["CONTROL", "printable"]
+__all__ = ["CONTROL", "emit", "json_text", "printable", "say"]
 
 # C0 controls but tab and newline, DEL, C1 controls, and the bidirectional overrides that reorder text
 CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
@@ -24,3 +30,44 @@ def _spell(match: re.Match[str]) -> str:
 def printable(text: str, newlines: bool = True) -> str:
     """``text`` with control characters written as ``\\xNN`` (newlines too unless ``newlines``)."""
     return (CONTROL if newlines else _WITH_NEWLINES).sub(_spell, text)
+
+
+def _escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
+def json_text(data: Any) -> str:
+    """``data`` as indented JSON for a terminal: json escapes C0 controls itself; DEL, the C1 controls
+    (``\\x9b`` starts a sequence too) and the bidirectional overrides are escaped here, so the text
+    is the same JSON and no byte of it is a control character."""
+    return CONTROL.sub(_escape, json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def say(text: str) -> None:
+    """kb's own words on stderr, terminal-safe; a closed or full stderr loses them and never raises
+    (`kb run` must keep its command's exit status whatever happens to its own output)."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):  # no stderr at all at start-up: None
+        sys.stderr.write(printable(text))
+        sys.stderr.flush()
+
+
+def emit(text: str) -> bool:
+    """A command's result on stdout, terminal-safe, written whole and flushed. False when it cannot be
+    written (a full disk, a closed descriptor), after saying so in one line on stderr; the caller then
+    exits with the usage status. A reader that went away (BrokenPipeError) is left to the caller."""
+    stream = sys.stdout
+    try:
+        if stream is None:  # started with stdout closed (`kb search x >&-`)
+            raise OSError("standard output is closed")
+        stream.write(printable(text))
+        stream.flush()
+    except BrokenPipeError:
+        raise
+    except (OSError, ValueError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        if stream is not None:  # drop what is buffered, so the exit does not fail on it a second time
+            with contextlib.suppress(OSError, ValueError):
+                stream.close()
+        say(f"kb: error: cannot write the output: {why}\n")
+        return False
+    return True

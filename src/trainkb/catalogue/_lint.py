@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,8 +16,8 @@ from ..search._tells import TellText, condition_data, fired, tell_data, tell_pat
 from ._jsonschema import MODELINE, SCHEMA_FILE, render_schema
 from ._loader import Catalogue
 from ._mutation import mutation_problems
-from ._regexsafety import backtracking_risk
-from ._schema import Entry
+from ._regexsafety import backtracking_risk, nested_quantifier
+from ._schema import Entry, ExpectRaises, ExpectWarns
 from ._yamlio import YamlProblem, dotted
 
 __all__ = ["TODO", "LintFinding", "lint_catalogue", "symptom_family_ids"]
@@ -255,6 +256,121 @@ def _check_tell_patterns(out: _Collector, entry: Entry) -> None:
                         out.add(entry.id, loc, "tell-groups", f"the regex has no named group {', '.join(missing)}")
 
 
+def _check_expect_patterns(out: _Collector, entry: Entry) -> None:
+    """A check's expected-message pattern runs under RE2 in `kb check`; one RE2 refuses would make the
+    check an error, and one that backtracks exponentially hangs whoever runs it with Python's re
+    (``pytest.raises(match=...)``, a reader trying it out), so both are refused here."""
+    for i, check in enumerate(entry.checks):
+        expect = check.expect
+        if isinstance(expect, ExpectRaises):
+            loc: tuple[str | int, ...] = ("checks", i, "expect", "raises", "match")
+            pattern = expect.raises.match
+        elif isinstance(expect, ExpectWarns):
+            loc, pattern = ("checks", i, "expect", "warns", "match"), expect.warns.match
+        else:
+            continue
+        unsupported = re2_error(pattern)
+        if unsupported is not None:
+            out.add(
+                entry.id,
+                loc,
+                "expect-regex",
+                f"kb check matches expected messages with RE2, which cannot run this regex ({unsupported}); "
+                "lookarounds, backreferences and \\Z are not supported",
+            )
+        elif nested_quantifier(pattern):
+            out.add(
+                entry.id,
+                loc,
+                "expect-regex",
+                "a repeat over a part that can match in several ways (such as (a+)+, (xx?)+ or (a|aa)+) takes "
+                "exponential time in Python's re on a message a few dozen characters long",
+            )
+
+
+# Packages a check may import only when it declares them under `requires: {packages: [...]}`: where
+# one is missing, kb check then skips the check instead of reporting a ModuleNotFoundError as its verdict.
+_OPTIONAL_PACKAGES = frozenset(
+    {
+        "accelerate", "apex", "bitsandbytes", "cv2", "datasets", "deepspeed", "diffusers", "fairscale",
+        "flash_attn", "huggingface_hub", "lightning", "peft", "PIL", "pytorch_lightning", "safetensors",
+        "timm", "tokenizers", "torchao", "torchaudio", "torchvision", "transformers", "triton", "trl",
+        "xformers",
+    }
+)  # fmt: skip
+# what installing a declared package always installs too (its own required dependencies)
+_PULLED_IN = {
+    "tokenizers": {"transformers"},
+    "huggingface_hub": {"transformers", "accelerate", "peft", "diffusers", "datasets"},
+    "safetensors": {"transformers", "accelerate", "peft", "diffusers"},
+}
+_IMPORT_GUARDS = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
+
+
+def _guarded(handlers: list[ast.ExceptHandler]) -> bool:
+    """A try whose handler catches a failed import: the check copes without the package."""
+    for handler in handlers:
+        kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+        if handler.type is None or any(isinstance(k, ast.Name) and k.id in _IMPORT_GUARDS for k in kinds):
+            return True
+    return False
+
+
+def _imported(node: ast.AST) -> list[tuple[str, int]]:
+    """(top-level package, line) of each absolute import outside a try that catches its failure."""
+    found: list[tuple[str, int]] = []
+    if isinstance(node, ast.Import):
+        found += [(alias.name.split(".")[0], node.lineno) for alias in node.names]
+    elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+        found.append((node.module.split(".")[0], node.lineno))
+    for child in ast.iter_child_nodes(node):
+        if not (isinstance(node, ast.Try) and child in node.body and _guarded(node.handlers)):
+            found += _imported(child)
+    return found
+
+
+def _check_requires(out: _Collector, entry: Entry) -> None:
+    """A check that imports an optional package declares it, so kb check skips it where it is missing."""
+    for i, check in enumerate(entry.checks):
+        try:
+            tree = ast.parse(check.code)
+        except SyntaxError:
+            continue  # kb check reports code that does not compile
+        declared = set(check.requires.packages)
+        missing: dict[str, int] = {}
+        for package, line in _imported(tree):
+            covered = package in declared or bool(_PULLED_IN.get(package, set()) & declared)
+            if package in _OPTIONAL_PACKAGES and not covered:
+                missing.setdefault(package, line)
+        for package, line in missing.items():
+            out.add(
+                entry.id,
+                ("checks", i, "requires"),
+                "check-requires",
+                f"the code imports {package} (its line {line}) but `requires: {{packages: [...]}}` does not name "
+                "it: where it is missing the check would fail with ModuleNotFoundError instead of being skipped",
+            )
+
+
+def _check_fix_code(out: _Collector, entry: Entry) -> None:
+    """A ```python block of a fix compiles: readers (and the TUI's copy key) take it as it stands."""
+    from markdown_it import MarkdownIt  # only here: lint's other rules need no Markdown
+
+    fences = [t for t in MarkdownIt("commonmark").parse(entry.fix) if t.type == "fence"]
+    for number, token in enumerate(t for t in fences if t.info.split()[:1] == ["python"]):
+        try:
+            compile(token.content, f"{entry.id} fix", "exec")
+        except SyntaxError as exc:
+            start = token.map[0] + 1 if token.map else 0
+            out.add(
+                entry.id,
+                ("fix",),
+                "fix-code",
+                f"python block {number + 1} (from line {start} of the fix) does not compile: {exc.msg} "
+                f"(its line {exc.lineno})",
+            )
+
+
 def _check_families(out: _Collector, entries: list[Entry], owned: set[str]) -> None:
     """Each family member has a tell; each tell fires on its own example and on none of a sibling's
     (its tells' examples and its signatures' examples, the bare symptom line among them).
@@ -415,6 +531,9 @@ def lint_catalogue(cat: Catalogue) -> list[LintFinding]:
         _check_links(out, entry)
         _check_signatures(out, entry)
         _check_tell_patterns(out, entry)
+        _check_expect_patterns(out, entry)
+        _check_requires(out, entry)
+        _check_fix_code(out, entry)
         _check_mutations(out, entry)
         _check_urls(out, entry)
         _check_control(out, entry)

@@ -173,6 +173,8 @@ def read_report(path: Path) -> CheckReport:
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise ValueError(f"{path}: not valid JSON ({exc})") from None
+    except RecursionError:  # arrays or objects nested thousands deep: no report is shaped so
+        raise ValueError(f"{path}: JSON nested too deeply; not a check report") from None
     problem = _shape_problem(data)
     if problem is not None:
         raise ValueError(f"{path}: {problem}")

@@ -8,10 +8,10 @@ import os
 from pathlib import Path
 
 from .._terminal import printable
-from ._common import open_catalogue
-from ._exit import Exit
+from ._common import open_catalogue, seconds
+from ._exit import Exit, UsageError
 
-_MARK = {"warn": "WARN", "ok": "ok", "info": "info", "n/a": "n/a"}
+_MARK = {"error": "FAIL", "warn": "WARN", "ok": "ok", "info": "info", "n/a": "n/a"}
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
@@ -23,17 +23,28 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
         help="training scripts or folders to scan too (e.g. for torch.cuda.amp, RANK as device)",
     )
     parser.add_argument("--json", action="store_true", help="print findings as JSON")
+    parser.add_argument(
+        "--import-timeout",
+        type=seconds,
+        default=None,
+        metavar="S",
+        help="how long importing torch may take before it counts as hung (default 120)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
-    from .._doctor import Context, import_torch, run_probes
+    from .._doctor import IMPORT_TIMEOUT, Context, import_torch, run_probes
     from .._status import status
 
+    missing = [path for path in args.paths if not path.exists()]
+    if missing:
+        raise UsageError(f"no such file or folder: {missing[0]}")
     with status("kb doctor") as say:
         say("importing torch")
-        torch = import_torch()
+        torch = import_torch(args.import_timeout or IMPORT_TIMEOUT)
         say("probing this environment")
-        findings = run_probes(ctx=Context(environ=os.environ, torch=torch, sources=tuple(args.paths)))
+        ctx = Context(environ=os.environ, torch=torch.module, sources=tuple(args.paths), torch_problem=torch.problem)
+        findings = run_probes(ctx=ctx)
     cat = open_catalogue(args)
     titles = {e.id: e.title for e in cat.entries.values()} if cat else {}
     if args.json:
@@ -41,9 +52,9 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(rows, indent=2))
     else:
         for f in findings:
-            print(f"[{_MARK[f.status]:>4}] {f.entry:<5} {f.probe:<20} {f.observed}")
-            if f.message and f.status in {"warn", "info"}:
-                print(f"{'':14}{f.message}")
+            print(printable(f"[{_MARK[f.status]:>4}] {f.entry:<5} {f.probe:<20} {f.observed}", newlines=False))
+            if f.message and f.status in {"error", "warn", "info"}:
+                print(printable(f"{'':14}{f.message}", newlines=False))
             if f.status == "warn" and f.entry in titles:
                 print(printable(f"{'':14}→ kb show {f.entry}  ({titles[f.entry]})", newlines=False))
-    return Exit.FINDINGS if any(f.status == "warn" for f in findings) else Exit.SUCCESS
+    return Exit.FINDINGS if any(f.status in ("warn", "error") for f in findings) else Exit.SUCCESS

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import shutil
-import sys
 
 from .._tail import RUN_TAIL_BYTES
+from .._terminal import say as _say  # terminal-safe; a closed or full stderr never costs the exit status
 from ._common import seconds
 from ._exit import UsageError
 
@@ -40,13 +39,6 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
         help="how much of the most recent output to keep for diagnosis (default 256 KiB)",
     )
     parser.add_argument("cmd", nargs=argparse.REMAINDER, metavar="-- CMD ARGS", help="the command to run, after `--`")
-
-
-def _say(text: str) -> None:
-    """Our own words on stderr; a closed or full stderr loses them, never the command's status."""
-    with contextlib.suppress(OSError, ValueError, AttributeError):  # no stderr at all at start-up: None
-        sys.stderr.write(text)
-        sys.stderr.flush()
 
 
 def run(args: argparse.Namespace) -> int:

@@ -7,13 +7,13 @@ cache), so that pasting into a terminal answers at once.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .._ownoutput import MARK
 from .._tail import read_tail
+from .._terminal import emit, json_text
 from ..catalogue import find_catalogues
 from ._exit import Exit, UsageError
 
@@ -57,15 +57,15 @@ def _query(args: argparse.Namespace) -> tuple[str, int] | None:
     return None
 
 
-def _print_text(response: SearchResponse) -> None:
+def _text(response: SearchResponse) -> str:
     """The answer as a block marked as kb's own (trainkb._ownoutput), so that a saved copy is not read
     back as the failure."""
     from .._advice import HEADINGS
     from .._present import response_lines
 
-    print(f"{MARK} search: {HEADINGS[response.status]} ──")
-    for line in response_lines(response):
-        print(f"  {line}" if line else "")
+    lines = [f"{MARK} search: {HEADINGS[response.status]} ──"]
+    lines += [f"  {line}" if line else "" for line in response_lines(response)]
+    return "\n".join(lines) + "\n"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -90,9 +90,9 @@ def run(args: argparse.Namespace) -> int:
         data = response.to_json()
         if triage is not None:
             data["triage"] = to_json(triage, first_line)
-        print(json.dumps(data, indent=2, ensure_ascii=False))
+        written = emit(json_text(data) + "\n")
     else:
-        if triage is not None:
-            print(to_text(triage, first_line=first_line))
-        _print_text(response)
+        written = emit((to_text(triage, first_line=first_line) + "\n" if triage is not None else "") + _text(response))
+    if not written:
+        return Exit.USAGE
     return Exit.SUCCESS if response.results and not response.abstained else Exit.FINDINGS

@@ -14,6 +14,7 @@ import json
 import sys
 from pathlib import Path
 
+from .._terminal import emit, json_text, say
 from ..catalogue import find_catalogue
 from ._exit import Exit, UsageError
 
@@ -56,23 +57,21 @@ def run(args: argparse.Namespace) -> int:
             if not path.exists():
                 raise UsageError(f"no such file or folder: {source}")
             triage = (
-                triage_path(path, catalogue=catalogue, match=match)
+                triage_path(path, catalogue=catalogue, match=match, warn=lambda m: say(f"kb: warning: {m}\n"))
                 if path.is_dir() or path.suffix == ".json"
                 else triage_text(read_chunks(path), catalogue=catalogue, match=match)
             )
     except OSError as exc:
         raise UsageError(f"cannot read {source}: {exc.strerror or exc}") from None
     if triage is None:
-        if args.json:
-            print(json.dumps({"triage": None}))
+        if args.json and not emit(json.dumps({"triage": None}) + "\n"):
+            return Exit.USAGE
         print(
             "kb triage: this is not the output of two or more ranks (no [rankN]: / [defaultN]: prefixes, "
             "torchrun summary or per-rank logs)",
             file=sys.stderr,
         )
         return Exit.USAGE
-    if args.json:
-        print(json.dumps({"triage": to_json(triage)}, indent=2, ensure_ascii=False))
-    else:
-        sys.stdout.write(to_text(triage))
+    if not emit(json_text({"triage": to_json(triage)}) + "\n" if args.json else to_text(triage)):
+        return Exit.USAGE
     return Exit.SUCCESS if triage.sole_culprit is not None else Exit.FINDINGS

@@ -201,6 +201,7 @@ class Reader:
         self._seen_pattern: re.Pattern[str] | None = None
         self._inferred: set[tuple[int, int]] = set()  # (reporter, first differing rank) of mismatch errors read
         self._marked = False
+        self.skipped: list[str] = []  # files read but left out, each with the reason (said as a warning)
 
     # --- public feeding -----------------------------------------------------------------------
     def feed_chunks(self, chunks: Iterable[str], rank: int | None = None, origin: str | None = None) -> None:
@@ -221,6 +222,9 @@ class Reader:
         try:
             data = json.loads(raw)
         except ValueError:
+            return
+        except RecursionError:  # nested thousands deep: no error file of torchrun's is shaped so
+            self.skipped.append(f"{origin or 'error.json'}: JSON nested too deeply; skipped")
             return
         message = data.get("message") if isinstance(data, dict) else None
         extra: dict[str, object] = {}

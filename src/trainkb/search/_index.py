@@ -4,7 +4,8 @@ Building it needs the pydantic records (slow to import and validate); using it n
 only lists, dicts and strings. So the index is plain data, stored with marshal (primitives
 only: loading it runs no code) under the user's cache folder, keyed by the catalogue's
 content hash, and a cached `kb search` never parses YAML. Any cache failure falls back to
-building in memory.
+building in memory. An index is stored only when no file of the catalogue changed between hashing
+it and parsing it (an editor saving mid-build), so a key never holds another version's wording.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..catalogue import layers_digest
+from ..catalogue import AREA_FILE, LAYER_FILE, layers_digest, record_files
 from ._normalize import NUMBER, normalize, terms
 from ._sigregex import compile_signature, utf8
 from ._tells import tell_data
@@ -411,9 +412,26 @@ def _write_cache(path: Path, data: dict[str, Any]) -> None:
             stale.unlink()
 
 
+def _stamp(roots: Sequence[Path]) -> list[tuple[str, int, int, int, int]]:
+    """Every file the index is built from, with what any write to it changes (inode, size, times)."""
+    stamps = []
+    for root in roots:
+        for file in [root / AREA_FILE, root / LAYER_FILE, *record_files(root)]:
+            try:
+                info = file.stat()
+            except OSError:
+                stamps.append((str(file), -1, -1, -1, -1))
+                continue
+            stamps.append((str(file), info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns))
+    return stamps
+
+
 def load_index(roots: str | os.PathLike[str] | Sequence[Path], use_cache: bool = True) -> Index:
     """The index of the catalogue at ``roots`` (a folder, or a base and its layers), from the
-    disk cache when its hash (over every layer) still matches."""
+    disk cache when its hash (over every layer) still matches.
+
+    A catalogue edited while the index is built may have been parsed in another state than the one
+    hashed: that index answers this search but is not stored under the hash."""
     roots = [Path(r).resolve() for r in ([roots] if isinstance(roots, str | os.PathLike) else roots)]
     digest = layers_digest(roots)
     path = _cache_path(digest)
@@ -422,9 +440,12 @@ def load_index(roots: str | os.PathLike[str] | Sequence[Path], use_cache: bool =
         from .._status import status
         from ..catalogue import load_layers  # pydantic and YAML only on a cache miss
 
+        # a write between the hash and here shows in the hash taken again after the build; one
+        # from here on (undone or not by then) changes a file's inode, size or times
+        before = _stamp(roots) if use_cache else []
         with status("kb: building the search index (once after each catalogue change)"):
             cat = load_layers(roots)
             data = build_data(cat.ordered(), digest, cat.origin)
-        if use_cache:
+        if use_cache and _stamp(roots) == before and layers_digest(roots) == digest:
             _write_cache(path, data)
     return Index(data)

@@ -8,7 +8,7 @@ saved next to it) are read as interleaved output.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -103,8 +103,10 @@ def _feed_dir(reader: Reader, path: Path) -> None:
         reader.feed_chunks(read_chunks(other), None, str(other))
 
 
-def triage_path(path: Path, catalogue: Any = None, match: bool = True) -> Triage | None:
-    """Triage a log file, an error.json, or a folder of per-rank logs."""
+def triage_path(
+    path: Path, catalogue: Any = None, match: bool = True, warn: Callable[[str], None] | None = None
+) -> Triage | None:
+    """Triage a log file, an error.json, or a folder of per-rank logs; ``warn`` hears of each file left out."""
     reader = Reader()
     if path.is_dir():
         _feed_dir(reader, path)
@@ -115,6 +117,9 @@ def triage_path(path: Path, catalogue: Any = None, match: bool = True) -> Triage
         )
     else:
         reader.feed_chunks(read_chunks(path))
+    if warn is not None:
+        for message in reader.skipped:
+            warn(message)
     return triage_reader(reader, catalogue, match)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from .._terminal import printable
 from ..ranklog import Triage
 
 __all__ = ["to_json", "to_text"]
@@ -84,7 +85,10 @@ def _seq(seq: dict[str, object]) -> str:
 
 
 def to_text(triage: Triage, heading: str = "kb triage", first_line: int = 1) -> str:
-    """The block printed above the matches: culprit, what happened there, the victims, the gap."""
+    """The block printed above the matches: culprit, what happened there, the victims, the gap.
+
+    Terminal-safe: the errors and lines quoted from the ranks' output have their control characters
+    spelled out (a pasted log may carry escape sequences)."""
     n = len(triage.ranks)
     if triage.sole_culprit is not None:
         head = f"rank {triage.sole_culprit} broke first — {_BASIS[triage.basis]}"
@@ -120,4 +124,4 @@ def to_text(triage: Triage, heading: str = "kb triage", first_line: int = 1) -> 
         lines.append(f"  the first victim failed {gap} the culprit.")
     for tip in triage.collect:
         lines.append(f"  next: {tip}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(printable(line, newlines=False) for line in lines) + "\n"
