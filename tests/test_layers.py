@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 from helpers import TEAM_AREAS, TEAM_RECORD, team_paste
 
-from trainkb.catalogue import ENV_VAR, find_catalogue, find_catalogues, lint_catalogue, load_layers
+from trainkb.catalogue import ENV_VAR, find_catalogue, find_catalogues, load_layers
 from trainkb.cli import main
+from trainkb.lint import lint_catalogue
 from trainkb.search._index import load_index
 
 

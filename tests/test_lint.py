@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from helpers import record
 
-from trainkb.catalogue import lint_catalogue, load_catalogue
+from trainkb.catalogue import load_catalogue
+from trainkb.lint import lint_catalogue
 
 P = "catalogue/alpha/D1-sample.yaml"
 
@@ -225,7 +226,7 @@ checks:
 
 
 def test_github_format():
-    from trainkb.catalogue import LintFinding
+    from trainkb.lint import LintFinding
 
     finding = LintFinding("catalogue/a/D1-x.yaml", 3, 5, "title", "empty-prose", "50% bad\nsecond line")
     assert finding.github() == (

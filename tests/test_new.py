@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from trainkb._newrecord import mask_line
-from trainkb.catalogue import find_catalogue, lint_catalogue, load_layers
+from trainkb.catalogue import find_catalogue, load_layers
 from trainkb.cli import main
+from trainkb.lint import lint_catalogue
 from trainkb.search import search
 from trainkb.search._index import load_index
 

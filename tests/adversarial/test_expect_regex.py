@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 from helpers import checks_yaml, record
 
-from trainkb.catalogue import lint_catalogue, load_catalogue
+from trainkb.catalogue import load_catalogue
 from trainkb.check._pattern import pattern_error
 from trainkb.cli import main
+from trainkb.lint import lint_catalogue
 
 CATASTROPHIC = "(a+)+$"  # with ValueError("a" * 40 + "!") this hung `kb check` past --timeout and SIGTERM
 REFUSED_BY_RE2 = ["(?<=size )mismatch", r"(\w+) and \1", r"mismatch\Z"]

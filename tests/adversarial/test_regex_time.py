@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 from helpers import record
 
-from trainkb.catalogue import lint_catalogue, load_catalogue
+from trainkb.catalogue import load_catalogue
 from trainkb.cli import main
+from trainkb.lint import lint_catalogue
 from trainkb.search import search
 from trainkb.search._sigregex import compile_signature
 from trainkb.site._export import search_data

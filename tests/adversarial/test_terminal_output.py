@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from helpers import record
 
-from trainkb.catalogue import LintFinding
 from trainkb.cli import main
+from trainkb.lint import LintFinding
 
 OSC_TITLE = "\x1b]0;pwned\x07"
 CLEAR = "\x1b[2J"

@@ -7,10 +7,11 @@ import json
 import pytest
 from helpers import checks_yaml, record
 
-from trainkb.catalogue import lint_catalogue, load_catalogue
+from trainkb.catalogue import load_catalogue
 from trainkb.check import RunOptions, environment_block, select_tasks
 from trainkb.check._mutants import mutant_report, run_mutants
 from trainkb.cli import main
+from trainkb.lint import lint_catalogue
 
 # The claim: multiplying a (2,) by a (3,) tensor raises. Replacing the 3 removes the cause.
 RAISES = {

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from helpers import record
 
-from trainkb.catalogue import lint_catalogue, load_catalogue
+from trainkb.catalogue import load_catalogue
+from trainkb.lint import lint_catalogue
 from trainkb.search import search
 from trainkb.search._tells import TellText, fired, size_value
 

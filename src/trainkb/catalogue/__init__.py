@@ -1,4 +1,4 @@
-"""The record model end to end: where catalogues live, which files are records, how they load and lint.
+"""The record model end to end: where catalogues live, which files are records, how they load.
 
 Every feature (search, site, TUI, check, commands) imports this front door, never its modules.
 Locating a catalogue and hashing it (``_locate``) is plain standard library and loads eagerly,
@@ -30,12 +30,11 @@ from ._locate import (
 )
 
 if TYPE_CHECKING:
-    from ._jsonschema import MODELINE, SCHEMA_FILE, render_schema
+    from ._jsonschema import MODELINE, SCHEMA_FILE, TODO, render_schema
     from ._layers import LayerFile, layer_name, layer_reports, load_layers
-    from ._lint import TODO, LintFinding, lint_catalogue, symptom_family_ids
     from ._loader import Backlink, Catalogue, load_catalogue, validation_problems
     from ._mutation import apply_mutation, mutation_problems
-    from ._regexsafety import backtracking_risk
+    from ._regexsafety import backtracking_risk, nested_quantifier
     from ._reports import (
         REPORT_FORMAT,
         CheckReport,
@@ -74,12 +73,11 @@ if TYPE_CHECKING:
 
 # name -> the private module that defines it, imported on first access
 _LAZY = {
-    **dict.fromkeys(["MODELINE", "SCHEMA_FILE", "render_schema"], "_jsonschema"),
+    **dict.fromkeys(["MODELINE", "SCHEMA_FILE", "TODO", "render_schema"], "_jsonschema"),
     **dict.fromkeys(["LayerFile", "layer_name", "layer_reports", "load_layers"], "_layers"),
-    **dict.fromkeys(["TODO", "LintFinding", "lint_catalogue", "symptom_family_ids"], "_lint"),
     **dict.fromkeys(["Backlink", "Catalogue", "load_catalogue", "validation_problems"], "_loader"),
     **dict.fromkeys(["apply_mutation", "mutation_problems"], "_mutation"),
-    **dict.fromkeys(["backtracking_risk"], "_regexsafety"),
+    **dict.fromkeys(["backtracking_risk", "nested_quantifier"], "_regexsafety"),
     **dict.fromkeys(
         [
             "REPORT_FORMAT",
@@ -149,7 +147,6 @@ __all__ = [
     "ExternalPointer",
     "LayerFile",
     "Link",
-    "LintFinding",
     "Located",
     "Mutation",
     "PathList",
@@ -178,17 +175,16 @@ __all__ = [
     "layer_name",
     "layer_reports",
     "layers_digest",
-    "lint_catalogue",
     "load_catalogue",
     "load_layers",
     "load_verification",
     "load_yaml",
     "mutation_problems",
+    "nested_quantifier",
     "read_report",
     "record_files",
     "render_schema",
     "shipped_folder",
-    "symptom_family_ids",
     "torch_release",
     "validation_problems",
 ]

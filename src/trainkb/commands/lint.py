@@ -27,7 +27,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def _families(cat: Catalogue, as_json: bool) -> None:
-    from ..catalogue import symptom_family_ids
+    from ..lint import symptom_family_ids
 
     families = symptom_family_ids(cat)
     if as_json:
@@ -45,7 +45,7 @@ def _families(cat: Catalogue, as_json: bool) -> None:
 
 def run(args: argparse.Namespace) -> int:
     cat = open_catalogue(args)
-    from ..catalogue import lint_catalogue
+    from ..lint import lint_catalogue
 
     if args.families:
         _families(cat, args.json)

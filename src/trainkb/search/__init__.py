@@ -8,13 +8,17 @@ is built once per process and cached on disk keyed by the catalogue's content ha
 
 from __future__ import annotations
 
-from ._index import Index, cache_dir
-from ._input import MAX_CHARS, paste_tail
+from ._families import signature_pattern, symptom_families
+from ._index import Index, build_data, cache_dir, unreachable_terms
+from ._input import FAILURE_WEIGHT, MAX_CHARS, parse, paste_tail
 from ._normalize import MASKS, normalize
 from ._score import Evidence
 from ._search import HIGH, MEDIUM, SearchResponse, SearchResult, get_index, search
+from ._sigregex import compile_signature, re2_error, utf8
+from ._tells import TellText, condition_data, fired, tell_data, tell_patterns
 
 __all__ = [
+    "FAILURE_WEIGHT",
     "HIGH",
     "MASKS",
     "MAX_CHARS",
@@ -23,9 +27,22 @@ __all__ = [
     "Index",
     "SearchResponse",
     "SearchResult",
+    "TellText",
+    "build_data",
     "cache_dir",
+    "compile_signature",
+    "condition_data",
+    "fired",
     "get_index",
     "normalize",
+    "parse",
     "paste_tail",
+    "re2_error",
     "search",
+    "signature_pattern",
+    "symptom_families",
+    "tell_data",
+    "tell_patterns",
+    "unreachable_terms",
+    "utf8",
 ]

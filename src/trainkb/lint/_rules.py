@@ -9,22 +9,38 @@ from pathlib import Path
 
 from .._github import workflow_command
 from .._terminal import CONTROL
-from ..search._families import symptom_families
-from ..search._index import unreachable_terms
-from ..search._sigregex import compile_signature, re2_error, utf8
-from ..search._tells import TellText, condition_data, fired, tell_data, tell_patterns
-from ._jsonschema import MODELINE, SCHEMA_FILE, render_schema
-from ._loader import Catalogue
-from ._mutation import mutation_problems
-from ._regexsafety import backtracking_risk, nested_quantifier
-from ._schema import Entry, ExpectRaises, ExpectWarns
-from ._yamlio import YamlProblem, dotted
+from ..catalogue import (
+    MODELINE,
+    SCHEMA_FILE,
+    TODO,
+    Catalogue,
+    Entry,
+    ExpectRaises,
+    ExpectWarns,
+    YamlProblem,
+    backtracking_risk,
+    dotted,
+    mutation_problems,
+    nested_quantifier,
+    render_schema,
+)
+from ..search import (
+    TellText,
+    compile_signature,
+    condition_data,
+    fired,
+    re2_error,
+    symptom_families,
+    tell_data,
+    tell_patterns,
+    unreachable_terms,
+    utf8,
+)
 
-__all__ = ["TODO", "LintFinding", "lint_catalogue", "symptom_family_ids"]
+__all__ = ["LintFinding", "lint_catalogue", "symptom_family_ids"]
 
 _FILENAME = re.compile(r"^(?P<id>[A-Z]+[0-9]+)-(?P<slug>[a-z0-9]+(?:-[a-z0-9]+)*)\.yaml$")
 _PROSE_FIELDS = ("symptom", "root_cause", "fix")
-TODO = "TODO"  # what `kb new` writes where a person must still write; lint reports each one
 SUMMARY_LIMIT = 120
 _CODE_SPAN = re.compile(r"`[^`\n]+`")
 # Markdown a one-line summary must not carry once its inline code is removed
