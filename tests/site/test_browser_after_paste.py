@@ -16,10 +16,28 @@ from oom_family import captures
 from test_browser import TRACEBACK, in_view, paste_into
 
 from trainkb.catalogue import Catalogue
+from trainkb.search import Index, search
+from trainkb.search._index import build_data
 
 OWN_OUTPUT = Path(__file__).resolve().parents[1] / "own_output"
 DDP_2RANK = (OWN_OUTPUT / "hook-ddp-unused-2rank-tee.log").read_text(encoding="utf-8")  # torchrun --tee 3, two ranks
 VIEWS = [(1280, 900), (390, 844)]
+# a Django traceback as its user posted it: https://github.com/DMOJ/online-judge/issues/1929
+DJANGO = """\
+  File "/root/dmojsite/lib/python3.8/site-packages/django/db/backends/utils.py", line 67, in execute
+    return self._execute_with_wrappers(sql, params, many=False, executor=self._execute)
+  File "/root/dmojsite/lib/python3.8/site-packages/django/db/backends/utils.py", line 76, in _execute_with_wrappers
+    return executor(sql, params, many, context)
+  File "/root/dmojsite/lib/python3.8/site-packages/django/db/backends/utils.py", line 84, in _execute
+    return self.cursor.execute(sql, params)
+  File "/root/dmojsite/lib/python3.8/site-packages/django/db/utils.py", line 89, in __exit__
+    raise dj_exc_value.with_traceback(traceback) from exc_value
+  File "/root/dmojsite/lib/python3.8/site-packages/django/db/backends/utils.py", line 82, in _execute
+    return self.cursor.execute(sql)
+  File "/root/dmojsite/lib/python3.8/site-packages/django/db/backends/sqlite3/base.py", line 382, in execute
+    return Database.Cursor.execute(self, query)
+django.db.utils.OperationalError: near "INNER": syntax error
+"""
 
 
 @pytest.fixture(params=VIEWS, ids=[f"{w}x{h}" for w, h in VIEWS])
@@ -210,3 +228,23 @@ def test_copy_diagnosis_puts_markdown_on_the_clipboard(real_site: Path, page) ->
     assert "- Fix: " in copied and "`find_unused_parameters=True`" in copied
     assert "`kb show D8`" in copied  # from disk: the entry by id, not a file path with a home folder in it
     assert "/home/me" not in copied
+
+
+def test_a_traceback_from_another_stack_is_named_not_matched(real_site: Path, real_catalogue: Catalogue, page) -> None:  # type: ignore[no-untyped-def]
+    """A Django error is not a training failure: both engines say where it comes from and list no entry."""
+    index = Index(build_data(real_catalogue.ordered(), real_catalogue.content_hash()))
+    want = search(DJANGO, top=5, catalogue=index).to_json()
+    assert want["status"] == "unknown" and want["results"] == []
+    assert want["advice"].startswith("This traceback comes from `django`")
+    page.goto((real_site / "index.html").as_uri())
+    page.evaluate("window.TrainkbSearch.ready()")
+    got = page.evaluate("t => window.TrainkbSearch.paste(t, 5)", DJANGO)
+    assert {k: got[k] for k in want} == want
+    paste_into(page, "#paste-input", DJANGO)
+    page.wait_for_selector("#paste-results .advice")
+    assert page.locator("#paste-results li").count() == 0
+    advice = page.locator("#paste-results .advice")
+    assert advice.locator("code").inner_text() == "django" and "training failures only" in advice.inner_text()
+    # a torch traceback through installed packages is still a training failure
+    torch_frames = DJANGO.replace("django/db", "torch/nn").replace("django.db.utils.OperationalError", "RuntimeError")
+    assert search(torch_frames, top=5, catalogue=index).results
