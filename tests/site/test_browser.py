@@ -103,7 +103,7 @@ def test_a_differential_shows_what_decides(build_small: Callable[..., Path], pag
     site = build_small(family_records())
     page.goto((site / "index.html").as_uri())
     paste_into(page, "#paste-input", captures()["real-oom-message-fields"])
-    first = page.locator("#paste-results > *").first
+    first = page.locator("#paste-results > :not(.result-tools)").first  # under the Copy diagnosis button
     first.wait_for()
     assert first.get_attribute("class") == "differential"
     assert first.locator(".verdict").inner_text() == "Several causes print this line \u2014 what decides:"
