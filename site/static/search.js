@@ -471,7 +471,7 @@
     p.appendChild(back);
     note.appendChild(p);
     var fix = document.getElementById("fix");
-    fix.parentNode.insertBefore(note, fix);
+    fix.insertBefore(note, fix.firstChild);  // inside the card: landing on #fix shows it first
     fix.classList.add("unconfirmed");
   }
   markEntryPage();

@@ -97,7 +97,7 @@ def test_an_unconfirmed_pick_is_marked_until_the_reader_moves_on(real_site: Path
     page.locator("#paste-results li.candidate a.entry-link").first.click()
     page.wait_for_url(f"**/{ids[0]}/index.html#fix")
     note = page.locator(".unconfirmed-note")
-    assert note.count() == 1
+    assert note.count() == 1 and in_view(page, ".unconfirmed-note strong")  # seen on landing at #fix
     assert f"{ids[0]} is one of {len(ids)} candidates" in note.inner_text()
     assert [t.split(" ")[0] for t in note.locator("li a").all_inner_texts()] == ids[1:]
     assert "unconfirmed" in (page.locator("#fix").get_attribute("class") or "")
