@@ -1,10 +1,10 @@
 /* Every page: a copy button on each code block. No requests, no libraries. */
 (function () {
   "use strict";
-  function copyText(text, button) {
+  function copyText(text, button, label) {
     function done(ok) {
       button.textContent = ok ? "Copied" : "Press Ctrl+C";
-      setTimeout(function () { button.textContent = "Copy"; }, 1500);
+      setTimeout(function () { button.textContent = label || "Copy"; }, 1500);
     }
     if (navigator.clipboard && window.isSecureContext) {
       navigator.clipboard.writeText(text).then(function () { done(true); }, function () { done(false); });
@@ -31,6 +31,7 @@
     button.addEventListener("click", function () { copyText(pre.querySelector("code").textContent, button); });
     pre.appendChild(button);
   });
+  window.TrainkbCopy = copyText;  // search.js: the "Copy diagnosis" button
 })();
 /* The verification page: status filter buttons hide the checks (and entries, areas) without that status. */
 (function () {

@@ -35,9 +35,10 @@
     patterns: ["ANSI", "CONTROL", "PREFIX", "BOX", "TB_HEADER", "FRAME", "FRAME_START", "CHAIN", "NCCL_LINE",
                "EXC_LINE", "WARN_LINE", "WHAT", "EXC_INLINE", "WRAPPER", "ROOT_CAUSE", "LAUNCHER_FAILED", "FIELD",
                "LOGGY", "SENTENCE", "PROGRESS", "COMMAND", "OPTION", "DUMP_ITEM", "DUMP_START", "SETTING",
-               "ENVIRONMENT", "SPACES", "WORD", "TOKEN", "NUMBER", "SIZE_VALUE", "OWN_PREFIX", "MASKS"],
+               "ENVIRONMENT", "SPACES", "WORD", "TOKEN", "NUMBER", "SIZE_VALUE", "OWN_PREFIX", "MASKS",
+               "LIBRARY_FRAME", "TRAINING"],
     advice: ["launcher", "symptom", "partial", "exception", "cut", "log", "prose", "launcher_output", "symptom_output",
-             "exception_output", "cut_output", "log_output"],
+             "exception_output", "cut_output", "log_output", "foreign"],
     entries: ["id", "title", "area", "fix_summary"],
     sigs: ["entry", "source", "regex", "literal", "type", "texts", "terms", "required", "numbers", "spec", "ambiguous",
            "names_cause"],
@@ -754,6 +755,8 @@
     });
     this.background = data.background;  // word -> weight in the prose model (1 when absent)
     this.adviceTexts = data.advice;
+    this.libraryFrame = re(P.LIBRARY_FRAME);
+    this.training = re(P.TRAINING);
     this.excludes = data.excludes.map(function (x) { return [x.entry, re(x.regex)]; });
     this.sizeValueRe = re(P.SIZE_VALUE, "y");
     this.tells = new Map();  // entry -> its tells in record order, each condition's regex compiled
@@ -1128,6 +1131,17 @@
     return out.slice(0, this.C.MAX_EVIDENCE);
   };
 
+  /* _hint.foreign_package: the package a traceback comes from when nothing in it is about training, else null */
+  Engine.prototype.foreignPackage = function (query) {
+    var self = this, found = null;
+    if (query.kind !== "traceback" || query.lines.some(function (l) { return self.training.test(l.text); })) return null;
+    query.lines.forEach(function (l) {
+      var m = l.role === "frame" ? self.libraryFrame.exec(l.text) : null;
+      if (m) found = m[1];
+    });
+    return found;
+  };
+
   /* _hint.advice: what would help when search abstains, for what the paste holds; wholeOutput: the text is all
    * a watched run printed, so asking for more of it is no help */
   Engine.prototype.advice = function (query, symptom, wholeOutput, partial) {
@@ -1253,7 +1267,11 @@
     }
     var at = anchor && anchor.length ? anchor[0] : null, family = [];
     scored.forEach(function (s, i) { if (at !== null && s.symptomAt.indexOf(at) >= 0) family.push(i); });
-    if (!family.length) return response("unknown", results, this.advice(query, symptom, whole, partial), null, 0);
+    if (!family.length) {
+      var pkg = this.foreignPackage(query);
+      if (pkg !== null) return response("unknown", [], this.adviceTexts.foreign.replace("{package}", pkg), null, 0, null);
+      return response("unknown", results, this.advice(query, symptom, whole, partial), null, 0);
+    }
     symptom = scored[family[0]].symptom; partial = scored[family[0]].partial;
     var lines = whole ? this.parser.cleanLines(String(output))
       : (unskipped || query).lines.map(function (l) { return l.text; });

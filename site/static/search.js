@@ -79,6 +79,7 @@
   }
   function entryLink(id, title) {
     var a = el("a", "entry-link");
+    a.dataset.id = id;
     a.href = root + id + "/index.html#fix";  // land on the fix card
     a.appendChild(el("span", "id", id + " "));
     a.appendChild(codeSpans("span", null, title));
@@ -116,7 +117,10 @@
   /* multi-rank output: which rank broke first, above the matches (triage.js) */
   function triageBlock(t) {
     var box = el("div", "triage");
+    /* worded as `kb triage` words it, so the heading never contradicts the rows' roles */
     var head = t.sole_culprit !== null ? "Rank " + t.sole_culprit + " broke first: " + t.reason + "."
+      : t.culprits.length && t.basis === "own-error"
+        ? "Ranks " + t.culprits.join(", ") + " failed on their own at about the same time."
       : t.culprits.length ? "Cannot single out one rank; suspects: ranks " + t.culprits.join(", ") + "."
       : "No rank shows an error of its own.";
     box.appendChild(el("p", "verdict", head));
@@ -198,20 +202,91 @@
     var line = candidates[0].evidence.filter(function (e) { return e.via === "signature"; })[0];
     if (line) box.appendChild(evidenceOnce(line, seen));
     box.appendChild(resultList(candidates, true, null, seen));
-    if (response.advice) box.appendChild(el("p", "advice", response.advice));
+    if (response.advice) box.appendChild(codeSpans("p", "advice", response.advice));
     return box;
   }
 
   /* (a) the paste box: home and search pages */
   var pasteForm = document.getElementById("paste-form"), pasteInput = document.getElementById("paste-input");
   var pasteOut = document.getElementById("paste-results");
-  function runPaste() {
+  var PICK = "trainkb-pick", HANDOFF = "trainkb-paste";  // sessionStorage keys: never in the URL
+
+  /* the entries a result link belongs among when its place is unconfirmed: the candidates, or the closest */
+  function unconfirmedGroup(response) {
+    if (response.status === "differential") return response.results.slice(0, response.candidates);
+    return response.results.filter(function (r) { return r.confidence === "low"; });
+  }
+  function markUnconfirmed(list, group, kind) {
+    var brief = group.map(function (r) { return { id: r.id, title: r.title }; });
+    list.querySelectorAll("a.entry-link").forEach(function (a) {
+      var id = a.dataset.id;
+      if (group.some(function (r) { return r.id === id; })) { a.dataset.group = JSON.stringify({ kind: kind, entries: brief }); }
+    });
+  }
+  function storage() { try { return window.sessionStorage; } catch (e) { return null; } }
+  /* a click on an unconfirmed result: the entry page it opens says so (see markEntryPage) */
+  function notePick(a) {
+    var store = storage();
+    if (!store) return;
+    if (!a.dataset.group) { store.removeItem(PICK); return; }
+    var group = JSON.parse(a.dataset.group);
+    store.setItem(PICK, JSON.stringify({ id: a.dataset.id, kind: group.kind, entries: group.entries, depth: 1 }));
+  }
+
+  /* the diagnosis as Markdown, for an issue tracker or a chat: entry, status, evidence line, fix, link */
+  function entryUrl(id) {
+    var url = new URL(root + id + "/index.html", window.location.href);
+    return /^https?:$/.test(url.protocol) ? url.href : null;  // a file:// path would carry the reader's home folder
+  }
+  function mdCode(text) {
+    var cut = text.length > 200 ? text.slice(0, 200) + "\u2026" : text;
+    var fence = cut.indexOf("`") >= 0 ? "`` " : "`";
+    return fence + cut + (fence === "`" ? "`" : " ``");
+  }
+  function mdEntry(r, status) {
+    var url = entryUrl(r.id), lines = ["**" + r.id + ": " + r.title + "** (" + status + ")"];
+    var ev = r.evidence[0];
+    if (ev) lines.push("- Evidence, line " + ev.line + ": " + mdCode(ev.text.trim()));
+    if (r.tell) lines.push("- " + (r.tell.fired ? "In the paste: " : "Look for: ") + r.tell.says);
+    if (r.fix_summary) lines.push("- Fix: " + r.fix_summary);
+    lines.push("- Entry: " + (url ? url : r.id + " in the trainkb catalogue (`kb show " + r.id + "`)"));
+    return lines.join("\n");
+  }
+  function diagnosis(response, ranks) {
+    var out = [], results = response.results;
+    if (ranks && ranks.sole_culprit !== null) out.push("Rank " + ranks.sole_culprit + " broke first: " + ranks.reason + ".");
+    if (response.status === "answered") {
+      out.push("trainkb answer, " + results[0].confidence + " confidence" + (response.why ? ": " + response.why : ""));
+      out.push(mdEntry(results[0], "answer, " + results[0].confidence));
+    } else if (response.status === "differential") {
+      var cands = results.slice(0, response.candidates);
+      out.push("trainkb: several causes print this; " + cands.length + " unconfirmed candidates:");
+      cands.forEach(function (r) { out.push(mdEntry(r, "candidate, unconfirmed")); });
+    } else if (results.length) {
+      out.push("trainkb: no entry explains this with confidence. The closest, unconfirmed:");
+      out.push(mdEntry(results[0], "closest, unconfirmed"));
+    } else {
+      out.push("trainkb: no entry matches this.");
+    }
+    if (response.advice) out.push(response.advice);
+    return out.join("\n\n") + "\n";
+  }
+  function copyDiagnosis(response, ranks) {
+    var button = el("button", "copy-diagnosis", "Copy diagnosis");
+    button.type = "button";
+    button.title = "Copy a Markdown summary (entry, evidence line, fix, link) for an issue or a chat";
+    button.addEventListener("click", function () { window.TrainkbCopy(diagnosis(response, ranks), button, "Copy diagnosis"); });
+    return button;
+  }
+
+  function runPaste(scroll) {
     var text = pasteInput.value;
     remember("paste", text);
     if (!text.trim()) { pasteOut.textContent = ""; return Promise.resolve(); }
     return ready().then(function (search) {
       pasteOut.textContent = "";
       var response = search.paste(text, 5), ranks = search.triage(text), seen = new Set();
+      var group = unconfirmedGroup(response);
       if (ranks) pasteOut.appendChild(triageBlock(ranks));
       if (response.status === "differential") {
         pasteOut.appendChild(differential(response, seen));
@@ -220,22 +295,37 @@
           pasteOut.appendChild(el("p", "verdict others", "Other entries, unconfirmed:"));
           pasteOut.appendChild(resultList(others, false, null, seen));
         }
-        return;
+      } else {
+        pasteOut.appendChild(el("p", "verdict", response.status === "answered"
+          ? "Read as a " + response.query_kind + ". The answer first:"
+          : response.results.length ? "No entry explains this with confidence. The closest, unconfirmed:"
+                                    : "No entry matches this."));
+        if (response.advice) pasteOut.appendChild(codeSpans("p", "advice", response.advice));
+        if (response.results.length) pasteOut.appendChild(resultList(response.results, false, response.why, seen));
       }
-      pasteOut.appendChild(el("p", "verdict", response.status === "answered"
-        ? "Read as a " + response.query_kind + ". The answer first:"
-        : response.results.length ? "No entry explains this with confidence. The closest, unconfirmed:"
-                                  : "No entry matches this."));
-      if (response.advice) pasteOut.appendChild(el("p", "advice", response.advice));
-      if (response.results.length) pasteOut.appendChild(resultList(response.results, false, response.why, seen));
+      if (response.status === "differential") {
+        markUnconfirmed(pasteOut.querySelector(".differential"), group, "candidate");
+        var rest = pasteOut.querySelector(".others + ol");
+        if (rest) markUnconfirmed(rest, response.results.slice(response.candidates), "closest");
+      } else {
+        markUnconfirmed(pasteOut, group, "closest");
+      }
+      var tools = el("p", "result-tools");
+      tools.appendChild(copyDiagnosis(response, ranks));
+      pasteOut.insertBefore(tools, pasteOut.firstChild);
+      if (scroll === true) pasteOut.scrollIntoView({ block: "start" });  // the answer, not the box, fills the screen
     }, showBroken(pasteOut));
   }
   if (pasteForm) {
-    pasteForm.addEventListener("submit", function (event) { event.preventDefault(); runPaste(); });
+    pasteForm.addEventListener("submit", function (event) { event.preventDefault(); runPaste(true); });
     pasteInput.addEventListener("keydown", function (event) {
-      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) { event.preventDefault(); runPaste(); }
+      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) { event.preventDefault(); runPaste(true); }
     });
-    pasteInput.addEventListener("paste", function () { setTimeout(runPaste, 0); });  // a paste searches on its own
+    pasteInput.addEventListener("paste", function () { setTimeout(function () { runPaste(true); }, 0); });  // searches on its own
+    pasteOut.addEventListener("click", function (event) {
+      var a = event.target.closest && event.target.closest("a.entry-link");
+      if (a) notePick(a);
+    });
     pasteInput.addEventListener("focus", ready, { once: true });
   }
 
@@ -272,16 +362,38 @@
       var text = (event.clipboardData || window.clipboardData).getData("text");
       if (!looksPasted(text)) return;
       event.preventDefault();  // a traceback goes to the paste search, whole
-      if (pasteInput) { pasteInput.value = text; runPaste(); pasteInput.scrollIntoView({ block: "start" }); }
-      else searchPage("paste=" + encodeURIComponent(text));
+      if (pasteInput) { pasteInput.value = text; dropOut.hidden = true; runPaste(true); return; }
+      var store = storage();  // the paste travels in this tab's storage, never in the address bar
+      if (store) { store.setItem(HANDOFF, text); searchPage("paste"); }
     });
     boxForm.addEventListener("submit", function (event) {
       event.preventDefault();
       if (pageOut) showFind(box.value); else searchPage("q=" + encodeURIComponent(box.value));
     });
+    /* the list under the box by keyboard: Down/Up move through it, Enter opens, Esc closes it and returns to the box */
+    function dropLinks() { return dropOut && !dropOut.hidden ? Array.from(dropOut.querySelectorAll("a")) : []; }
     box.addEventListener("keydown", function (event) {
-      if (event.key === "Escape" && dropOut) { dropOut.hidden = true; box.blur(); }
+      if (event.key === "Escape" && dropOut) {
+        if (!dropOut.hidden) { event.preventDefault(); dropOut.hidden = true; } else box.blur();
+      } else if (event.key === "ArrowDown" && dropLinks().length) {
+        event.preventDefault();
+        dropLinks()[0].focus();
+      }
     });
+    if (dropOut) {
+      dropOut.addEventListener("keydown", function (event) {
+        var links = dropLinks(), at = links.indexOf(document.activeElement);
+        if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+          event.preventDefault();
+          var next = at + (event.key === "ArrowDown" ? 1 : -1);
+          if (next < 0) box.focus(); else links[Math.min(next, links.length - 1)].focus();
+        } else if (event.key === "Escape") {
+          event.preventDefault();
+          dropOut.hidden = true;
+          box.focus();
+        }
+      });
+    }
     document.addEventListener("click", function (event) {  // a click elsewhere closes the list under the box
       if (dropOut && !boxForm.contains(event.target)) dropOut.hidden = true;
     });
@@ -295,15 +407,74 @@
     }
   });
 
-  /* what to show on arrival: the history entry's last search (Back), else the link's #q= / #paste= / ?q= */
+  /* what to show on arrival: the history entry's last search (Back), else a paste handed over from another
+   * page's header box (#paste, the text in sessionStorage), else the link's #q= / ?q= */
   function restore() {
     var state = history.state || {}, hash = new URLSearchParams(window.location.hash.slice(1));
     var q = state.q !== undefined ? state.q : hash.get("q") || new URLSearchParams(window.location.search).get("q");
-    var paste = state.paste !== undefined ? state.paste : hash.get("paste");
-    if (paste && pasteInput) { pasteInput.value = paste; runPaste(); }
+    var paste = state.paste, store = storage(), handed = false;
+    if (paste === undefined && hash.has("paste") && pasteInput) {
+      paste = hash.get("paste") || (store && store.getItem(HANDOFF)) || "";  // an old link's text still opens
+      if (store) store.removeItem(HANDOFF);
+      history.replaceState(state, "", window.location.pathname + window.location.search);  // no paste in the URL
+      handed = true;
+    }
+    if (paste && pasteInput) { pasteInput.value = paste; runPaste(handed); }
     if (q && box) { box.value = q; if (pageOut) showFind(q); }
   }
   restore();
+
+  /* an entry page opened from an unconfirmed result says so, with the other candidates one click away,
+   * until the reader moves on: the note lives in this history entry (Back and reload keep it), not in the URL */
+  function markEntryPage() {
+    var article = document.querySelector("article.entry"), idNode = document.querySelector("article.entry h1 .id");
+    if (!article || !idNode) return;
+    var id = idNode.textContent.trim(), store = storage(), state = history.state || {}, pick = null;
+    var handed = store && store.getItem(PICK);
+    if (handed) {
+      store.removeItem(PICK);
+      try { pick = JSON.parse(handed); } catch (e) { pick = null; }
+      if (pick && pick.id === id) history.replaceState(Object.assign({}, state, { unconfirmed: pick }), "");
+      else pick = null;
+    }
+    if (!pick && state.unconfirmed && state.unconfirmed.id === id) pick = state.unconfirmed;
+    if (!pick) return;
+    var others = pick.entries.filter(function (e) { return e.id !== id; }), n = pick.entries.length;
+    var note = el("aside", "unconfirmed-note");
+    note.setAttribute("aria-label", "Unconfirmed");
+    var head = el("p");
+    head.appendChild(el("strong", null, "Unconfirmed: "));
+    head.appendChild(document.createTextNode(pick.kind === "candidate"
+      ? id + " is one of " + n + " candidates for your paste; nothing in it singled this one out."
+      : id + " is " + (n > 1 ? "one of the " + n + " closest entries" : "the closest entry") +
+        " to your paste, not a confirmed answer."));
+    note.appendChild(head);
+    if (others.length) {
+      var list = el("ul");
+      others.forEach(function (e) {
+        var li = el("li"), a = entryLink(e.id, e.title);
+        a.addEventListener("click", function () {
+          if (store) store.setItem(PICK, JSON.stringify(Object.assign({}, pick, { id: e.id, depth: (pick.depth || 1) + 1 })));
+        });
+        li.appendChild(a);
+        list.appendChild(li);
+      });
+      note.appendChild(el("p", null, pick.kind === "candidate" ? "The other candidates:" : "The others:"));
+      note.appendChild(list);
+    }
+    var back = el("a", "back-to-results", "\u2190 Back to all the results");
+    back.href = root + "index.html";
+    back.addEventListener("click", function (event) {
+      if (history.length > (pick.depth || 1)) { event.preventDefault(); history.go(-(pick.depth || 1)); }
+    });
+    var p = el("p");
+    p.appendChild(back);
+    note.appendChild(p);
+    var fix = document.getElementById("fix");
+    fix.insertBefore(note, fix.firstChild);  // inside the card: landing on #fix shows it first
+    fix.classList.add("unconfirmed");
+  }
+  markEntryPage();
 
   /* for tests and the console: the same calls the boxes make, once the index has loaded */
   window.TrainkbSearch = {

@@ -8,9 +8,11 @@ the same ones from the exported index.
 
 from __future__ import annotations
 
+import re
+
 from ._input import FAILURE_WEIGHT, Query
 
-__all__ = ["ADVICE", "advice"]
+__all__ = ["ADVICE", "advice", "foreign_package"]
 
 ADVICE_MESSAGE_CHARS = 100  # characters of the unknown exception quoted back
 ADVICE = {
@@ -40,6 +42,9 @@ ADVICE = {
     "read the traceback above it, or `kb search` that traceback alone.",
     "cut_output": "The output stops inside a traceback: the process was killed while printing it (the host's "
     "OOM killer, a scheduler's time limit, a signal from another rank?).",
+    "foreign": "This traceback comes from `{package}`, and nothing in it names PyTorch, CUDA or a training "
+    "library: the catalogue covers training failures only, so it offers no entry. If a training run did print "
+    "it, paste the lines around it that show torch (the script's frames, the launcher's output).",
     "log_output": "The run printed no exception: its exit status and the last lines above are what there is. "
     "An exit by signal 9 is often the host's OOM killer; a silent stop, a hang or a timeout of another rank.",
 }
@@ -72,3 +77,25 @@ def advice(query: Query, symptom: str | None = None, whole_output: bool = False,
     if query.kind == "traceback":
         return ADVICE["cut" + suffix]
     return ADVICE["log" + suffix] if query.kind == "log" or whole_output else ADVICE["prose"]
+
+
+# a frame in an installed package (the package named), and any word of the stack the catalogue is about
+_LIBRARY_FRAME = re.compile(r'File "[^"]*[/\\](?:site|dist)-packages[/\\]([A-Za-z_]\w*)')
+_TRAINING = re.compile(
+    r"torch|cuda|cudnn|cublas|nccl|gloo|triton|deepspeed|accelerate|transformers|lightning|peft|timm|diffusers|"
+    r"datasets|tokenizers|safetensors|huggingface|bitsandbytes|apex|xformers|flash_attn|vllm|numpy|tensorflow|"
+    r"jax|keras|sklearn|scipy|gpu",
+    re.IGNORECASE,
+)
+
+
+def foreign_package(query: Query) -> str | None:
+    """The package a traceback comes from when it is not a training failure at all (a Django view, a CLI tool).
+
+    Only a traceback whose frames run through installed packages, none of them and no line of the paste
+    naming torch, CUDA or a training library: a user's own code alone says nothing either way.
+    """
+    if query.kind != "traceback" or any(_TRAINING.search(line.text) for line in query.lines):
+        return None
+    found = [m.group(1) for line in query.lines if line.role == "frame" and (m := _LIBRARY_FRAME.search(line.text))]
+    return found[-1] if found else None

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..catalogue import PathList, find_catalogues
-from ._hint import advice
+from ._hint import ADVICE, advice, foreign_package
 from ._index import Index, load_index
 from ._input import Query, QueryKind, clean_lines, parse
 from ._ranks import teardown
@@ -223,6 +223,9 @@ def _respond(
     family = [i for i, s in enumerate(scored) if anchor and anchor[0] in s.symptom_at]
     whole = output is not None
     if not family:
+        package = foreign_package(query)
+        if package is not None:  # another stack's error: no training entry is even close
+            return SearchResponse(query.kind, True, [], ADVICE["foreign"].replace("{package}", package))
         return SearchResponse(query.kind, True, results[:cut], advice(query, symptom, whole, partial), symptom)
     symptom, partial = scored[family[0]].symptom, scored[family[0]].partial
     lines = [line.text for line in (unskipped or query).lines] if output is None else clean_lines(output)

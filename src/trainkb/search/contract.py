@@ -216,6 +216,8 @@ def engine_patterns() -> dict[str, re.Pattern[str]]:
     """The parser's and normaliser's regexes engine.js runs, by the name it reads them under (MASKS aside)."""
     i, n = _input, _normalize
     return {
+        "LIBRARY_FRAME": _hint._LIBRARY_FRAME,
+        "TRAINING": _hint._TRAINING,
         "ANSI": i._ANSI,
         "CONTROL": i._CONTROL,
         "PREFIX": i._PREFIX,

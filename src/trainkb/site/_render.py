@@ -30,11 +30,21 @@ __all__ = ["code_spans", "highlight_code", "plain", "pygments_css", "render_inli
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.\-]*:")
 _FORMATTER: HtmlFormatter[str] = HtmlFormatter(nowrap=True)
 _ENTRY_ID = re.compile(r"(?<![\w./-])(?:DP|DF|[DPOCLVRXMATGEK])[1-9][0-9]{0,2}(?![\w/-])")
-# ids that are also hardware names (an L4 or T4 GPU, an M1 Mac): linked only as "(L4)" or "see L4"
+# ids that are also hardware names (an L4 or T4 GPU, an M1 Mac): linked unless the words around them name hardware
 _HARDWARE = frozenset(
     {"A10", "A30", "A40", "A100", "A800", "K80", "L4", "L40", "M1", "M2", "M3", "M4", "P4", "P40", "P100", "T4", "V100"}
 )
-_REFERRING = re.compile(r"(?:\(|\bsee |\bentry |\bentries )$", re.IGNORECASE)
+_GPU_NAMES = r"(?:[AHV]100|H200|RTX|GTX|Turing|Volta|Ampere|Hopper)"
+_HARDWARE_BEFORE = re.compile(
+    r"(?:\b(?:an?|on|NVIDIA|Nvidia|Tesla|Apple|GeForce|Quadro|emulating|single|one|two|four|eight|\d+\s*x)\s+|[x×]\s?"
+    rf"|\b{_GPU_NAMES}\s*(?:[,/]|\bor\b|\band\b)?\s*\(?)$",
+    re.IGNORECASE,
+)
+_HARDWARE_AFTER = re.compile(
+    r"^(?:s\b|\s+(?:GPUs?|Macs?|MacBooks?|chips?|cards?|Pro|Max|Ultra|instances?|nodes?|machines?|PCIe|SXM\w*|"
+    rf"\d+\s?GB)\b|\s*(?:,|\bor\b|\band\b)\s*(?:{_GPU_NAMES}\b|\d\.\d))",
+    re.IGNORECASE,
+)
 
 
 def code_spans(text: str) -> Markup:
@@ -58,7 +68,9 @@ def _id_links(text: str, ids: frozenset[str], root: str) -> list[Token] | None:
         found = match.group(0)
         if found not in ids:
             continue
-        if found in _HARDWARE and not (_REFERRING.search(text[: match.start()]) or text[match.end() :][:1] == ")"):
+        if found in _HARDWARE and (
+            _HARDWARE_BEFORE.search(text[: match.start()]) or _HARDWARE_AFTER.match(text[match.end() :])
+        ):
             continue
         if match.start() > last:
             out.append(_text(text[last : match.start()]))
