@@ -15,9 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .catalogue import MODELINE, TODO
-from .search import normalize
-from .search._input import FAILURE_WEIGHT, parse
-from .search._normalize import MASKS
+from .search import FAILURE_WEIGHT, MASKS, normalize, parse
 
 if TYPE_CHECKING:
     from .catalogue import Catalogue
@@ -253,8 +251,7 @@ def draft_record(
 def _family(cat: Catalogue, signatures: list[ProposedSignature]) -> list[str]:
     """Entries the draft would share a symptom line with: their examples match its (symptom) signatures, or
     their symptom signatures match its examples (the rule of ``trainkb.search.symptom_families``)."""
-    from .search._families import signature_pattern
-    from .search._sigregex import compile_signature, utf8
+    from .search import compile_signature, signature_pattern, utf8
 
     mine = [compile_signature(signature_pattern(sig)) for sig in signatures]
     examples = [utf8(sig.example) for sig in signatures]

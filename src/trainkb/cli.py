@@ -9,7 +9,7 @@ import sys
 from collections.abc import Sequence
 
 from . import __version__
-from .commands._exit import Exit, UsageError, report_usage_error
+from .commands import Exit, UsageError, report_usage_error
 
 __all__ = ["main"]
 

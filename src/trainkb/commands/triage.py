@@ -34,8 +34,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..triage import to_json, to_text, triage_path, triage_text
-    from ..triage._input import read_chunks
+    from ..triage import read_chunks, to_json, to_text, triage_path, triage_text
 
     root = Path(find_catalogue(getattr(args, "catalogue", None)))
     catalogue = root if root.is_dir() and not args.no_match else None

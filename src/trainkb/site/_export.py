@@ -11,8 +11,7 @@ import json
 from typing import Any
 
 from ..catalogue import Catalogue
-from ..search import Index
-from ..search._index import build_data
+from ..search import Index, build_data
 from ..search.contract import EngineContract, engine_contract
 
 __all__ = ["export_index", "search_data"]
