@@ -20,7 +20,9 @@ from ._supervise import INTERRUPTED_KEY, STATUS_KEY
 from ._tasks import CheckTask, skip_reason
 from ._verdict import RankState, Verdict, decide, early_verdict
 
-__all__ = ["CheckResult", "RunOptions", "check_env", "run_tasks"]
+__all__ = ["INTERRUPTED", "CheckResult", "RunOptions", "check_env", "run_tasks"]
+
+INTERRUPTED = "interrupted: kb check was stopped before this check finished (no verdict)"
 
 _TORCHRUN_VARS = (
     "RANK",
@@ -292,6 +294,8 @@ def run_tasks(
             result = _result(task, verdict.status, seconds, verdict.message, keep_output, verdict.evidence)
         except Exception as exc:  # the runner itself failed for this check; say so, keep going
             result = _result(task, CheckStatus.ERROR, 0.0, f"the checker could not run it: {type(exc).__name__}: {exc}")
+        if pool.closed:  # kb was stopped meanwhile: however the check ended, that is no verdict on it
+            result = _result(task, CheckStatus.SKIPPED, result.seconds, INTERRUPTED)
         results[index] = result
         if on_result:
             on_result(result)
