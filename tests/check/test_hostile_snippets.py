@@ -65,7 +65,7 @@ def test_a_snippet_that_exits_without_an_outcome_is_not_said_to_have_completed(m
 REPORTS_ITS_SERVER = """\
 import os, time
 from pathlib import Path
-stat = Path(f"/proc/{os.getppid()}/stat").read_text()
+stat = Path(f"/proc/{{os.getppid()}}/stat").read_text()
 Path({path!r}).write_text(stat.rsplit(")", 1)[1].split()[1])
 time.sleep(3)
 """
