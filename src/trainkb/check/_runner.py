@@ -37,6 +37,10 @@ _TORCHRUN_VARS = (
 )
 
 
+# How long a supervisor may take to report once its forkserver is gone (it reaps for up to 10 s).
+_LAST_WORD = 15.0
+
+
 @dataclass
 class RunOptions:
     timeout: float = 60.0
@@ -167,10 +171,12 @@ class _Launch:
         return False
 
     def _ended(self, rank: int) -> None:
-        """The supervisor exited: read what it left; no status means it was killed itself."""
+        """The supervisor exited, or the forkserver that reports its exit died: read what it
+        left (its status comes, or its pipe closes, once it and the snippet are gone); no
+        status means it was killed itself."""
         for conn, owner in list(self.results.items()):
-            while owner == rank and conn in self.results and conn.poll(0) and self._receive(conn, rank):
-                pass
+            if owner == rank and conn in self.results and conn.poll(_LAST_WORD):
+                self._receive(conn, rank)
         state = self.ranks[rank]
         if state.running:
             self.processes[rank].join(0)
