@@ -58,6 +58,22 @@ def test_no_secret_reaches_a_check_or_its_ancestors(make_catalogue):
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
+@pytest.mark.slow
+def test_kb_own_variables_do_not_reach_a_check_or_its_ancestors(make_catalogue):
+    """kb reads GIT_* and TRAINKB_* itself; no check may read them, not even from kb's /proc/<pid>/environ."""
+    own = {"GIT_COMMITTER_NAME": "rel30git-committer", "TRAINKB_SITE_URL": "https://rel30kb.example.invalid/"}
+    code = LOOKS_FOR_SECRETS.format(secrets=sorted(own.values()))
+    root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml({"code": code, "expect": "ok"}))})
+    proc = subprocess.run(
+        [sys.executable, "-m", "trainkb", "--catalogue", str(root), "check", "-q", "--no-drift"],
+        env=dict(os.environ, NCCL_DEBUG="INFO", **own),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
 def test_the_allow_list_keeps_what_torch_needs_and_nothing_else():
     environ = {
         "PATH": "/bin",

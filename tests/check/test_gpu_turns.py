@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from types import SimpleNamespace
 
 from trainkb.catalogue import Check
 from trainkb.check import _runner
@@ -46,7 +47,8 @@ def test_cuda_checks_never_overlap_while_others_do(monkeypatch) -> None:
     monkeypatch.setattr(_runner, "_run_one", fake_run)
     monkeypatch.setattr(_runner, "skip_reason", lambda check, env: None)
     tasks = [_task(f"gpu-{i}", True) for i in range(6)] + [_task(f"cpu-{i}", False) for i in range(6)]
-    results = _runner.run_tasks(tasks, _runner.RunOptions(jobs=6), pool=None, env={})  # type: ignore[arg-type]
+    pool = SimpleNamespace(closed=False)  # a pool that was never stopped: every verdict counts
+    results = _runner.run_tasks(tasks, _runner.RunOptions(jobs=6), pool=pool, env={})  # type: ignore[arg-type]
     assert [r.status for r in results] == ["passed"] * 12
     assert peak["cuda"] == 1
     assert peak["any"] > 1  # the CPU checks still run side by side

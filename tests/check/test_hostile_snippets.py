@@ -10,7 +10,6 @@ import os
 import signal
 import threading
 import time
-from multiprocessing import forkserver
 
 import pytest
 from helpers import checks_yaml, record
@@ -62,16 +61,37 @@ def test_a_snippet_that_exits_without_an_outcome_is_not_said_to_have_completed(m
     assert "exited with status 1" in result.message and "completed" not in result.message
 
 
-def test_a_killed_forkserver_does_not_blame_the_next_check(make_catalogue, pool):
-    pool.probe([])
-    pool.keep_spares(1)
-    time.sleep(1)
-    os.kill(forkserver._forkserver._forkserver_pid, signal.SIGKILL)
-    time.sleep(0.5)
-    innocent = {"code": "import torch\nassert torch.ones(2).sum() == 2\n", "expect": "ok"}
-    [result] = _run(make_catalogue, pool, innocent)
-    assert "must not kill its parent" not in result.message
+# Writes the pid of its forkserver (the supervisor's parent), then sleeps while the test kills it.
+REPORTS_ITS_SERVER = """\
+import os, time
+from pathlib import Path
+stat = Path(f"/proc/{{os.getppid()}}/stat").read_text()
+Path({path!r}).write_text(stat.rsplit(")", 1)[1].split()[1])
+time.sleep(3)
+"""
+
+
+def test_a_killed_forkserver_does_not_blame_the_check_it_was_running(make_catalogue, pool, tmp_path):
+    """The forkserver dies (as under the OOM killer) while a check runs: the check is run again, not blamed."""
+    marker = tmp_path / "server"
+    killed = []
+
+    def kill_the_server() -> None:
+        deadline = time.monotonic() + 120
+        while not (marker.exists() and marker.read_text()) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        pid = int(marker.read_text())
+        marker.unlink()  # the run after the kill writes it again
+        os.kill(pid, signal.SIGKILL)
+        killed.append(pid)
+
+    killer = threading.Thread(target=kill_the_server, daemon=True)
+    killer.start()
+    [result] = _run(make_catalogue, pool, {"code": REPORTS_ITS_SERVER.format(path=str(marker)), "expect": "ok"})
+    killer.join(5)
+    assert killed, "the forkserver was never killed"
     assert result.status == "passed", result.message
+    assert marker.read_text() != str(killed[0]), "the check ran again under a new forkserver"
 
 
 @pytest.mark.parametrize("expect", ["raises", "warns"])

@@ -3,9 +3,9 @@
 A deny-list of secret-looking names misses `GITHUB_PAT`, `DATABASE_URL` or a webhook URL, so a
 check gets only the variables torch, its libraries and a Python program need, named below.
 `kb check` also drops everything else from its own environment before it starts the
-forkserver, and overwrites the dropped entries in the block the kernel shows as
-``/proc/<pid>/environ`` — that block is the environment the process started with, and
-deleting from ``os.environ`` does not touch it.
+forkserver, and overwrites the dropped entries (and the ones only kb reads) in the block the
+kernel shows as ``/proc/<pid>/environ`` — that block is the environment the process started
+with, and deleting from ``os.environ`` does not touch it.
 """
 
 from __future__ import annotations
@@ -46,13 +46,18 @@ def check_environment(environ: Mapping[str, str]) -> dict[str, str]:
 def scrub_own_environment() -> list[str]:
     """Drop from this process every variable neither a check nor kb needs; return their names.
 
-    Runs before the forkserver and resource tracker start, so they inherit the clean set.
+    What only kb reads (GIT_*, TRAINKB_*, terminal and CI settings) stays in ``os.environ``
+    but leaves the start-up block, so a check cannot read it from /proc/<kb pid>/environ.
+    Runs before the forkserver starts (it gets the checks' environment only).
     """
     dropped = [name for name in os.environ if not _allowed(name, CHECK_ALLOWED, KB_ALLOWED)]
     for name in dropped:
         del os.environ[name]
-    if dropped and sys.platform == "linux":
-        _blank_initial_environment(dropped)
+    kept_private = [name for name in os.environ if not _allowed(name, CHECK_ALLOWED)]
+    for name in kept_private:  # setenv copies the value: libc no longer points into the block
+        os.environ[name] = os.environ[name]
+    if (dropped or kept_private) and sys.platform == "linux":
+        _blank_initial_environment([*dropped, *kept_private])
     return dropped
 
 

@@ -13,9 +13,11 @@ import time
 from collections.abc import Iterator
 from multiprocessing import spawn
 from multiprocessing.connection import Connection
-from multiprocessing.context import BaseContext, ForkServerContext, SpawnContext
 from multiprocessing.process import BaseProcess
 from typing import Any
+
+from ._environment import check_environment
+from ._server import ForkServer, ServerProcess
 
 __all__ = ["BoundedOutput", "Slot", "TorchUnavailable", "WarmPool", "free_port"]
 
@@ -116,12 +118,18 @@ class _Registry:
             processes = list(self._processes.values())
         for process in processes:
             if process.exitcode is None and process.pid is not None:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(process.pid, signal.SIGTERM)
+                _ask_to_stop(process.pid)
         deadline = time.monotonic() + grace
         for process in processes:
             process.join(max(0.0, deadline - time.monotonic()))
             self.kill(process)
+
+
+def _ask_to_stop(pid: int) -> None:
+    """SIGTERM, then SIGCONT: a supervisor its snippet stopped (SIGSTOP) must wake to clean up."""
+    for signum in (signal.SIGTERM, signal.SIGCONT):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signum)
 
 
 def _without_main(name: str) -> dict[str, Any]:
@@ -144,7 +152,7 @@ class TorchUnavailable(RuntimeError):
 
 
 class WarmPool:
-    """A multiprocessing forkserver that has imported torch once; each check is a fork of it.
+    """A forkserver of kb's own (see ``_server``) that has imported torch once; each check is a fork of it.
 
     ``cold=True`` starts every check as a fresh interpreter instead (spawn): the baseline
     the overhead benchmark compares against.
@@ -152,11 +160,9 @@ class WarmPool:
 
     def __init__(self, preload: list[str] | None = None, cold: bool = False) -> None:
         self._cold = cold
-        self._ctx: SpawnContext | ForkServerContext = (
-            multiprocessing.get_context("spawn") if cold else multiprocessing.get_context("forkserver")
-        )
-        if not cold:
-            self._ctx.set_forkserver_preload(["trainkb.check._warm", *(preload or [])])
+        # The checks' environment: the server and every supervisor it forks show it in
+        # /proc/<pid>/environ, so none of kb's own variables (GIT_*, TRAINKB_*) may be in it.
+        self._server = ForkServer(["trainkb.check._warm", *(preload or [])], check_environment(os.environ))
         self._start_lock = threading.RLock()
         self._spares: list[Slot] = []
         self._spares_wanted = 0
@@ -172,24 +178,30 @@ class WarmPool:
         return self._closed
 
     @property
-    def context(self) -> BaseContext:
-        return self._ctx
+    def server_pid(self) -> int | None:
+        """The forkserver's pid while it runs (None in a cold pool or before the first check)."""
+        return self._server.pid
 
     def start(self, target: Any, args: tuple[Any, ...]) -> BaseProcess:
         """Fork a child running ``target(*args)``; it is registered for killing at once."""
-        process = self._ctx.Process(target=target, args=args, daemon=False)
-        with self._start_lock:
-            spawn.get_preparation_data = _without_main
-            try:
-                process.start()
-            finally:
-                spawn.get_preparation_data = _get_preparation_data
+        process: BaseProcess
+        if self._cold:
+            process = multiprocessing.get_context("spawn").Process(target=target, args=args, daemon=False)
+            with self._start_lock:
+                spawn.get_preparation_data = _without_main
+                try:
+                    process.start()
+                finally:
+                    spawn.get_preparation_data = _get_preparation_data
+        else:
+            process = ServerProcess(self._server, _without_main, target, args)
+            process.start()
         assert process.pid is not None
         self.registry.add(process)
         return process
 
     def result_pipe(self) -> tuple[Connection, Connection]:
-        return self._ctx.Pipe(duplex=False)
+        return multiprocessing.Pipe(duplex=False)
 
     def slot(self) -> Slot:
         """A started supervisor whose snippet process waits for a check: a spare if one is ready."""
@@ -239,7 +251,7 @@ class WarmPool:
                 self._spare_ready.notify_all()
 
     def shutdown(self) -> None:
-        """Stop the spares and every check still running (the forkserver exits with us)."""
+        """Stop the spares, every check still running, then the forkserver (reaped before we return)."""
         with self._start_lock:
             self._closed = True
             refiller = self._refiller
@@ -250,6 +262,7 @@ class WarmPool:
         self.registry.kill_all()
         for spare in spares:
             spare.discard()
+        self._server.stop()
 
     def stop(self, process: BaseProcess, grace: float = 5.0, wait: bool = True) -> None:
         """Have the supervisor kill its check's processes, wait for it, and kill its group if it hangs.
@@ -260,8 +273,7 @@ class WarmPool:
         if not wait or process.pid is None:
             return
         if process.exitcode is None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(process.pid, signal.SIGTERM)
+            _ask_to_stop(process.pid)
             process.join(grace)
         self.registry.kill(process)
 

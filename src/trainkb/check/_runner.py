@@ -20,7 +20,9 @@ from ._supervise import INTERRUPTED_KEY, STATUS_KEY
 from ._tasks import CheckTask, skip_reason
 from ._verdict import RankState, Verdict, decide, early_verdict
 
-__all__ = ["CheckResult", "RunOptions", "check_env", "run_tasks"]
+__all__ = ["INTERRUPTED", "CheckResult", "RunOptions", "check_env", "run_tasks"]
+
+INTERRUPTED = "interrupted: kb check was stopped before this check finished (no verdict)"
 
 _TORCHRUN_VARS = (
     "RANK",
@@ -33,6 +35,10 @@ _TORCHRUN_VARS = (
     "MASTER_PORT",
     "TORCHELASTIC_RUN_ID",
 )
+
+
+# How long a supervisor may take to report once its forkserver is gone (it reaps for up to 10 s).
+_LAST_WORD = 15.0
 
 
 @dataclass
@@ -165,10 +171,12 @@ class _Launch:
         return False
 
     def _ended(self, rank: int) -> None:
-        """The supervisor exited: read what it left; no status means it was killed itself."""
+        """The supervisor exited, or the forkserver that reports its exit died: read what it
+        left (its status comes, or its pipe closes, once it and the snippet are gone); no
+        status means it was killed itself."""
         for conn, owner in list(self.results.items()):
-            while owner == rank and conn in self.results and conn.poll(0) and self._receive(conn, rank):
-                pass
+            if owner == rank and conn in self.results and conn.poll(_LAST_WORD):
+                self._receive(conn, rank)
         state = self.ranks[rank]
         if state.running:
             self.processes[rank].join(0)
@@ -292,6 +300,8 @@ def run_tasks(
             result = _result(task, verdict.status, seconds, verdict.message, keep_output, verdict.evidence)
         except Exception as exc:  # the runner itself failed for this check; say so, keep going
             result = _result(task, CheckStatus.ERROR, 0.0, f"the checker could not run it: {type(exc).__name__}: {exc}")
+        if pool.closed:  # kb was stopped meanwhile: however the check ended, that is no verdict on it
+            result = _result(task, CheckStatus.SKIPPED, result.seconds, INTERRUPTED)
         results[index] = result
         if on_result:
             on_result(result)

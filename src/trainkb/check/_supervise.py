@@ -72,24 +72,6 @@ def _reap_all(deadline: float) -> None:
         time.sleep(0.001)
 
 
-def _release_forkserver() -> None:
-    """Close our copy of the forkserver's "client alive" pipe.
-
-    multiprocessing hands it to every forked child; while any holds it, the forkserver does
-    not notice that `kb check` died, and so never exits to fire our parent-death signal.
-    A snippet that wants a forkserver of its own gets a fresh one (ours is no longer usable).
-    """
-    from multiprocessing import forkserver
-
-    server: Any = forkserver._forkserver  # its _forkserver_* fields are private: typeshed declares none
-    if server._forkserver_alive_fd is not None:
-        with contextlib.suppress(OSError):
-            os.close(server._forkserver_alive_fd)
-        server._forkserver_alive_fd = None
-        server._forkserver_pid = None
-        server._forkserver_address = None
-
-
 def _raise_stop(_signum: int, _frame: object) -> None:
     raise _Stop
 
@@ -123,7 +105,6 @@ def supervise(control: Connection, result: Connection, stdout: Connection, stder
     status: int | None = None
     stopped = False
     owner_dir = None
-    _release_forkserver()
     try:
         _prctl(_PR_SET_CHILD_SUBREAPER, 1)
         _prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)

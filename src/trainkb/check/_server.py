@@ -1,0 +1,261 @@
+"""kb's own forkserver: multiprocessing's protocol, reachable only through a socket kb holds.
+
+multiprocessing's forkserver (Python < 3.14) listens on a path any process of the user can
+connect to: a check that connected and sent nothing crashed it, and one that spoke its protocol
+had it start processes kb never knew about. Here kb and the server share an unnamed socket pair
+(nothing to connect to), the server starts with the checks' environment (never kb's own
+variables), is a child subreaper that kills any process it adopts (what a check left when its
+supervisor was killed), and exits when kb closes its end — or dies — and kb reaps it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import io
+import os
+import selectors
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+from multiprocessing import forkserver, popen_forkserver, reduction, spawn, util
+from multiprocessing.context import set_spawning_popen
+from multiprocessing.process import BaseProcess
+from typing import Any
+
+__all__ = ["ForkServer", "ServerProcess"]
+
+_MAX_FDS = 256
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+class ForkServer:
+    """Starts the server on first use (and again if it died); forks a child per request."""
+
+    def __init__(self, preload: list[str], environ: dict[str, str]) -> None:
+        self._preload = preload
+        self._environ = environ
+        self._lock = threading.Lock()
+        self._server: subprocess.Popen[bytes] | None = None
+        self._socket: socket.socket | None = None
+
+    @property
+    def pid(self) -> int | None:
+        return self._server.pid if self._server is not None else None
+
+    def _ensure_running(self) -> socket.socket:
+        if self._server is not None and self._socket is not None and self._server.poll() is None:
+            return self._socket
+        self._drop()
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        command = f"from trainkb.check._server import main; main({theirs.fileno()}, {self._preload!r}, {sys.path!r})"
+        try:
+            self._server = subprocess.Popen(
+                [spawn.get_executable(), *util._args_from_interpreter_flags(), "-c", command],  # type: ignore[attr-defined]
+                pass_fds=[theirs.fileno()],
+                env=self._environ,
+                stdin=subprocess.DEVNULL,
+            )
+        except BaseException:
+            ours.close()
+            raise
+        finally:
+            theirs.close()
+        self._socket = ours
+        return ours
+
+    def request(self, fds: list[int]) -> tuple[int, int]:
+        """Ask for a child; return (status_r, data_w) as multiprocessing's forkserver does."""
+        if len(fds) + 2 > _MAX_FDS:
+            raise ValueError("too many fds")
+        parent_r, child_w = os.pipe()
+        child_r, parent_w = os.pipe()
+        try:
+            with self._lock:
+                try:
+                    reduction.sendfds(self._ensure_running(), [child_r, child_w, *fds])
+                except OSError:  # it died since we looked: one fresh server, one more try
+                    self._drop()
+                    reduction.sendfds(self._ensure_running(), [child_r, child_w, *fds])
+        except BaseException:
+            os.close(parent_r)
+            os.close(parent_w)
+            raise
+        finally:
+            os.close(child_r)
+            os.close(child_w)
+        return parent_r, parent_w
+
+    def _drop(self, grace: float = 0.0) -> None:
+        """Close our end (the server exits at EOF) and reap it; kill it if it lingers."""
+        if self._socket is not None:
+            self._socket.close()
+            self._socket = None
+        if self._server is not None:
+            try:
+                self._server.wait(grace)
+            except subprocess.TimeoutExpired:
+                self._server.kill()
+                self._server.wait()
+            self._server = None
+
+    def stop(self, grace: float = 5.0) -> None:
+        with self._lock:
+            self._drop(grace)
+
+
+class _Popen(popen_forkserver.Popen):
+    """multiprocessing's forkserver Popen, talking to kb's server instead of the global one."""
+
+    def _launch(self, process_obj: Any) -> None:
+        server: ForkServer = process_obj._kb_server
+        prepared = process_obj._kb_prepare(process_obj._name)
+        buf = io.BytesIO()
+        set_spawning_popen(self)
+        try:
+            reduction.dump(prepared, buf)
+            reduction.dump(process_obj, buf)
+        finally:
+            set_spawning_popen(None)
+        self.sentinel, w = server.request(self._fds)  # type: ignore[attr-defined]
+        parent_w = os.dup(w)  # the child sees its parent gone when this closes
+        self.finalizer = util.Finalize(self, util.close_fds, (parent_w, self.sentinel))  # type: ignore[attr-defined]
+        with open(w, "wb", closefd=True) as f:
+            f.write(buf.getbuffer())
+        self.pid = forkserver.read_signed(self.sentinel)
+
+
+class ServerProcess(BaseProcess):
+    """A process forked by a :class:`ForkServer`; ``prepare`` gives the preparation data."""
+
+    _start_method = None  # the child keeps the platform's default (a check sets its own)
+
+    def __init__(
+        self, server: ForkServer, prepare: Callable[[str], dict[str, Any]], target: Any, args: tuple[Any, ...]
+    ) -> None:
+        super().__init__(target=target, args=args, daemon=False)
+        self._kb_server = server
+        self._kb_prepare = prepare
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        del state["_kb_server"], state["_kb_prepare"]
+        return state
+
+    @staticmethod
+    def _Popen(process_obj: BaseProcess) -> _Popen:
+        return _Popen(process_obj)
+
+
+# ---------------------------------------------------------------- the server process
+
+
+def _children() -> list[int]:
+    pid = os.getpid()
+    try:
+        return [int(p) for p in open(f"/proc/{pid}/task/{pid}/children").read().split()]
+    except OSError:
+        return []
+
+
+def _kill_adopted(forked: dict[int, int]) -> None:
+    """SIGKILL every child that is not a supervisor we forked: an orphan of a killed supervisor."""
+    for pid in _children():
+        if pid not in forked:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
+
+def _reap(forked: dict[int, int]) -> None:
+    """Reap every exited child; tell kb the exit code of each supervisor."""
+    while True:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        child_w = forked.pop(pid, None)
+        if child_w is not None:
+            with contextlib.suppress(OSError):
+                forkserver.write_signed(child_w, os.waitstatus_to_exitcode(status))
+            os.close(child_w)
+
+
+def _serve_one(child_r: int, fds: list[int], unused: list[int], handlers: dict[signal.Signals, Any]) -> int:
+    """In the forked child: forget the server, then run the process object kb sends."""
+    signal.set_wakeup_fd(-1)
+    for signum, handler in handlers.items():
+        signal.signal(signum, handler)
+    for fd in unused:
+        os.close(fd)
+    forkserver._forkserver._inherited_fds = fds  # type: ignore[attr-defined]  # what DupFd.detach reads
+    code: int = spawn._main(child_r, os.dup(child_r))
+    return code
+
+
+def main(fd: int, preload: list[str], sys_path: list[str]) -> None:
+    """Server loop: one fork per request from kb; exit at EOF (kb closed its end or died)."""
+    sys.path[:] = sys_path
+    for name in preload:
+        with contextlib.suppress(ImportError):
+            __import__(name)
+    if sys.platform == "linux":
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    util._close_stdin()  # type: ignore[attr-defined]
+    sig_r, sig_w = os.pipe()
+    os.set_blocking(sig_r, False)
+    os.set_blocking(sig_w, False)
+    handlers: dict[signal.Signals, Any] = {
+        signal.SIGCHLD: signal.signal(signal.SIGCHLD, lambda *_: None),
+        signal.SIGINT: signal.signal(signal.SIGINT, signal.SIG_IGN),  # Ctrl-C is kb's to handle
+    }
+    signal.set_wakeup_fd(sig_w)
+    forked: dict[int, int] = {}
+    kb = socket.socket(fileno=fd)
+    with selectors.DefaultSelector() as selector:
+        selector.register(kb, selectors.EVENT_READ)
+        selector.register(sig_r, selectors.EVENT_READ)
+        while True:
+            ready = [key.fileobj for key, _ in selector.select()]
+            if sig_r in ready:
+                with contextlib.suppress(BlockingIOError):
+                    os.read(sig_r, 65536)
+                _reap(forked)
+                _kill_adopted(forked)
+            if kb not in ready:
+                continue
+            try:
+                fds = reduction.recvfds(kb, _MAX_FDS + 1)
+            except EOFError:  # kb is gone: what it left is killed by each supervisor
+                break
+            except (OSError, RuntimeError):
+                continue
+            if len(fds) < 2:
+                for extra in fds:
+                    os.close(extra)
+                continue
+            child_r, child_w, *inherited = fds
+            pid = os.fork()
+            if pid == 0:
+                code = 1
+                try:
+                    kb.close()
+                    selector.close()
+                    code = _serve_one(child_r, inherited, [sig_r, sig_w, child_w, *forked.values()], handlers)
+                except Exception:
+                    sys.excepthook(*sys.exc_info())
+                    sys.stderr.flush()
+                finally:
+                    os._exit(code)
+            with contextlib.suppress(OSError):
+                forkserver.write_signed(child_w, pid)
+            forked[pid] = child_w
+            os.close(child_r)
+            for extra in inherited:
+                os.close(extra)
+    _kill_adopted(forked)
+    os._exit(0)
