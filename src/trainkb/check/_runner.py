@@ -129,6 +129,7 @@ class _Launch:
         self.pool = pool
         world = task.check.requires.processes
         port = free_port() if world > 1 else None
+        self.port = port
         self.cwd = tempfile.mkdtemp(prefix=f"kb-check-{task.entry_id}-")
         self.ranks = [RankState(rank) for rank in range(world)]
         self.processes = []
@@ -226,7 +227,7 @@ def _run_one(pool: WarmPool, task: CheckTask, options: RunOptions, waiting: int)
     hang_seconds = getattr(getattr(expect, "hangs", None), "seconds", None)
     limit = task.check.timeout or options.timeout
     wait_for = hang_seconds if hang_seconds is not None else limit
-    for attempt in (1, 2):  # a check cut short from outside (its forkserver died) runs once more
+    for attempt in (1, 2):  # a check cut short from outside (its forkserver died, its port taken) runs once more
         started = time.monotonic()
         launch = _Launch(pool, task, limit, options, waiting)
         try:
@@ -235,9 +236,24 @@ def _run_one(pool: WarmPool, task: CheckTask, options: RunOptions, waiting: int)
             verdict = decide(task.check, launch.ranks, elapsed, hit, limit)
         finally:
             output = launch.close()
-        if attempt == 2 or pool.closed or not any(state.interrupted for state in launch.ranks):
+        cut_short = any(state.interrupted for state in launch.ranks)
+        if attempt == 2 or pool.closed or not (cut_short or _lost_port(launch.port, verdict, output)):
             break
     return verdict, time.monotonic() - started, output
+
+
+def _lost_port(port: int | None, verdict: Verdict, output: str) -> bool:
+    """Whether a check failed only because another program took the MASTER_PORT kb picked for it.
+
+    The port is free when kb picks it and the store binds it a moment later: a busy machine can hand
+    it to someone else in between. That says nothing about the check, so it runs once more on a new port.
+    """
+    return (
+        port is not None
+        and verdict.status != CheckStatus.PASSED
+        and f"port: {port}," in output
+        and "EADDRINUSE" in output
+    )
 
 
 def _result(
