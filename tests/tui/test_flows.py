@@ -328,5 +328,5 @@ async def test_multirank_paste_shows_the_ranks_above_the_matches(app):
         assert not panel.display
         await paste(pilot, app, log.read_text(encoding="utf-8"))
         assert panel.display
-        text = str(panel.render())
+        text = str(panel.render_text())
         assert "rank 1   culprit" in text and "non-finite" in text and "rank 0   victim" in text
