@@ -68,4 +68,8 @@ class _WrappedFence(MarkdownFence):
 class EntryMarkdown(Markdown):
     """The entry pane's Markdown: fences wrap with a continuation mark instead of hard-wrapping silently."""
 
-    BLOCKS: ClassVar[dict[str, type[MarkdownBlock]]] = {**Markdown.BLOCKS, "fence": _WrappedFence, "code_block": _WrappedFence}
+    BLOCKS: ClassVar[dict[str, type[MarkdownBlock]]] = {
+        **Markdown.BLOCKS,
+        "fence": _WrappedFence,
+        "code_block": _WrappedFence,
+    }
