@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from textual.app import ComposeResult
 from textual.content import Content
 from textual.geometry import Size
@@ -68,7 +66,7 @@ class _WrappedFence(MarkdownFence):
 class EntryMarkdown(Markdown):
     """The entry pane's Markdown: fences wrap with a continuation mark instead of hard-wrapping silently."""
 
-    BLOCKS: ClassVar[dict[str, type[MarkdownBlock]]] = {
+    BLOCKS: dict[str, type[MarkdownBlock]] = {  # noqa: RUF012 (Textual declares it so)
         **Markdown.BLOCKS,
         "fence": _WrappedFence,
         "code_block": _WrappedFence,
