@@ -67,9 +67,12 @@ async def _ranks(pilot):
     log = Path(__file__).resolve().parents[1] / "triage/fixtures/nccl/exit-n2-r1/combined.log"
     for event in XTermParser().feed("\x1b[200~" + log.read_text(encoding="utf-8") + "\x1b[201~"):
         pilot.app._driver.process_message(event)
-    for _ in range(4):
-        await pilot.pause()
+    for _ in range(40):  # under load the search can land late, and would then take focus back
+        await pilot.pause(0.05)
         await pilot.app.workers.wait_for_complete()
+        if pilot.app.current_response is not None and pilot.app.query_one("#triage").display:
+            break
+    await pilot.pause(0.3)
     pilot.app.query_one("#triage").focus()
     await pilot.pause(0.5)
 
