@@ -90,9 +90,12 @@ async def _unconfirmed(pilot):
     log = Path(__file__).resolve().parents[1] / "triage/fixtures/nccl/hang-n2-r1/combined.log"
     for event in XTermParser().feed("\x1b[200~" + log.read_text(encoding="utf-8") + "\x1b[201~"):
         pilot.app._driver.process_message(event)
-    for _ in range(4):
-        await pilot.pause()
+    for _ in range(40):  # under load the search can land late
+        await pilot.pause(0.05)
         await pilot.app.workers.wait_for_complete()
+        if pilot.app.current_response is not None:
+            break
+    await pilot.pause(0.3)
     results = pilot.app.query_one("#results")
     results.focus()
     results.highlighted = next(i for i, o in enumerate(results._options) if o.id)
