@@ -80,31 +80,3 @@ async def _ranks(pilot):
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
 def test_ranks_panel(snap_compare, app, size):
     assert snap_compare(app, terminal_size=size, run_before=_ranks)
-
-
-async def _unconfirmed(pilot):
-    """A real two-rank NCCL hang no entry of the test catalogue explains, then the closest entry opened from the
-    list: marked unconfirmed, not a verdict."""
-    from pathlib import Path
-
-    log = Path(__file__).resolve().parents[1] / "triage/fixtures/nccl/hang-n2-r1/combined.log"
-    for event in XTermParser().feed("\x1b[200~" + log.read_text(encoding="utf-8") + "\x1b[201~"):
-        pilot.app._driver.process_message(event)
-    for _ in range(40):  # under load the search can land late
-        await pilot.pause(0.05)
-        await pilot.app.workers.wait_for_complete()
-        if pilot.app.current_response is not None:
-            break
-    await pilot.pause(0.3)
-    results = pilot.app.query_one("#results")
-    results.focus()
-    results.highlighted = next(i for i, o in enumerate(results._options) if o.id)
-    for _ in range(4):
-        await pilot.pause()
-        await pilot.app.workers.wait_for_complete()
-    await pilot.pause(0.5)
-
-
-@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
-def test_unconfirmed_entry(snap_compare, app, size):
-    assert snap_compare(app, terminal_size=size, run_before=_unconfirmed)
