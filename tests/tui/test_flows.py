@@ -56,7 +56,8 @@ async def test_fix_is_visible_at_80x24(app):
         assert visible(app, "#summary") and visible(app, "#title")
         box = app.query_one("#paste", PasteBox)  # collapsed, and still showing the marked line
         top = box.scroll_offset.y
-        assert box.has_class("-collapsed") and top <= box.evidence_row < top + box.scrollable_content_region.height
+        row = box.wrapped_document.location_to_offset((box.evidence_row, 0)).y  # the box soft-wraps
+        assert box.has_class("-collapsed") and top <= row < top + box.scrollable_content_region.height
 
 
 async def test_evidence_is_marked_not_selected_and_keys_do_not_type(app):
@@ -106,7 +107,8 @@ async def test_f1_lists_the_apps_keys_first(app):
         described = [str(cell) for cell in app.screen.query_one("KeysHelp").table.columns[1]._cells]
         assert described[0] == "trainkb"
         apps = described[1 : described.index("")]  # the app's section, before the focused box's
-        assert {"Copy fix code", "New paste", "Find in entry", "Back"} <= set(apps)
+        assert {"Copy fix", "Copy diagnosis", "Follow link", "New paste", "Find in entry", "Back"} <= set(apps)
+        assert "Copy the n-th fix block" in apps and "Copy fix block 2" not in apps
         assert any(line.startswith("In the focused") for line in described)
         await pilot.press("f1")
         await pilot.pause()
@@ -328,5 +330,5 @@ async def test_multirank_paste_shows_the_ranks_above_the_matches(app):
         assert not panel.display
         await paste(pilot, app, log.read_text(encoding="utf-8"))
         assert panel.display
-        text = str(panel.render())
+        text = str(panel.render_text())
         assert "rank 1   culprit" in text and "non-finite" in text and "rank 0   victim" in text

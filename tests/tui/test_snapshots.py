@@ -58,3 +58,25 @@ def test_five_candidate_differential(snap_compare, tmp_path, monkeypatch):
     monkeypatch.delenv("TRAINKB_SITE_URL", raising=False)
     app = TrainKBApp(KnowledgeBase.load(find_catalogue()), blink=False)
     assert snap_compare(app, terminal_size=(120, 40), run_before=_five_oom_candidates)
+
+
+async def _ranks(pilot):
+    """A real two-rank torchrun log whose Root Cause names a victim: every rank line and the next-time steps."""
+    from pathlib import Path
+
+    log = Path(__file__).resolve().parents[1] / "triage/fixtures/nccl/exit-n2-r1/combined.log"
+    for event in XTermParser().feed("\x1b[200~" + log.read_text(encoding="utf-8") + "\x1b[201~"):
+        pilot.app._driver.process_message(event)
+    for _ in range(40):  # under load the search can land late, and would then take focus back
+        await pilot.pause(0.05)
+        await pilot.app.workers.wait_for_complete()
+        if pilot.app.current_response is not None and pilot.app.query_one("#triage").display:
+            break
+    await pilot.pause(0.3)
+    pilot.app.query_one("#triage").focus()
+    await pilot.pause(0.5)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+def test_ranks_panel(snap_compare, app, size):
+    assert snap_compare(app, terminal_size=size, run_before=_ranks)

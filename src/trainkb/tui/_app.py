@@ -12,11 +12,13 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import ContentSwitcher, Footer, Header, Input, Markdown, OptionList, TextArea, Tree
 from textual.worker import get_current_worker
 
+from .._present import label
+from .._terminal import printable
 from ..search import SearchResponse
 from ._browse import BrowsePane
 from ._entry import EntryView
 from ._help import KeysHelp
-from ._model import ENTRY_SCHEME, KnowledgeBase, fix_code
+from ._model import ENTRY_SCHEME, KnowledgeBase, fix_blocks, inline, plural
 from ._palette import EntryCommands
 from ._paste import PasteBox
 from ._results import ResultsList
@@ -48,16 +50,22 @@ class TrainKBApp(App[None]):
         Binding("f1", "toggle_help", "Keys", id="help"),
         Binding("question_mark", "toggle_help", "Keys", show=False, id="help-alt"),
         Binding("ctrl+b", "toggle_browse", "Browse/Search", id="browse"),
-        Binding("ctrl+l", "focus_paste", "Paste box", id="focus-paste"),
+        Binding("ctrl+l", "focus_paste", "Paste box", show=False, id="focus-paste"),
         Binding("ctrl+n", "clear_paste", "New paste", id="clear-paste"),
         Binding("escape", "focus_paste", "Paste box", show=False, id="focus-paste-esc"),
-        Binding("alt+left,left_square_bracket", "history_back", "Back", id="back"),
-        Binding("alt+right,right_square_bracket", "history_forward", "Forward", id="forward"),
-        Binding("c", "copy_fix", "Copy fix code", id="copy-fix"),
-        Binding("o", "open_site", "Open on site", id="open-site"),
-        Binding("ctrl+f", "find", "Find in entry", id="find"),
+        Binding("left_square_bracket,alt+left", "history_back", "Back", id="back"),
+        Binding("right_square_bracket,alt+right", "history_forward", "Forward", show=False, id="forward"),
+        Binding("c", "copy_fix", "Copy fix", id="copy-fix"),
+        *(
+            Binding(str(n), f"copy_block({n})", f"Copy fix block {n}", show=False, id=f"copy-block-{n}")
+            for n in range(1, 10)
+        ),
+        Binding("d", "copy_diagnosis", "Copy diagnosis", id="copy-diagnosis"),
+        Binding("f", "follow", "Follow link", id="follow"),
+        Binding("o", "open_site", "Open on site", show=False, id="open-site"),
+        Binding("ctrl+f", "find", "Find in entry", show=False, id="find"),
         Binding("slash", "find", "Find in entry", show=False, id="find-slash"),
-        Binding("ctrl+t", "toggle_theme", "Light/dark", id="theme"),
+        Binding("ctrl+t", "toggle_theme", "Light/dark", show=False, id="theme"),
     ]
 
     def __init__(self, kb: KnowledgeBase, initial_text: str = "", blink: bool = True) -> None:
@@ -93,6 +101,21 @@ class TrainKBApp(App[None]):
         if self.initial_text.strip():
             self._pasted = True
             self.run_search(self.initial_text)
+
+    async def on_event(self, event: events.Event) -> None:
+        """A paste anywhere on the main screen but a one-line box (find, filter) is a new crash to search."""
+        if (
+            isinstance(event, events.Paste)
+            and not event.is_forwarded
+            and self.screen is self.screen_stack[0]
+            and not isinstance(self.focused, Input)
+        ):
+            self.query_one("#switcher", ContentSwitcher).current = "search-pane"
+            paste = self.query_one("#paste", PasteBox)
+            paste.focus(scroll_visible=False)
+            paste._forward_event(event)
+            return
+        await super().on_event(event)
 
     def on_resize(self, event: events.Resize) -> None:
         self._fit(event.size.width)
@@ -187,7 +210,7 @@ class TrainKBApp(App[None]):
         response = self.current_response
         if response is None or entry_id not in {r.id for r in response.results}:
             return None
-        if response.status == "answered" and response.results[0].id == entry_id:
+        if response.results[0].id == entry_id and label(response, 0) in ("high", "medium"):
             return response.why or "its signature matched"
         return "guess"
 
@@ -201,6 +224,12 @@ class TrainKBApp(App[None]):
                 paste.highlight_line(result.evidence[0].line)
                 return
         paste.clear_mark()
+
+    def jump(self, entry_id: str) -> None:
+        """A palette pick: open the entry and put focus on it, where the footer's keys act (the palette would
+        hand focus back to the paste box, where `c` types a letter)."""
+        self.open_entry(entry_id)
+        self.call_after_refresh(self.query_one("#detail", EntryView).focus)
 
     @property
     def current_entry(self) -> str | None:
@@ -259,16 +288,63 @@ class TrainKBApp(App[None]):
         self.query_one("#paste").focus()
 
     def action_copy_fix(self) -> None:
+        self.action_copy_block(1)
+
+    def action_copy_block(self, n: int) -> None:
+        """Copy the n-th code block of the fix (1-based): a fix's blocks are alternatives, not one snippet."""
         entry_id = self.current_entry
         if entry_id is None:
             self.notify("Open an entry first.", severity="warning")
             return
-        code = fix_code(self.kb.catalogue.entries[entry_id])
-        if not code:
+        blocks = fix_blocks(self.kb.catalogue.entries[entry_id])
+        if not blocks:
             self.notify(f"{entry_id}'s fix has no code block to copy.", severity="warning")
             return
+        if n > len(blocks):
+            self.notify(f"{entry_id}'s fix has {plural(len(blocks), 'code block')}.", severity="warning")
+            return
+        code = blocks[n - 1]
         self.copy_to_clipboard(code)
-        self.notify(f"Copied {entry_id}'s fix code ({code.count(chr(10))} lines) to the clipboard.")
+        which = f"block {n} of {len(blocks)}" if len(blocks) > 1 else "code"
+        more = f"; 1-{len(blocks)} copy the others" if len(blocks) > 1 and n == 1 else ""
+        self.notify(f"Copied {entry_id}'s fix {which} ({plural(len(code.splitlines()), 'line')}){more}.")
+
+    def action_copy_diagnosis(self) -> None:
+        """A Markdown summary of what the paste is and how to fix it, for an issue tracker or a chat."""
+        entry_id = self.current_entry
+        if entry_id is None:
+            self.notify("Open an entry first.", severity="warning")
+            return
+        self.copy_to_clipboard(self._diagnosis(entry_id))
+        self.notify(f"Copied a Markdown diagnosis naming {entry_id} to the clipboard.")
+
+    def _diagnosis(self, entry_id: str) -> str:
+        entry = self.kb.catalogue.entries[entry_id]
+        response = self.current_response
+        result = next((r for r in response.results if r.id == entry_id), None) if response else None
+        lines = [f"**{entry.id} — {entry.title}** (trainkb)", ""]
+        if response is None or result is None:
+            lines.append("- Status: opened by hand, not matched against a paste")
+        elif self._verdict(entry_id) == "guess":
+            lines.append(f"- Status: unconfirmed, one of {len(response.results)} candidates ({response.status})")
+        else:
+            lines.append(f"- Status: {response.status}, confidence {result.confidence}")
+        if result is not None and result.evidence:
+            evidence = printable(result.evidence[0].text.strip(), newlines=False)
+            lines.append(f"- Evidence (line {result.evidence[0].line}): {inline(evidence)}")
+        lines.append(f"- Fix: {entry.fix_summary}")
+        url = self.kb.site_url(entry_id)
+        lines.append(f"- Entry: {url}" if url else f"- Entry: `kb show {entry_id}`")
+        return "\n".join(lines) + "\n"
+
+    def action_follow(self) -> None:
+        """Straight to the entry's links, the first highlighted and in view: Enter follows it."""
+        related = self.query_one("#related", OptionList)
+        if not related.option_count:
+            self.notify("This entry links to no other entry.", severity="warning")
+            return
+        related.focus()
+        related.highlighted = related.highlighted or 0
 
     def action_open_site(self) -> None:
         entry_id = self.current_entry

@@ -13,8 +13,8 @@ __all__ = ["BrowsePane"]
 
 class BrowsePane(Vertical):
     DEFAULT_CSS = """
-    BrowsePane { border: round $primary; }
-    BrowsePane:focus-within { border: round $secondary; }
+    BrowsePane { border: round $foreground 25%; }
+    BrowsePane:focus-within { border: heavy $border; border-title-color: $border; border-title-style: bold; }
     BrowsePane #tree { height: 1fr; }
     """
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Input, Markdown, OptionList, Static
@@ -11,6 +12,7 @@ from textual.widgets.option_list import Option
 from .._terminal import printable
 from ..catalogue import Entry
 from ..search import SearchResponse
+from ._code import EntryMarkdown
 
 __all__ = ["EntryView", "candidate_lines", "diagnosis_markdown", "inline_code"]
 
@@ -58,8 +60,11 @@ def inline_code(text: str, code_style: str = "bold") -> Text:
 
 class EntryView(VerticalScroll):
     DEFAULT_CSS = """
-    EntryView { border: round $primary; padding: 0 1; }
-    EntryView:focus, EntryView:focus-within { border: round $secondary; }
+    EntryView { border: round $foreground 25%; padding: 0 1; }
+    EntryView:focus, EntryView:focus-within { border: heavy $border; border-title-color: $border; }
+    EntryView:focus, EntryView:focus-within { border-title-style: bold; }
+    EntryView.-guess { border-title-color: $warning; }
+    EntryView MarkdownH2, EntryView MarkdownH3 { color: $text; background: $boost; text-style: bold; }
     EntryView #find { display: none; }
     EntryView #find.visible { display: block; }
     EntryView #title { text-style: bold; color: $text; }
@@ -68,9 +73,8 @@ class EntryView(VerticalScroll):
     EntryView #summary.-hidden, EntryView #aka.-hidden { display: none; }
     EntryView #summary.-guess { background: $warning 15%; border-left: thick $warning; }
     EntryView #doc { margin: 0; }
-    EntryView MarkdownFence { overflow-x: hidden; }
-    EntryView MarkdownFence > Label { width: 1fr; }
     EntryView #related { height: auto; max-height: 12; border: none; }
+    EntryView #related:focus { border-left: heavy $border; }
     EntryView #candidates { height: auto; display: none; }
     EntryView #candidates.-shown { display: block; }
     EntryView .candidate { height: auto; }
@@ -86,7 +90,7 @@ class EntryView(VerticalScroll):
         yield Static("", id="aka", classes="-hidden")
         yield Static("", id="summary", classes="-hidden")
         yield Vertical(id="candidates")
-        yield Markdown("", id="doc", open_links=False)
+        yield EntryMarkdown("", id="doc", open_links=False)
         yield OptionList(id="related")
 
     def on_mount(self) -> None:
@@ -104,16 +108,20 @@ class EntryView(VerticalScroll):
     ) -> None:
         """An entry, fix first. ``verdict``: why search answered with it; "guess" when it was only a
         candidate or the closest entry (the fix is then marked as unconfirmed)."""
-        self.border_title = entry.id
-        self.query_one("#title", Static).update(inline_code(f"{entry.id} — {entry.title}"))
+        guess = verdict == "guess"
+        self.border_title = f"{entry.id} · unconfirmed candidate" if guess else entry.id
+        self.set_class(guess, "-guess")
+        title = inline_code(f"{entry.id} — {entry.title}")
+        if guess:
+            title = Text.assemble(("UNCONFIRMED ", "bold reverse"), " ", title)
+        self.query_one("#title", Static).update(title)
         aka = self.query_one("#aka", Static)
         aka.update(Text(f"{where} · also: {aliases}" if aliases else where))
         aka.set_class(False, "-hidden")
         summary = self.query_one("#summary", Static)
-        guess = verdict == "guess"
         fix = Text.assemble(("Fix: ", "bold"), inline_code(entry.fix_summary))
         if guess:
-            fix = Text.assemble(("Unconfirmed — one candidate among several. ", "bold"), fix)
+            fix = Text.assemble(("Unconfirmed: one candidate among several; check its symptom first. ", "bold"), fix)
         elif verdict:
             fix.append_text(Text.assemble("\n", ("Why this entry: ", "bold"), inline_code(printable(verdict))))
         summary.update(fix)
@@ -135,13 +143,14 @@ class EntryView(VerticalScroll):
                     id=f"{relation}|{target}",
                 )
             )
-        options.border_title = "Follow (Enter)" if related else ""
+        options.border_title = "Follow (f, then Enter)" if related else ""
         self.scroll_home(animate=False)
 
     async def show_diagnosis(self, response: SearchResponse) -> None:
         """No single entry answers: the differential (candidates, what decides, each fix) or the closest entries."""
         differential = response.status == "differential"
         self.border_title = "Differential" if differential else "No confident match"
+        self.remove_class("-guess")
         headline = (
             "Several causes print this line; the sign under each decides"
             if differential
@@ -179,6 +188,10 @@ class EntryView(VerticalScroll):
                 )
                 for head, tell, fix in lines
             )
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """Tab onto the links (below the fold) brings them into view."""
+        self.call_after_refresh(self.scroll_to_widget, event.widget, animate=False)
 
     def open_find(self) -> None:
         box = self.query_one("#find", Input)

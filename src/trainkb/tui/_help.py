@@ -37,8 +37,13 @@ class KeysHelp(Static):
         table.add_column()
         table.add_row("", Text("trainkb", style="bold underline"))
         for binding in self.app.BINDINGS:
-            if isinstance(binding, Binding) and binding.description:
-                table.add_row(_keys(self.app, binding), binding.description)
+            if not isinstance(binding, Binding) or not binding.description:
+                continue
+            if binding.id and binding.id.startswith("copy-block-"):  # nine keys, one row
+                if binding.id == "copy-block-1":
+                    table.add_row("1-9", "Copy the n-th fix block")
+                continue
+            table.add_row(_keys(self.app, binding), binding.description)
         table.add_row("ctrl+p", "Jump to an entry (palette)")
         table.add_row("ctrl+q", "Quit")
         focused = self.app.focused

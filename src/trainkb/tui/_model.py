@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -22,7 +23,7 @@ from ..catalogue import (
 from ..search import Index, SearchResponse, get_index, search
 from ..triage import Triage, triage_text
 
-__all__ = ["ENTRY_SCHEME", "KnowledgeBase", "fix_code"]
+__all__ = ["ENTRY_SCHEME", "KnowledgeBase", "fix_blocks", "fix_code", "inline", "link_ids", "plural"]
 
 ENTRY_SCHEME = "entry:"
 
@@ -56,8 +57,9 @@ def _displayable(cat: Catalogue) -> Catalogue:
     return cat
 
 
-def fix_code(entry: Entry) -> str:
-    """Every code block of the fix, joined: what `c` copies.
+def fix_blocks(entry: Entry) -> list[str]:
+    """Each code block of the fix on its own: `c` copies the first, a number key the n-th (a fix's blocks
+    are often alternative remedies, never one snippet).
 
     markdown-it gives each block's content without the indentation of the list item it sits
     in, so the copy pastes into an editor or a REPL as it stands.
@@ -65,7 +67,66 @@ def fix_code(entry: Entry) -> str:
     from markdown_it import MarkdownIt
 
     tokens = MarkdownIt("commonmark").parse(entry.fix)
-    return "\n".join(t.content.rstrip() + "\n" for t in tokens if t.type in ("fence", "code_block"))
+    return [t.content.rstrip() + "\n" for t in tokens if t.type in ("fence", "code_block")]
+
+
+def fix_code(entry: Entry) -> str:
+    """Every code block of the fix, joined."""
+    return "\n".join(fix_blocks(entry))
+
+
+def _fence(text: str) -> str:
+    """``text`` as a fenced block that shows it literally, whatever backticks it holds."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}text\n{text}\n{fence}"
+
+
+_PRINTS = re.compile(r"^## What it prints\n\n.*?(?=^## |\Z)", re.S | re.M)
+_SKIP = re.compile(r"(```.*?```|`[^`\n]*`|\[[^\]\n]*\]\([^)\n]*\)|^#+ [^\n]*$)", re.S | re.M)
+
+
+def link_ids(markdown: str, ids: set[str], link: str) -> tuple[str, list[str]]:
+    """Every catalogue id named in prose made a link, ``link`` + id (ids that look like hardware names, M1 or
+    T4, included), and the ids so linked in order; code, existing links and headings are left as they are."""
+    if not ids:
+        return markdown, []
+    pattern = re.compile(
+        r"(?<![\w/.-])(" + "|".join(sorted(map(re.escape, ids), key=len, reverse=True)) + r")(?![\w-])"
+    )
+    named: list[str] = []
+
+    def linked(match: re.Match[str]) -> str:
+        named.append(match[1])
+        return f"[{match[1]}]({link}{match[1]})"
+
+    out = []
+    at = 0
+    for skip in _SKIP.finditer(markdown):
+        out += [pattern.sub(linked, markdown[at : skip.start()]), skip[0]]
+        at = skip.end()
+    out.append(pattern.sub(linked, markdown[at:]))
+    return "".join(out), list(dict.fromkeys(named))
+
+
+def plural(n: int, noun: str) -> str:
+    """ "1 line", "3 lines"."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def inline(text: str) -> str:
+    """``text`` as Markdown inline code, whatever backticks it holds."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _escape(text: str) -> str:
+    """Record prose shown as one Markdown paragraph, its markers kept literal."""
+    for char in "\\`*_[]<>#|":
+        text = text.replace(char, "\\" + char)
+    return text
 
 
 @dataclass
@@ -88,14 +149,25 @@ class KnowledgeBase:
         return triage_text(text, catalogue=self.index)
 
     def markdown(self, entry_id: str) -> str:
+        """The entry as the pane shows it: what it prints as literal blocks, every id in prose a link."""
         entry = self.catalogue.entries[entry_id]
-        return entry_markdown(
+        text = entry_markdown(
             entry,
             self.catalogue,
             link=lambda target: ENTRY_SCHEME + target,
             verification=self.verification.entry_lines(entry),
             header=False,
         )
+        if entry.signatures:
+            prints = ["## What it prints", ""]
+            for sig in entry.signatures:
+                kind = f"{sig.type}" if sig.type else ""
+                note = f" ({sig.note})" if sig.note else ""
+                if kind or note:
+                    prints += [_escape(f"{kind}{note}".strip()), ""]
+                prints += [_fence(sig.example.strip()), ""]
+            text = _PRINTS.sub(lambda _m: "\n".join(prints) + "\n", text, count=1)
+        return link_ids(text, set(self.catalogue.entries) - {entry_id}, ENTRY_SCHEME)[0]
 
     def header(self, entry_id: str) -> tuple[Entry, str, str]:
         """(the entry, "area › section", its aliases on one line) for the entry pane's header."""
@@ -103,13 +175,16 @@ class KnowledgeBase:
         return (entry, *entry_header(entry, self.catalogue))
 
     def related(self, entry_id: str) -> list[tuple[str, str]]:
-        """(relation label, id) for links then backlinks: the keyboard-followable list."""
+        """(relation label, id) for links, backlinks, then ids named in the prose: the keyboard-followable list."""
         entry = self.catalogue.entries[entry_id]
         out: list[tuple[str, str]] = [
             (link.relation, link.id) for link in entry.links if link.id in self.catalogue.entries
         ]
         out += [("linked from", b.source) for b in self.catalogue.backlinks.get(entry_id, [])]
-        return out
+        listed = {target for _, target in out}
+        prose = "\n\n".join([entry.fix, entry.symptom, entry.root_cause])
+        named = link_ids(prose, set(self.catalogue.entries) - {entry_id}, ENTRY_SCHEME)[1]
+        return out + [("mentioned", target) for target in named if target not in listed]
 
     def matches(self, query: str) -> list[Entry]:
         """Entries whose id, title, alias or tag contains ``query`` (case-insensitive)."""

@@ -7,6 +7,7 @@ from typing import ClassVar
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
+from textual.geometry import Offset
 from textual.message import Message
 from textual.strip import Strip
 from textual.widgets import TextArea
@@ -26,8 +27,8 @@ class PasteBox(TextArea):
     """
 
     DEFAULT_CSS = """
-    PasteBox { height: 1fr; min-height: 4; border: round $accent; }
-    PasteBox:focus { border: round $secondary; }
+    PasteBox { height: 1fr; min-height: 4; border: round $foreground 25%; }
+    PasteBox:focus { border: heavy $border; border-title-color: $border; border-title-style: bold; }
     PasteBox > .paste--evidence { background: $warning 25%; text-style: bold; }
     PasteBox > .paste--mark { color: $warning; text-style: bold; }
     """
@@ -37,25 +38,26 @@ class PasteBox(TextArea):
         """A bracketed paste landed (as opposed to typing): the app may move on to the matches."""
 
     def __init__(self, text: str = "", *, id: str | None = None) -> None:
-        super().__init__(text, soft_wrap=False, show_line_numbers=True, id=id)
+        super().__init__(text, soft_wrap=True, show_line_numbers=True, id=id)
         self.border_title = "Paste a traceback, log or symptom"
         self.evidence_row: int | None = None
 
     async def _on_paste(self, event: events.Paste) -> None:
-        """Textual calls TextArea._on_paste after this one: only a huge paste is handled here."""
+        """A paste is a new crash to search: it replaces the box (a huge one by its tail) rather than being
+        spliced into the last one (TextArea's own handler, which would run after this one, is skipped)."""
+        event.stop()
+        event.prevent_default()
         self.evidence_row = None
         self.post_message(self.Pasted())
-        if len(event.text) <= MAX_CHARS:  # search reads no more of a paste than this
-            return
-        event.stop()
-        event.prevent_default()  # TextArea's handler would insert the whole text
-        kept, _dropped = paste_tail(event.text)
+        kept, _dropped = paste_tail(event.text) if len(event.text) > MAX_CHARS else (event.text, 0)
         self.replace(kept, self.document.start, self.document.end)
-        self.notify(
-            f"Pasted {len(event.text) / 1e6:.1f} MB; kept the last {len(kept) // 1024} KB "
-            f"(tracebacks end at the bottom).",
-            timeout=6,
-        )
+        self.move_cursor(self.document.end)
+        if len(kept) < len(event.text):  # search reads no more of a paste than this
+            self.notify(
+                f"Pasted {len(event.text) / 1e6:.1f} MB; kept the last {len(kept) // 1024} KB "
+                f"(tracebacks end at the bottom).",
+                timeout=6,
+            )
 
     def highlight_line(self, line: int) -> None:
         """Mark a 1-based input line (the evidence of a match) and scroll it into view."""
@@ -65,8 +67,10 @@ class PasteBox(TextArea):
         self.refresh()
 
     def _scroll_to_mark(self) -> None:
+        """The marked line's first row at the top, and the box scrolled fully left: its start is what reads."""
         if self.evidence_row is not None:
-            self.scroll_to(y=max(0, self.evidence_row - self.scrollable_content_region.height // 2), animate=False)
+            top = self.wrapped_document.location_to_offset((self.evidence_row, 0)).y
+            self.scroll_to(x=0, y=top, animate=False)
 
     def on_resize(self) -> None:
         """Collapsing the box after a match must keep the marked line in view."""
@@ -78,12 +82,16 @@ class PasteBox(TextArea):
 
     def render_line(self, y: int) -> Strip:
         strip = super().render_line(y)
-        if self.evidence_row is None or self.scroll_offset.y + y != self.evidence_row:
+        if self.evidence_row is None:
             return strip
+        row = self.wrapped_document.offset_to_location(Offset(0, self.scroll_offset.y + y))[0]
+        if row != self.evidence_row:
+            return strip
+        first = self.wrapped_document.location_to_offset((row, 0)).y == self.scroll_offset.y + y
         tint = self.get_component_rich_style("paste--evidence", partial=True)
         mark_style = self.get_component_rich_style("paste--mark", partial=True)
         at = max(self.gutter_width - 2, 0)  # the first of the two spaces after the line number
-        if self.show_line_numbers and at < strip.cell_length:
+        if first and self.show_line_numbers and at < strip.cell_length:
             head, space, tail = strip.divide([at, at + 1, strip.cell_length])
             gutter_style = next(iter(space), Segment("")).style or Style()
             strip = Strip.join([head, Strip([Segment(_MARK, gutter_style + mark_style)]), tail.apply_style(tint)])

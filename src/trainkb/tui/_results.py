@@ -23,8 +23,8 @@ def _bar(score: float, width: int = 8) -> str:
 
 class ResultsList(OptionList):
     DEFAULT_CSS = """
-    ResultsList { height: 1fr; border: round $primary; }
-    ResultsList:focus { border: round $secondary; }
+    ResultsList { height: 1fr; border: round $foreground 25%; }
+    ResultsList:focus { border: heavy $border; border-title-color: $border; border-title-style: bold; }
     """
 
     def __init__(self, *, id: str | None = None) -> None:

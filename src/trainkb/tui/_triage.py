@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from ..triage import Triage
@@ -12,14 +14,26 @@ __all__ = ["TriagePanel"]
 _STYLE = {"culprit": "bold red", "suspect": "bold yellow", "victim": "dim", "unharmed": "dim"}
 
 
-class TriagePanel(Static):
+class TriagePanel(VerticalScroll):
+    """Every rank line and what to collect next time; focusable and scrollable, so nothing is cut off."""
+
     DEFAULT_CSS = """
-    TriagePanel { height: auto; max-height: 10; border: round $warning; padding: 0 1; display: none; }
+    TriagePanel { height: auto; max-height: 10; border: round $warning 60%; padding: 0 1; display: none; }
+    TriagePanel:focus { border: heavy $border; border-title-color: $border; border-title-style: bold; }
+    TriagePanel > Static { height: auto; }
     """
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.border_title = "Ranks"
+        self.text = Text()
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="triage-text")
+
+    def render_text(self) -> Text:
+        """What the panel holds, all of it (the panel may show only part and scroll)."""
+        return self.text
 
     def show(self, triage: Triage | None) -> None:
         """Hide when the paste is not multi-rank; else the culprit first, then every victim."""
@@ -37,5 +51,10 @@ class TriagePanel(Static):
             lines.append(line)
         if triage.root_cause_is_victim:
             lines.append(Text(f"torchrun's Root Cause names rank {triage.root_cause}: only a victim", style="italic"))
+        if triage.collect:
+            lines.append(Text("Next time:", style="bold"))
+            lines += [Text(f"• {tip}") for tip in triage.collect]
         self.border_subtitle = f"{len(triage.ranks)} ranks · {triage.basis}"
-        self.update(Text("\n").join(lines))
+        self.text = Text("\n").join(lines)
+        self.query_one("#triage-text", Static).update(self.text)
+        self.scroll_home(animate=False)
