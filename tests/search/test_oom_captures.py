@@ -54,4 +54,4 @@ def test_the_message_alone_does_not_name_a_cause() -> None:
     )
     response = search(line, catalogue=get_index())
     assert response.status == "differential"
-    assert {r.id for r in response.results[: response.candidates]} <= {f"M{i}" for i in range(1, 8)}
+    assert {r.id for r in response.results[: response.candidates]} <= {f"M{i}" for i in range(1, 10)}
