@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 TORCH  := torch==2.13.0
 # The libraries some checks exercise (pyproject's `checks` extra: transformers, accelerate, peft, trl,
-# diffusers) are large and no test needs them; `make setup CHECKS=1` adds them. Without them those
+# diffusers, lightning) are large and no test needs them; `make setup CHECKS=1` adds them. Without them those
 # checks are skipped, each with the reason (docs/checks.md lists them).
 CHECKS ?=
 comma  := ,

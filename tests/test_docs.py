@@ -15,7 +15,7 @@ from trainkb.site import build_site
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 PAGES = [ROOT / "README.md", *sorted(DOCS.glob("*.md")), ROOT / "reports" / "README.md"]
-EXTRA = {"transformers", "accelerate", "peft", "trl", "diffusers", "tokenizers", "huggingface_hub"}
+EXTRA = {"transformers", "accelerate", "peft", "trl", "diffusers", "lightning", "tokenizers", "huggingface_hub"}
 
 
 @pytest.fixture(scope="module")

@@ -168,7 +168,7 @@ _NEXT_STEPS = (
     (
         "needs package",
         "install the missing packages into this environment to run those checks; in a checkout, "
-        "`make setup CHECKS=1` adds transformers, accelerate, peft, trl and diffusers",
+        "`make setup CHECKS=1` adds transformers, accelerate, peft, trl, diffusers and lightning",
     ),
 )
 
