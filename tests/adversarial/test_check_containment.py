@@ -62,6 +62,14 @@ def tmp() -> Iterator[Path]:
         yield path
 
 
+def _sleeping_check(make_catalogue, tmp_path: Path) -> tuple[Path, Path]:
+    """A catalogue whose one check starts escaping grandchildren, says so in ``started`` and sleeps."""
+    started = tmp_path / "started"
+    code = ESCAPES.format(started=str(started), sleep=600)
+    checks = checks_yaml({"code": code, "expect": "ok", "timeout": 300})
+    return make_catalogue({"alpha/D1-sample.yaml": record(checks=checks)}), started
+
+
 def _leftover_dirs(tmp: Path) -> list[str]:
     return [p.name for p in tmp.iterdir() if p.name.startswith("kb-check-")]
 
@@ -69,11 +77,7 @@ def _leftover_dirs(tmp: Path) -> list[str]:
 @pytest.mark.parametrize("signum", STOPS)
 @pytest.mark.slow
 def test_a_signal_to_kb_check_stops_every_check_and_cleans_up(make_catalogue, tmp_path, tmp, signum):
-    started = tmp_path / "started"
-    code = ESCAPES.format(started=str(started), sleep=600)
-    root = make_catalogue(
-        {"alpha/D1-sample.yaml": record(checks=checks_yaml({"code": code, "expect": "ok", "timeout": 300}))}
-    )
+    root, started = _sleeping_check(make_catalogue, tmp_path)
     proc = _kb(root, tmp, "-q")
     wait_for_file(started, proc)
     proc.send_signal(signum)
@@ -93,11 +97,7 @@ def _ignore_hangups() -> None:
 @pytest.mark.slow
 def test_kb_check_under_nohup_outlives_a_hangup(make_catalogue, tmp_path, tmp):
     """A signal kb was started ignoring stays ignored; it used to stop kb check under `nohup` on a hangup."""
-    started = tmp_path / "started"
-    code = ESCAPES.format(started=str(started), sleep=600)
-    root = make_catalogue(
-        {"alpha/D1-sample.yaml": record(checks=checks_yaml({"code": code, "expect": "ok", "timeout": 300}))}
-    )
+    root, started = _sleeping_check(make_catalogue, tmp_path)
     proc = _kb(root, tmp, "-q", preexec_fn=_ignore_hangups)
     wait_for_file(started, proc)
     proc.send_signal(signal.SIGHUP)
@@ -124,11 +124,7 @@ def test_processes_in_new_sessions_end_with_their_check_and_a_pipe_reaches_eof(m
 
 @pytest.mark.slow
 def test_sigkill_of_kb_check_leaves_no_process_and_no_folder(make_catalogue, tmp_path, tmp):
-    started = tmp_path / "started"
-    code = ESCAPES.format(started=str(started), sleep=600)
-    root = make_catalogue(
-        {"alpha/D1-sample.yaml": record(checks=checks_yaml({"code": code, "expect": "ok", "timeout": 300}))}
-    )
+    root, started = _sleeping_check(make_catalogue, tmp_path)
     proc = _kb(root, tmp, "-q")
     wait_for_file(started, proc)
     proc.kill()
