@@ -130,3 +130,19 @@ async def test_the_bare_oom_message_lists_its_candidates(real_app: TrainKBApp) -
         heads = [str(w.render()).split(" · ")[0] for w in app.query(".candidate-head")]
         assert heads == [r.id for r in response.results[: response.candidates]]
         _all_on_screen(app)
+
+
+async def test_the_matches_are_wrapped_to_the_width_left_by_their_scrollbar(real_app: TrainKBApp) -> None:
+    """The candidates overflow the Matches pane, so its scrollbar takes two columns without a resize; every
+    option must still be wrapped to the width that is left, or its last line is cut off the list."""
+    from trainkb.tui._results import ResultsList
+
+    app = real_app
+    async with app.run_test(size=SIZE) as pilot:
+        await bracketed_paste(pilot, app, _oom_line())
+        results = app.query_one("#results", ResultsList)
+        assert results.show_vertical_scrollbar
+        width = results.scrollable_content_region.width
+        prompts = [results.get_option_at_index(i).prompt for i in range(results.option_count)]
+        rows = sum(len(prompt.wrap(app.console, width)) for prompt in prompts)
+        assert results.virtual_size.height == rows

@@ -32,6 +32,11 @@ class ResultsList(OptionList):
         self.border_title = "Matches"
         self.compact_rows = False  # narrow terminals drop the score bar
 
+    def watch_show_vertical_scrollbar(self) -> None:
+        """Re-wrap the options: the scrollbar takes two columns without a resize, and OptionList caches heights
+        measured at the old width, so the list's length (and its thumb) depended on what settled first."""
+        self._clear_caches()
+
     def show(self, response: SearchResponse | None) -> None:
         self.clear_options()
         if response is None:
