@@ -271,7 +271,8 @@ def _check(code: str, packages: list[str] | None = None) -> str:
         ("import accelerate\n", ["accelerate"], []),
         ("import tokenizers\n", ["transformers"], []),  # transformers always installs tokenizers
         ("try:\n    import deepspeed\nexcept ImportError:\n    deepspeed = None\n", None, []),
-        ("import torch, json, numpy\n", None, []),
+        ("import torch, json, numpy\n", None, ["numpy"]),  # torch does not require numpy
+        ("import numpy as np\n", ["transformers"], []),  # transformers does
     ],
 )
 def test_check_imports_an_optional_package_it_does_not_declare(make_catalogue, code, packages, flagged):

@@ -309,9 +309,9 @@ def _check_expect_patterns(out: _Collector, entry: Entry) -> None:
 _OPTIONAL_PACKAGES = frozenset(
     {
         "accelerate", "apex", "bitsandbytes", "cv2", "datasets", "deepspeed", "diffusers", "fairscale",
-        "flash_attn", "huggingface_hub", "lightning", "peft", "PIL", "pytorch_lightning", "safetensors",
-        "timm", "tokenizers", "torchao", "torchaudio", "torchvision", "transformers", "triton", "trl",
-        "xformers",
+        "flash_attn", "huggingface_hub", "lightning", "numpy", "peft", "PIL", "pytorch_lightning",
+        "safetensors", "timm", "tokenizers", "torchao", "torchaudio", "torchvision", "transformers", "triton",
+        "trl", "xformers",
     }
 )  # fmt: skip
 # what installing a declared package always installs too (its own required dependencies)
@@ -319,7 +319,12 @@ _PULLED_IN = {
     "tokenizers": {"transformers"},
     "huggingface_hub": {"transformers", "accelerate", "peft", "diffusers", "datasets"},
     "safetensors": {"transformers", "accelerate", "peft", "diffusers"},
-}
+    # torch itself does not require numpy (`pip install torch` leaves it out); these libraries do
+    "numpy": {
+        "transformers", "accelerate", "peft", "diffusers", "datasets", "torchvision", "lightning",
+        "pytorch_lightning", "cv2", "timm", "bitsandbytes", "trl", "torchaudio",
+    },
+}  # fmt: skip
 _IMPORT_GUARDS = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
 
 
