@@ -57,15 +57,19 @@ def test_checks_page_lists_what_skips_where(catalogue):
     gpu = [(e.id, c) for e in catalogue.ordered() for c in e.checks if c.requires.cuda or c.requires.min_gpus]
     cpu = [(e.id, c) for e in catalogue.ordered() for c in e.checks if (e.id, c) not in gpu]
     extra = [(i, c) for i, c in cpu if EXTRA & set(c.requires.packages)]
-    other = [(i, c) for i, c in cpu if c.requires.packages and not EXTRA & set(c.requires.packages)]
+    numpy = [(i, c) for i, c in cpu if set(c.requires.packages) == {"numpy"}]
+    other = [
+        (i, c) for i, c in cpu if c.requires.packages and not EXTRA & set(c.requires.packages) and (i, c) not in numpy
+    ]
     for lead, expected in (
         ("**Without the `checks` extra**", extra),
+        ("**Without NumPy**", numpy),
         ("**Without torchvision or OpenCV**", other),
         ("**Without a GPU**", gpu),
     ):
         count, ids = _skip_list(text, lead)
         assert (count, ids) == (len(expected), list(dict.fromkeys(i for i, _ in expected))), lead
-    assert {p for _, c in other for p in c.requires.packages} <= {"torchvision", "cv2", "PIL"}
+    assert {p for _, c in other for p in c.requires.packages} <= {"torchvision", "cv2", "PIL", "numpy"}
 
 
 def _slug(heading: str) -> str:
