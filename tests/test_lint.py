@@ -147,6 +147,17 @@ RULES = [
         " [regex-backtracking]",
     ),
     (
+        "regex-browser",
+        {
+            "alpha/D1-sample.yaml": record(
+                extra=SIG.format(sig="{regex: 'size (?-i:Mismatch)', example: 'size Mismatch', names_cause: true}")
+            )
+        },
+        f"{P}:14:6: signatures[0].regex: a flag group such as (?i:...), (?-i:...) or (?s:...) does not compile in"
+        " the site's JavaScript search; matching already ignores case, so drop (?i:...), and spell (?s:.) as"
+        " [\\s\\S] [regex-browser]",
+    ),
+    (
         "names-cause",
         {
             "alpha/D1-sample.yaml": record(

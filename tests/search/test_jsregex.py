@@ -48,3 +48,10 @@ def test_leading_inline_flags_become_javascript_flags() -> None:
     assert not source.startswith("(?") and flags == "iu"
     assert js_regex(r"(?is)a.b", re2=True)[1] == "isu"
     assert js_regex(r"a(?i)b", re2=True)[0].startswith("a")  # only a leading group is a whole-pattern flag
+
+
+@pytest.mark.parametrize("pattern", [r"size (?-i:Mismatch)", r"(?i:nccl) timeout", r"a(?s:.)b"])
+def test_a_flag_group_the_browser_cannot_compile_matches_nothing(pattern: str) -> None:
+    """RE2 runs `(?i:...)`, `(?-i:...)` and `(?s:...)`; a JavaScript "u" regex rejects them with a SyntaxError."""
+    assert signature_regex(pattern) == ["(?!)", "u"]
+    assert signature_regex(r"(?i)size mismatch")[0] == "size mismatch"  # a leading, whole-pattern flag translates

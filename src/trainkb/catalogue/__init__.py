@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from ._layers import LayerFile, layer_name, layer_reports, load_layers
     from ._loader import Backlink, Catalogue, load_catalogue, validation_problems
     from ._mutation import apply_mutation, mutation_problems
-    from ._regexsafety import backtracking_risk, nested_quantifier
+    from ._regexsafety import backtracking_risk, nested_quantifier, scoped_flags
     from ._reports import (
         REPORT_FORMAT,
         CheckReport,
@@ -77,7 +77,7 @@ _LAZY = {
     **dict.fromkeys(["LayerFile", "layer_name", "layer_reports", "load_layers"], "_layers"),
     **dict.fromkeys(["Backlink", "Catalogue", "load_catalogue", "validation_problems"], "_loader"),
     **dict.fromkeys(["apply_mutation", "mutation_problems"], "_mutation"),
-    **dict.fromkeys(["backtracking_risk", "nested_quantifier"], "_regexsafety"),
+    **dict.fromkeys(["backtracking_risk", "nested_quantifier", "scoped_flags"], "_regexsafety"),
     **dict.fromkeys(
         [
             "REPORT_FORMAT",
@@ -184,6 +184,7 @@ __all__ = [
     "read_report",
     "record_files",
     "render_schema",
+    "scoped_flags",
     "shipped_folder",
     "torch_release",
     "validation_problems",

@@ -22,7 +22,7 @@ else:
     from re import _constants as sre_constants
     from re import _parser as sre_parse
 
-__all__ = ["backtracking_risk", "nested_quantifier", "overlapping_repeats"]
+__all__ = ["backtracking_risk", "nested_quantifier", "overlapping_repeats", "scoped_flags"]
 
 _SINGLE = {sre_constants.LITERAL, sre_constants.NOT_LITERAL, sre_constants.IN, sre_constants.ANY}
 # characters tried against each repeated atom to tell whether two atoms can match the same text
@@ -152,3 +152,23 @@ def nested_quantifier(regex: str) -> bool:
     except re.error:
         return False
     return _find_nested(parsed)
+
+
+def _has_scoped_flags(pattern: _Tree) -> bool:
+    for op, av in pattern:
+        if op is sre_constants.SUBPATTERN and (av[1] or av[2]):
+            return True
+        if any(_has_scoped_flags(child) for child in _children(op, av)):
+            return True
+    return False
+
+
+def scoped_flags(regex: str) -> bool:
+    """True when the regex sets or clears flags for a group (``(?i:...)``, ``(?-i:...)``, ``(?s:...)``): RE2
+    and Python read them, the browser's JavaScript regexes raise a SyntaxError. Flags for the whole pattern
+    (a leading ``(?i)``) translate."""
+    try:
+        parsed = sre_parse.parse(regex, re.IGNORECASE)
+    except re.error:
+        return False
+    return _has_scoped_flags(parsed)

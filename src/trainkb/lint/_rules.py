@@ -23,6 +23,7 @@ from ..catalogue import (
     mutation_problems,
     nested_quantifier,
     render_schema,
+    scoped_flags,
 )
 from ..search import (
     TellText,
@@ -191,6 +192,8 @@ def _check_signatures(out: _Collector, entry: Entry) -> None:
                 risk = backtracking_risk(sig.regex)
                 if risk is not None:
                     out.add(entry.id, (field, i, "regex"), "regex-backtracking", f"{risk} can freeze the site's search")
+                if scoped_flags(sig.regex):
+                    out.add(entry.id, (field, i, "regex"), "regex-browser", _SCOPED_FLAGS)
                 matcher = compile_signature(sig.regex)
                 matches = matcher is not None and matcher.search(utf8(sig.example)) is not None
             else:
@@ -235,6 +238,12 @@ def _check_signatures(out: _Collector, entry: Entry) -> None:
             )
 
 
+_SCOPED_FLAGS = (
+    "a flag group such as (?i:...), (?-i:...) or (?s:...) does not compile in the site's JavaScript search; "
+    "matching already ignores case, so drop (?i:...), and spell (?s:.) as [\\s\\S]"
+)
+
+
 def _regex_problem(pattern: str) -> tuple[str, str] | None:
     """(rule, message) when ``pattern`` cannot run in search, in the browser, or safely; None when it can."""
     try:
@@ -247,6 +256,8 @@ def _regex_problem(pattern: str) -> tuple[str, str] | None:
     risk = backtracking_risk(pattern)
     if risk is not None:
         return "regex-backtracking", f"{risk} can freeze the site's search"
+    if scoped_flags(pattern):
+        return "regex-browser", _SCOPED_FLAGS
     return None
 
 

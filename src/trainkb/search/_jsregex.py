@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from ..catalogue import backtracking_risk
+from ..catalogue import backtracking_risk, scoped_flags
 from ._sigregex import re2_error
 
 __all__ = ["js_regex", "signature_regex"]
@@ -148,7 +148,7 @@ def js_regex(pattern: re.Pattern[str] | str, flags: int = 0, re2: bool = False) 
 
 def signature_regex(pattern: str) -> list[str]:
     """A signature's regex for the browser: RE2's meaning, or nothing when the browser's backtracking
-    engine could freeze on it (lint refuses such a pattern; `kb search` runs it safely with RE2)."""
-    if re2_error(pattern) is not None or backtracking_risk(pattern) is not None:
+    engine could freeze on it or cannot compile it (lint refuses such a pattern; `kb search` runs it with RE2)."""
+    if re2_error(pattern) is not None or backtracking_risk(pattern) is not None or scoped_flags(pattern):
         return _NEVER
     return js_regex(pattern, re.IGNORECASE, re2=True)
