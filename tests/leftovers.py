@@ -46,7 +46,7 @@ def survivors(marker: str) -> list[str]:
     return found
 
 
-def wait_for_no_survivors(marker: str, seconds: float = 60.0) -> list[str]:
+def wait_for_no_survivors(marker: str, seconds: float = 120.0) -> list[str]:
     """Survivors still there after ``seconds`` (an empty list is the pass)."""
     deadline = time.monotonic() + seconds
     while (left := survivors(marker)) and time.monotonic() < deadline:
@@ -54,8 +54,9 @@ def wait_for_no_survivors(marker: str, seconds: float = 60.0) -> list[str]:
     return left
 
 
-def wait_for_file(path: Path, proc: subprocess.Popen, seconds: float = 60.0) -> None:
-    """Wait until ``path`` exists; fail at once if ``proc`` ended first."""
+def wait_for_file(path: Path, proc: subprocess.Popen, seconds: float = 240.0) -> None:
+    """Wait until ``path`` exists; fail at once if ``proc`` ended first. The bound is generous: on a loaded
+    2-core machine starting kb check's worker (it imports torch) has taken over a minute."""
     deadline = time.monotonic() + seconds
     while not path.exists():
         if proc.poll() is not None:

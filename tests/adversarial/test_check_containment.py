@@ -34,6 +34,9 @@ time.sleep({sleep})
 """
 
 
+# each test starts kb check (torch imported in its worker) and waits for it to clean up: minutes on a loaded machine
+pytestmark = pytest.mark.timeout(900)
+
 STOPS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
 
 
@@ -81,7 +84,7 @@ def test_a_signal_to_kb_check_stops_every_check_and_cleans_up(make_catalogue, tm
     proc = _kb(root, tmp, "-q")
     wait_for_file(started, proc)
     proc.send_signal(signum)
-    out, err = proc.communicate(timeout=120)
+    out, err = proc.communicate(timeout=240)
     assert proc.returncode == 128 + signum, out + err
     assert f"stopped by {signal.Signals(signum).name}" in err
     assert "Traceback" not in out + err
@@ -104,7 +107,7 @@ def test_kb_check_under_nohup_outlives_a_hangup(make_catalogue, tmp_path, tmp):
     with pytest.raises(subprocess.TimeoutExpired):
         proc.wait(timeout=3)
     proc.send_signal(signal.SIGTERM)
-    out, err = proc.communicate(timeout=120)
+    out, err = proc.communicate(timeout=240)
     assert proc.returncode == 128 + signal.SIGTERM, out + err
     assert wait_for_no_survivors(str(tmp)) == []
 
@@ -128,7 +131,7 @@ def test_sigkill_of_kb_check_leaves_no_process_and_no_folder(make_catalogue, tmp
     proc = _kb(root, tmp, "-q")
     wait_for_file(started, proc)
     proc.kill()
-    proc.communicate(timeout=120)
+    proc.communicate(timeout=240)
     assert wait_for_no_survivors(str(tmp)) == []
     assert _leftover_dirs(tmp) == []
 
@@ -147,7 +150,7 @@ def test_a_snippet_that_kills_its_parent_fails_alone_and_clearly(make_catalogue,
     )
     root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks)})
     proc = _kb(root, tmp, "-q", "-j", "2", "--no-drift", "--json", str(report))
-    out, err = proc.communicate(timeout=120)
+    out, err = proc.communicate(timeout=240)
     assert proc.returncode == 1, out + err
     assert "Traceback" not in out + err
     results = {r["check"]: r for r in json.loads(report.read_text())["results"]}
@@ -175,7 +178,7 @@ def test_a_snippet_that_kills_its_parent_fails_alone_and_clearly(make_catalogue,
 def test_bad_limits_are_usage_errors(make_catalogue, tmp_path, tmp, option):
     root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml({"code": "pass", "expect": "ok"}))})
     proc = _kb(root, tmp, *option)
-    out, err = proc.communicate(timeout=120)
+    out, err = proc.communicate(timeout=240)
     assert proc.returncode == 2, out + err
     assert f"argument {option[0]}" in err and "Traceback" not in err
     assert _leftover_dirs(tmp) == []

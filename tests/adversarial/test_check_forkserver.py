@@ -183,7 +183,7 @@ def test_a_check_cut_short_by_stopping_kb_is_reported_as_interrupted(make_catalo
     )
     wait_for_file(started, proc)
     proc.send_signal(signum)
-    output, _ = proc.communicate(timeout=120)
+    output, _ = proc.communicate(timeout=240)
     assert proc.returncode == 128 + signum, output
     assert "D1:c0" in output and "interrupted" in output, output
     assert "SIGKILL" not in output and "ERROR" not in output, output
