@@ -76,3 +76,18 @@ def test_a_single_process_paste_is_not_triaged() -> None:
     response = search(text)
     assert response.status == "answered" and response.results[0].id == "M1"
     assert NOTE_START not in (response.why or "")
+
+
+@pytest.mark.parametrize(
+    ("log", "aborts"),
+    [(NCCL / "hang-n2-r1" / "combined.log", True), (NCCL.parent / "gloo" / "hang-n4-r1" / "combined.log", False)],
+    ids=["nccl", "gloo"],
+)
+def test_the_note_names_aborts_only_where_the_log_shows_them(log: Path, aborts: bool) -> None:
+    """NCCL's watchdog aborts its rank (SIGABRT); gloo's timed-out ranks are stopped by torchrun (SIGTERM)."""
+    text = log.read_text(encoding="utf-8")
+    assert ("SIGABRT" in text) is aborts
+    response = search(text)
+    shown = (response.advice if response.abstained else response.why) or ""
+    assert NOTE_START in shown
+    assert ("the aborts (SIGABRT)" in shown) is aborts

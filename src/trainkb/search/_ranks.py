@@ -15,16 +15,19 @@ from dataclasses import dataclass
 
 from ._input import Query
 
-__all__ = ["RANKS_NOTE", "Teardown", "teardown"]
+__all__ = ["RANKS_NOTE", "RANKS_TEARDOWN", "Teardown", "teardown"]
 
 SILENT_BASES = ("behind", "silent")  # triage found no rank with an error of its own
 WAITED = "timeout"  # a victim that timed out waiting in a collective (its watchdog line is kept)
 # said with the answer: which rank broke and why the aborts below the timeout are not the cause
 RANKS_NOTE = (
     "Triage: {culprit} printed no error of its own while {victims} timed out waiting in a collective, so "
-    "{culprit} is where the job broke; the aborts (SIGABRT) and torchrun's summary after the timeout are "
+    "{culprit} is where the job broke; {teardown} and torchrun's summary after the timeout are "
     "consequences, not the cause. Read {culprit}'s own output for where it stopped."
 )
+# {teardown}: the aborts when a victim's teardown shows one (NCCL's watchdog), else only what the lines show
+RANKS_TEARDOWN = ("the aborts (SIGABRT)", "the other ranks' exits")
+ABORTED = ("SIGABRT", "Aborted")  # in a teardown line: torchrun's "Signal 6 (SIGABRT)", faulthandler's own line
 
 
 @dataclass(frozen=True)
@@ -63,7 +66,10 @@ def teardown(text: str, query: Query, first_line: int = 1) -> Teardown | None:
         if (line.rank in timed_out and line.number > timed_out[line.rank])
         or (line.rank is None and line.number > first)
     )
-    note = RANKS_NOTE.replace("{culprit}", _ranks(sorted(triage.culprits))).replace(
-        "{victims}", _ranks(sorted(timed_out))
+    aborted = any(mark in line.text for line in query.lines if line.number in skip for mark in ABORTED)
+    note = (
+        RANKS_NOTE.replace("{culprit}", _ranks(sorted(triage.culprits)))
+        .replace("{victims}", _ranks(sorted(timed_out)))
+        .replace("{teardown}", RANKS_TEARDOWN[0 if aborted else 1])
     )
     return Teardown(skip, note)
