@@ -81,6 +81,9 @@ subprocess.Popen(["sleep", "{seconds}"], start_new_session=True)
 os.kill(os.getppid(), signal.{signal})
 """
 
+# each test runs kb check as a process (its worker imports torch): minutes on a loaded machine
+pytestmark = pytest.mark.timeout(900)
+
 INNOCENT = {"name": "after", "code": "import torch\nassert torch.ones(2).sum() == 2\n", "expect": "ok"}
 
 
@@ -97,7 +100,7 @@ def _kb(root: Path, tmp: Path, report: Path, *args: str) -> tuple[int, str]:
         env=dict(os.environ, TMPDIR=str(tmp)),
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=600,
     )
     return proc.returncode, proc.stdout + proc.stderr
 
@@ -156,7 +159,7 @@ def test_nothing_kb_started_is_left_when_kb_check_returns(make_catalogue, tmp_pa
             stdout=out,
             stderr=subprocess.STDOUT,
         )
-        code = proc.wait(timeout=300)
+        code = proc.wait(timeout=600)
         left = survivors(str(tmp))
     assert code == 0, log.read_text()
     assert left == []
@@ -171,7 +174,7 @@ def _default_stops() -> None:
 @pytest.mark.slow
 def test_a_check_cut_short_by_stopping_kb_is_reported_as_interrupted(make_catalogue, tmp_path, tmp, signum):
     started = tmp_path / "started"
-    code = f"import time\nfrom pathlib import Path\nPath({str(started)!r}).write_text('x')\ntime.sleep(120)\n"
+    code = f"import time\nfrom pathlib import Path\nPath({str(started)!r}).write_text('x')\ntime.sleep(600)\n"
     root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml({"code": code, "expect": "ok"}))})
     proc = subprocess.Popen(
         [sys.executable, "-m", "trainkb", "--catalogue", str(root), "check", "--no-drift"],
