@@ -58,7 +58,7 @@ lint: setup
 
 check: setup
 	mkdir -p build
-	$(BIN)/kb check --json build/kb-check.json --junit build/kb-check.xml
+	$(BIN)/kb check -o build/kb-check.json --junit build/kb-check.xml
 
 schema: setup
 	$(BIN)/kb schema -o catalogue/schema.json
@@ -70,7 +70,7 @@ snapshots: setup
 # --mutants: every declared counterfactual must fail, in the same run and warm pool.
 test: setup ruff mypy imports lint pytest
 	mkdir -p build
-	$(BIN)/kb check --mutants --json build/kb-check.json --junit build/kb-check.xml
+	$(BIN)/kb check --mutants -o build/kb-check.json --junit build/kb-check.xml
 
 bench: setup
 	$(BIN)/python benchmarks/check_overhead.py

@@ -66,7 +66,15 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--shard", metavar="i/n", help="run only shard i of n (stable split for CI matrices)")
     parser.add_argument("--strict", action="store_true", help="count skipped checks as failures")
-    parser.add_argument("--json", metavar="FILE", help="write the JSON report to FILE ('-' for stdout)")
+    parser.add_argument(
+        "--json",
+        nargs="?",
+        const=True,
+        metavar="FILE",
+        help="print the JSON report on stdout (progress and summary go to stderr); `--json FILE` is the old "
+        "spelling of -o FILE",
+    )
+    parser.add_argument("-o", "--output", metavar="FILE", help="write the JSON report to FILE")
     parser.add_argument("--junit", metavar="FILE", help="write a JUnit XML report to FILE")
     parser.add_argument(
         "--format",
@@ -88,12 +96,39 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mutants-only", action="store_true", help="run only the mutants (while writing mutations)")
 
 
+def _report_targets(args: argparse.Namespace) -> tuple[bool, str | None]:
+    """Whether the JSON report goes to stdout, and the file it is written to.
+
+    ``--json`` once took the report file. A value after it that reads as an entry id is an id to
+    check (``kb check --json A7``); any other value is still the file, with a note on stderr.
+    """
+    from ..catalogue import ENTRY_ID_PATTERN
+
+    output: str | None = args.output
+    value = args.json
+    if not isinstance(value, str):
+        return bool(value), output
+    if re.match(ENTRY_ID_PATTERN, value, re.IGNORECASE):
+        args.ids.append(value)
+        return True, output
+    if value == "-":
+        print("kb check: `--json -` is now `--json`, which prints the report on stdout", file=sys.stderr)
+        return True, output
+    if output:
+        raise UsageError(f"--json {value} and -o {output}: name the report file once, with -o")
+    print(f"kb check: `--json FILE` is deprecated; write `-o {value}` (`--json` alone prints it)", file=sys.stderr)
+    return False, value
+
+
 def run(args: argparse.Namespace) -> int:
     from .. import check as checker
 
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
-    json_path = checked_output(args.json, "--json") if args.json and args.json != "-" else None
+    to_stdout, report_file = _report_targets(args)
+    if report_file == "-":
+        raise UsageError("-o -: give a file name; `--json` prints the report on stdout")
+    json_path = checked_output(report_file, "-o" if args.output else "--json") if report_file else None
     junit_path = checked_output(args.junit, "--junit") if args.junit else None
     if args.changed_since and args.changed_since.startswith("-"):
         raise UsageError(f"--changed-since {args.changed_since}: a git ref cannot start with '-'")
@@ -143,7 +178,7 @@ def run(args: argparse.Namespace) -> int:
         mutants=args.mutants,
         mutants_only=args.mutants_only,
         drift=not args.no_drift,
-        quiet=args.quiet or args.json == "-",
+        quiet=args.quiet or to_stdout,
     )
     try:
         session = checker.run_session(cat, tasks, options)
@@ -154,16 +189,16 @@ def run(args: argparse.Namespace) -> int:
         return 128 + exc.signum
 
     report = json.dumps(session.report(), indent=2)
-    if args.json == "-":
+    if to_stdout:
         print(report)
-    elif json_path is not None:
+    if json_path is not None:
         write_atomic(json_path, report + "\n")
     if junit_path is not None:
         write_atomic(junit_path, session.junit())
     if args.format == "github":
         for line in session.annotations():
             print(line)
-    print(session.summary(github=args.format == "github"), file=sys.stderr if args.json == "-" else sys.stdout)
+    print(session.summary(github=args.format == "github"), file=sys.stderr if to_stdout else sys.stdout)
     return Exit.FINDINGS if session.failed(args.strict) else Exit.SUCCESS
 
 
