@@ -17,7 +17,7 @@ STAMP  := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 TORCH_INDEX_URL ?=
 TORCH_INDEX := $(if $(TORCH_INDEX_URL),--index-url $(TORCH_INDEX_URL))
 
-.PHONY: setup run test quick lint check ruff mypy pytest schema snapshots bench clean
+.PHONY: setup run test quick lint check ruff mypy imports pytest schema snapshots bench clean
 
 setup: $(STAMP)
 
@@ -42,6 +42,10 @@ ruff: setup
 mypy: setup
 	$(BIN)/mypy
 
+# the import layering declared in pyproject.toml [tool.importlinter]
+imports: setup
+	$(BIN)/lint-imports --no-cache
+
 pytest: setup
 	$(BIN)/pytest -q
 
@@ -54,7 +58,7 @@ lint: setup
 
 check: setup
 	mkdir -p build
-	$(BIN)/kb check --json build/kb-check.json --junit build/kb-check.xml
+	$(BIN)/kb check -o build/kb-check.json --junit build/kb-check.xml
 
 schema: setup
 	$(BIN)/kb schema -o catalogue/schema.json
@@ -64,9 +68,9 @@ snapshots: setup
 	$(BIN)/pytest -q tests/tui/test_snapshots.py --snapshot-update
 
 # --mutants: every declared counterfactual must fail, in the same run and warm pool.
-test: setup ruff mypy lint pytest
+test: setup ruff mypy imports lint pytest
 	mkdir -p build
-	$(BIN)/kb check --mutants --json build/kb-check.json --junit build/kb-check.xml
+	$(BIN)/kb check --mutants -o build/kb-check.json --junit build/kb-check.xml
 
 bench: setup
 	$(BIN)/python benchmarks/check_overhead.py

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 from helpers import record
 
 from trainkb import __version__
-from trainkb.cli import main
+from trainkb.cli import COMMANDS, main
 
 
 @pytest.fixture
@@ -101,9 +102,41 @@ def test_lint_exit_codes_and_formats(make_catalogue, capsys):
     assert finding["rule"] == "schema" and finding["field"] == "oops"
 
 
-def test_missing_catalogue_folder(tmp_path, capsys):
-    assert main(["--catalogue", str(tmp_path / "nowhere"), "list"]) == 2
-    assert "catalogue folder not found" in capsys.readouterr().err
+# Every command that reads the catalogue, with arguments that would otherwise get it to its work.
+READERS = {
+    "list": [],
+    "show": ["D1"],
+    "lint": [],
+    "search": ["RuntimeError: x"],
+    "triage": ["{log}"],
+    "check": [],
+    "run": ["--", sys.executable, "-c", "open({marker!r}, 'w')"],
+    "doctor": [],
+    "tui": [],
+    "site": ["build", "-o", "{site}"],
+    "new": ["D1", "--dry-run"],
+}
+
+
+def test_every_command_that_reads_a_catalogue_is_listed():
+    assert set(READERS) == set(COMMANDS) - {"schema", "report"}
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+@pytest.mark.parametrize("command", list(READERS))
+def test_a_missing_catalogue_folder_is_refused_by_every_command(tmp_path, capsys, command, where):
+    """One way to name a catalogue, `--catalogue` before or after the command; a folder that is not there
+    is a usage error before any work, never a silent fallback."""
+    log = tmp_path / "log.txt"
+    log.write_text("[rank0]: RuntimeError: x\n[rank1]: RuntimeError: x\n", encoding="utf-8")
+    marker = tmp_path / "ran"
+    fill = {"log": str(log), "marker": str(marker), "site": str(tmp_path / "site")}
+    args = [a.format(**fill) for a in READERS[command]]
+    named = ["--catalogue", str(tmp_path / "nowhere")]
+    argv = [*named, command, *args] if where == "before" else [command, *named, *args]
+    assert main(argv) == 2
+    assert capsys.readouterr().err == f"kb: error: catalogue folder not found: {tmp_path / 'nowhere'}\n"
+    assert not marker.exists()  # kb run refuses before it starts the command
 
 
 def test_schema_prints_and_writes(tmp_path, capsys):

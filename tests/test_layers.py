@@ -103,7 +103,7 @@ def test_team_record_is_checked_then_published_with_both_layers(team, capsys, tm
             "--jobs",
             "1",
             "--quiet",
-            "--json",
+            "-o",
             str(reports / "team.json"),
         ],
         capsys,

@@ -149,7 +149,7 @@ def test_a_snippet_that_kills_its_parent_fails_alone_and_clearly(make_catalogue,
         {"name": "after", "code": "import torch\nassert torch.ones(2).sum() == 2\n", "expect": "ok"},
     )
     root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks)})
-    proc = _kb(root, tmp, "-q", "-j", "2", "--no-drift", "--json", str(report))
+    proc = _kb(root, tmp, "-q", "-j", "2", "--no-drift", "-o", str(report))
     out, err = proc.communicate(timeout=240)
     assert proc.returncode == 1, out + err
     assert "Traceback" not in out + err

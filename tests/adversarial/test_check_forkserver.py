@@ -96,7 +96,7 @@ def tmp() -> Iterator[Path]:
 def _kb(root: Path, tmp: Path, report: Path, *args: str) -> tuple[int, str]:
     kb = [sys.executable, "-m", "trainkb", "--catalogue", str(root), "check", "-q", "--no-drift"]
     proc = subprocess.run(
-        [*kb, "--json", str(report), *args],
+        [*kb, "-o", str(report), *args],
         env=dict(os.environ, TMPDIR=str(tmp)),
         capture_output=True,
         text=True,

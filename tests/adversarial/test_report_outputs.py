@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from trainkb.commands._exit import UsageError
 from trainkb.commands._output import write_atomic
 
 
-@pytest.mark.parametrize("option", ["--json", "--junit"])
+@pytest.mark.parametrize("option", ["-o", "--junit"])
 @pytest.mark.parametrize("where", ["missing", "folder"])
 def test_a_bad_report_path_is_refused_before_checks_run(make_catalogue, tmp_path, capsys, option, where):
     marker = tmp_path / "ran"
@@ -24,6 +25,54 @@ def test_a_bad_report_path_is_refused_before_checks_run(make_catalogue, tmp_path
     assert main(["--catalogue", str(root), "check", "-q", option, target]) == 2
     err = capsys.readouterr().err
     assert err.startswith("kb: error:") and len(err.strip().splitlines()) == 1
+    assert not marker.exists()
+
+
+def test_json_prints_the_report_and_output_writes_it(make_catalogue, tmp_path, capsys):
+    """`--json` is a flag, as on every other command; an entry id right after it is an id to check."""
+    checks = checks_yaml({"name": "good", "code": "pass", "expect": "ok"})
+    root = make_catalogue(
+        {"alpha/D1-sample.yaml": record(checks=checks), "alpha/D2-sample.yaml": record("D2", checks=checks)}
+    )
+    report = tmp_path / "r.json"
+    assert main(["--catalogue", str(root), "check", "--no-drift", "--json", "D1", "-o", str(report)]) == 0
+    out, err = capsys.readouterr()
+    printed = json.loads(out)
+    assert [(r["entry"], r["status"]) for r in printed["results"]] == [("D1", "passed")]
+    assert json.loads(report.read_text())["results"] == printed["results"]
+    assert "1 passed" in err and "deprecated" not in err  # the summary, on stderr: stdout is the report alone
+
+
+def test_json_with_a_file_still_writes_it_with_a_note(make_catalogue, tmp_path, capsys):
+    """The old spelling keeps working: `--json FILE` writes FILE and says once what to write instead."""
+    root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml({"code": "pass", "expect": "ok"}))})
+    report = tmp_path / "old.json"
+    assert main(["--catalogue", str(root), "check", "-q", "--no-drift", "--json", str(report)]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(report.read_text())["summary"] == {"passed": 1}
+    assert "1 passed" in out
+    assert err.splitlines() == [
+        f"kb check: `--json FILE` is deprecated; write `-o {report}` (`--json` alone prints it)"
+    ]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["--json", "a.json", "-o", "b.json"], ["-o", "-"]],
+    ids=["two-report-files", "output-to-stdout"],
+)
+def test_a_report_named_two_ways_is_refused(make_catalogue, tmp_path, capsys, args):
+    marker = tmp_path / "ran"
+    root = make_catalogue(
+        {"alpha/D1-sample.yaml": record(checks=checks_yaml({"code": f"open({str(marker)!r}, 'w')\n", "expect": "ok"}))}
+    )
+    assert (
+        main(
+            ["--catalogue", str(root), "check", "-q", *[str(tmp_path / a) if a.endswith(".json") else a for a in args]]
+        )
+        == 2
+    )
+    assert capsys.readouterr().err.splitlines()[-1].startswith("kb: error:")
     assert not marker.exists()
 
 

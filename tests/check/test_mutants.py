@@ -69,7 +69,7 @@ def test_killed_and_survived_mutants_are_told_apart(make_catalogue, pool):
 
 def test_cli_mutants_exit_status_and_json(make_catalogue, capsys):
     root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml(KILLED))})
-    assert main(["--catalogue", str(root), "check", "--mutants", "--no-drift", "--jobs", "1", "--json", "-"]) == 0
+    assert main(["--catalogue", str(root), "check", "--mutants", "--no-drift", "--jobs", "1", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["summary"] == {"passed": 1}
     assert report["mutants"]["killed"] == 1

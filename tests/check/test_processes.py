@@ -78,7 +78,7 @@ def test_two_rank_gloo_checks_and_deadlock_with_no_survivors(make_catalogue, tmp
     root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks)})
     report = tmp_path / "report.json"
     proc = subprocess.run(
-        [sys.executable, "-m", "trainkb", "--catalogue", str(root), "check", "--json", str(report), "-j", "2"],
+        [sys.executable, "-m", "trainkb", "--catalogue", str(root), "check", "-o", str(report), "-j", "2"],
         capture_output=True,
         text=True,
         timeout=180,
@@ -138,7 +138,7 @@ def test_json_junit_and_github_outputs(make_catalogue, tmp_path, capsys):
     root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks)})
     report, junit = tmp_path / "r.json", tmp_path / "j.xml"
     status = main(
-        ["--catalogue", str(root), "check", "-q", "--json", str(report), "--junit", str(junit), "--format", "github"]
+        ["--catalogue", str(root), "check", "-q", "-o", str(report), "--junit", str(junit), "--format", "github"]
     )
     assert status == 1
     out = capsys.readouterr().out
@@ -160,7 +160,7 @@ def test_shards_partition_the_checks(make_catalogue, tmp_path):
     seen = []
     for i in (1, 2, 3):
         out = tmp_path / f"s{i}.json"
-        assert main(["--catalogue", str(root), "check", "-q", "--shard", f"{i}/3", "--json", str(out)]) == 0
+        assert main(["--catalogue", str(root), "check", "-q", "--shard", f"{i}/3", "-o", str(out)]) == 0
         seen += [r["check"] for r in json.loads(out.read_text())["results"]]
     assert sorted(seen) == sorted(f"c{i}" for i in range(8))
     assert main(["--catalogue", str(root), "check", "--shard", "4/3"]) == 2
@@ -169,7 +169,7 @@ def test_shards_partition_the_checks(make_catalogue, tmp_path):
 def test_report_merge_builds_a_matrix(make_catalogue, tmp_path, capsys):
     root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml({"code": "pass", "expect": "ok"}))})
     cpu = tmp_path / "cpu.json"
-    assert main(["--catalogue", str(root), "check", "-q", "--json", str(cpu)]) == 0
+    assert main(["--catalogue", str(root), "check", "-q", "-o", str(cpu)]) == 0
     gpu_data = json.loads(cpu.read_text())
     gpu_data["environments"][0]["name"] = "cuda-NVIDIA-H100-torch2.11.0"
     for row in gpu_data["results"]:
@@ -205,7 +205,7 @@ def test_changed_since_selects_edited_records(make_catalogue, tmp_path):
     subprocess.run([*git, "commit", "-qm", "x"], check=True)
     (root / "beta/D2-other.yaml").write_text((root / "beta/D2-other.yaml").read_text() + "\n")
     out = tmp_path / "r.json"
-    assert main(["--catalogue", str(root), "check", "-q", "--changed-since", "HEAD", "--json", str(out)]) == 0
+    assert main(["--catalogue", str(root), "check", "-q", "--changed-since", "HEAD", "-o", str(out)]) == 0
     assert [r["entry"] for r in json.loads(out.read_text())["results"]] == ["D2"]
 
 
@@ -273,7 +273,7 @@ def test_a_master_port_taken_by_someone_else_runs_the_check_again(make_catalogue
     root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks)})
     report = tmp_path / "report.json"
     proc = subprocess.run(
-        [sys.executable, "-m", "trainkb", "--catalogue", str(root), "check", "--json", str(report), "--no-drift"],
+        [sys.executable, "-m", "trainkb", "--catalogue", str(root), "check", "-o", str(report), "--no-drift"],
         capture_output=True,
         text=True,
         timeout=300,

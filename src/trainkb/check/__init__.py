@@ -12,12 +12,16 @@ from ._report import (
     summary_text,
 )
 from ._runner import CheckResult, RunOptions, check_env, run_tasks
+from ._session import CheckSession, SessionOptions, Stopped, run_session
 from ._tasks import CheckTask, changed_entry_ids, parse_shard, select_tasks, skip_reason
 
 __all__ = [
     "CheckResult",
+    "CheckSession",
     "CheckTask",
     "RunOptions",
+    "SessionOptions",
+    "Stopped",
     "TorchUnavailable",
     "WarmPool",
     "changed_entry_ids",
@@ -30,6 +34,7 @@ __all__ = [
     "make_report",
     "merge_reports",
     "parse_shard",
+    "run_session",
     "run_tasks",
     "scrub_own_environment",
     "select_tasks",

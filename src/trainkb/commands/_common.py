@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import difflib
 import math
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..catalogue import find_catalogues
@@ -14,7 +14,7 @@ from ._exit import UsageError
 if TYPE_CHECKING:  # loading records needs pydantic; `kb search` and `kb --help` must not pay for it
     from ..catalogue import Catalogue
 
-__all__ = ["closest_ids", "open_catalogue", "seconds"]
+__all__ = ["catalogue_roots", "closest_ids", "open_catalogue", "seconds"]
 
 MAX_SECONDS = 7 * 24 * 3600.0  # a time option beyond a week is a typo, not a plan
 
@@ -30,15 +30,23 @@ def seconds(text: str) -> float:
     return value
 
 
+def catalogue_roots(args: argparse.Namespace) -> list[Path]:
+    """The catalogue's folders, base first, as every command finds them: ``--catalogue`` (before or after
+    the command, repeated or a path list), else $TRAINKB_CATALOGUE, else the default; a usage error when a
+    folder named is missing, before any work starts."""
+    roots = find_catalogues(getattr(args, "catalogue", None))
+    for root in roots:
+        if not root.is_dir():
+            raise UsageError(f"catalogue folder not found: {root}")
+    return roots
+
+
 def open_catalogue(args: argparse.Namespace) -> Catalogue:
     """Load the catalogue (and the layers over it); a usage error when a folder named is missing."""
     from .._status import status
     from ..catalogue import load_layers
 
-    roots = find_catalogues(getattr(args, "catalogue", None))
-    for root in roots:
-        if not root.is_dir():
-            raise UsageError(f"catalogue folder not found: {root}")
+    roots = catalogue_roots(args)
     with status("kb: reading the catalogue"):
         return load_layers(roots)
 
@@ -48,6 +56,8 @@ _ID = re.compile(r"^([A-Z]+)(\d+)$")
 
 def closest_ids(cat: Catalogue, wanted: str, limit: int = 3) -> list[str]:
     """Nearest ids for an unknown one: same prefix by numeric distance, else by spelling."""
+    import difflib  # only for an unknown id: `kb search`, which shares this module, never needs it
+
     match = _ID.match(wanted.strip().upper())
     if match:
         prefix, number = match[1], int(match[2])

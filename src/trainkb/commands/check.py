@@ -3,28 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import importlib.util
 import json
 import os
 import re
-import secrets
 import signal
 import sys
-import threading
-import time
-from collections.abc import Iterator
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
-from ..catalogue import CheckStatus
 from ._common import open_catalogue, seconds
 from ._exit import Exit, UsageError
 from ._output import checked_output, write_atomic
-
-if TYPE_CHECKING:
-    from ..check import CheckResult, CheckTask, RunOptions, WarmPool
-    from ..check._mutants import MutantRun
 
 _SIZE = re.compile(r"^(\d+(?:\.\d+)?)([KMG]?)$", re.IGNORECASE)
 
@@ -46,40 +34,6 @@ def _bytes(text: str) -> int | None:
     if size < _MIN_MEMORY:
         raise argparse.ArgumentTypeError(f"{text!r} is too small to import torch; give at least 64M, or 'off'")
     return size
-
-
-class _Terminated(KeyboardInterrupt):
-    """SIGTERM or SIGHUP, raised in the main thread so it unwinds exactly like Ctrl-C."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-
-def _raise_terminated(signum: int, _frame: object) -> None:
-    raise _Terminated(signum)
-
-
-@contextlib.contextmanager
-def _terminate_like_interrupt() -> Iterator[None]:
-    """While checks run, SIGTERM and SIGHUP clean up (checks, forkserver, folders) like Ctrl-C.
-
-    A signal kb was started ignoring stays ignored (`nohup kb check` outlives its terminal), as
-    Python itself leaves SIGINT ignored in a background job.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = {
-        signum: signal.signal(signum, _raise_terminated)
-        for signum in (signal.SIGTERM, signal.SIGHUP)
-        if signal.getsignal(signum) is not signal.SIG_IGN
-    }
-    try:
-        yield
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
 
 
 def _no_torch(why: str) -> str:
@@ -112,7 +66,15 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--shard", metavar="i/n", help="run only shard i of n (stable split for CI matrices)")
     parser.add_argument("--strict", action="store_true", help="count skipped checks as failures")
-    parser.add_argument("--json", metavar="FILE", help="write the JSON report to FILE ('-' for stdout)")
+    parser.add_argument(
+        "--json",
+        nargs="?",
+        const=True,
+        metavar="FILE",
+        help="print the JSON report on stdout (progress and summary go to stderr); `--json FILE` is the old "
+        "spelling of -o FILE",
+    )
+    parser.add_argument("-o", "--output", metavar="FILE", help="write the JSON report to FILE")
     parser.add_argument("--junit", metavar="FILE", help="write a JUnit XML report to FILE")
     parser.add_argument(
         "--format",
@@ -134,29 +96,28 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mutants-only", action="store_true", help="run only the mutants (while writing mutations)")
 
 
-def _run_checks(
-    tasks: list[CheckTask], args: argparse.Namespace, root: Path, mutants: bool
-) -> tuple[list[CheckResult], dict[str, Any], MutantRun | None]:
-    """Start the warm pool, probe the environment, run the tasks (then their mutants, in the same
-    pool); every check is stopped on any exit."""
-    from .. import check as checker
+def _report_targets(args: argparse.Namespace) -> tuple[bool, str | None]:
+    """Whether the JSON report goes to stdout, and the file it is written to.
 
-    pool = checker.WarmPool()
-    packages = sorted({p for t in tasks for p in t.check.requires.packages})
-    try:
-        env = checker.environment_block(pool.probe(packages), root)
-        options = checker.RunOptions(timeout=args.timeout, memory_bytes=args.memory_limit, jobs=args.jobs)
-        from ..check._progress import Progress
+    ``--json`` once took the report file. A value after it that reads as an entry id is an id to
+    check (``kb check --json A7``); any other value is still the file, with a note on stderr.
+    """
+    from ..catalogue import ENTRY_ID_PATTERN
 
-        quiet = args.quiet or args.json == "-"
-        results = (
-            [] if args.mutants_only else checker.run_tasks(tasks, options, pool, env, Progress(len(tasks), quiet=quiet))
-        )
-        took = {f"{r.entry}:{r.check}": r.seconds for r in results if r.status == CheckStatus.PASSED}
-        mutant_run = _run_mutants(tasks, options, pool, env, quiet, took) if mutants else None
-        return results, env, mutant_run
-    finally:
-        pool.shutdown()
+    output: str | None = args.output
+    value = args.json
+    if not isinstance(value, str):
+        return bool(value), output
+    if re.match(ENTRY_ID_PATTERN, value, re.IGNORECASE):
+        args.ids.append(value)
+        return True, output
+    if value == "-":
+        print("kb check: `--json -` is now `--json`, which prints the report on stdout", file=sys.stderr)
+        return True, output
+    if output:
+        raise UsageError(f"--json {value} and -o {output}: name the report file once, with -o")
+    print(f"kb check: `--json FILE` is deprecated; write `-o {value}` (`--json` alone prints it)", file=sys.stderr)
+    return False, value
 
 
 def run(args: argparse.Namespace) -> int:
@@ -164,7 +125,10 @@ def run(args: argparse.Namespace) -> int:
 
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
-    json_path = checked_output(args.json, "--json") if args.json and args.json != "-" else None
+    to_stdout, report_file = _report_targets(args)
+    if report_file == "-":
+        raise UsageError("-o -: give a file name; `--json` prints the report on stdout")
+    json_path = checked_output(report_file, "-o" if args.output else "--json") if report_file else None
     junit_path = checked_output(args.junit, "--junit") if args.junit else None
     if args.changed_since and args.changed_since.startswith("-"):
         raise UsageError(f"--changed-since {args.changed_since}: a git ref cannot start with '-'")
@@ -209,54 +173,33 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(_no_torch("No module named 'torch'"))
     if args.whole_process:  # a program that calls main() in-process keeps its environment
         checker.scrub_own_environment()
-    started = time.monotonic()
+    options = checker.SessionOptions(
+        run=checker.RunOptions(timeout=args.timeout, memory_bytes=args.memory_limit, jobs=args.jobs),
+        mutants=args.mutants,
+        mutants_only=args.mutants_only,
+        drift=not args.no_drift,
+        quiet=args.quiet or to_stdout,
+    )
     try:
-        with _terminate_like_interrupt():
-            results, env, mutant_run = _run_checks(tasks, args, cat.root, mutants)
+        session = checker.run_session(cat, tasks, options)
     except checker.TorchUnavailable as exc:  # installed, but importing it fails
         raise UsageError(_no_torch(str(exc))) from None
-    except KeyboardInterrupt as exc:  # every check, the forkserver and the folders are gone by now
-        signum = exc.signum if isinstance(exc, _Terminated) else signal.SIGINT
-        print(f"kb check: stopped by {signal.Signals(signum).name}; no check is left running", file=sys.stderr)
-        return 128 + signum
-    if not args.no_drift:
-        from ..check._drift import apply_drift_check
+    except checker.Stopped as exc:
+        print(f"kb check: stopped by {signal.Signals(exc.signum).name}; no check is left running", file=sys.stderr)
+        return 128 + exc.signum
 
-        results = apply_drift_check(results, cat, [root for _name, root in cat.layers] or cat.root)
-    wall = time.monotonic() - started
-
-    report = checker.make_report(env, results)
-    if mutant_run is not None:
-        from ..check._mutants import mutant_report
-
-        report["mutants"] = mutant_report(mutant_run)
-    if args.json == "-":
-        print(json.dumps(report, indent=2))
-    elif json_path is not None:
-        write_atomic(json_path, json.dumps(report, indent=2) + "\n")
+    report = json.dumps(session.report(), indent=2)
+    if to_stdout:
+        print(report)
+    if json_path is not None:
+        write_atomic(json_path, report + "\n")
     if junit_path is not None:
-        write_atomic(junit_path, checker.junit_xml(results, env["name"]))
+        write_atomic(junit_path, session.junit())
     if args.format == "github":
-        for line in checker.github_annotations(results):
+        for line in session.annotations():
             print(line)
-    stream = sys.stderr if args.json == "-" else sys.stdout
-    # The summary quotes snippet output: on a CI runner its `::error::` lines would be commands.
-    pause = f"{secrets.token_hex(16)}" if args.format == "github" else None
-    if pause:
-        print(f"::stop-commands::{pause}", file=stream)
-    if results or not args.mutants_only:
-        print(checker.summary_text(results, env["name"], wall), file=stream)
-    if mutant_run is not None:
-        from ..check._mutants import mutant_summary
-
-        print(mutant_summary(mutant_run), file=stream)
-        if args.mutants_only:
-            print(f"({wall:.1f} s)", file=stream)
-    if pause:
-        print(f"::{pause}::", file=stream)
-    bad = {CheckStatus.FAILED, CheckStatus.ERROR} | ({CheckStatus.SKIPPED} if args.strict else set())
-    failed = any(r.status in bad for r in results) or (mutant_run is not None and not mutant_run.ok)
-    return Exit.FINDINGS if failed else Exit.SUCCESS
+    print(session.summary(github=args.format == "github"), file=sys.stderr if to_stdout else sys.stdout)
+    return Exit.FINDINGS if session.failed(args.strict) else Exit.SUCCESS
 
 
 def _check_hard_memory_limit(wanted: int | None) -> None:
@@ -272,19 +215,3 @@ def _check_hard_memory_limit(wanted: int | None) -> None:
             f"the hard address-space limit here (ulimit -v: {hard // 1024**2}M) is below --memory-limit "
             f"({wanted // 1024**2}M); give --memory-limit {hard // 1024**2}M or less, or 'off'"
         )
-
-
-def _run_mutants(
-    tasks: list[CheckTask],
-    options: RunOptions,
-    pool: WarmPool,
-    env: dict[str, Any],
-    quiet: bool,
-    took: dict[str, float],
-) -> MutantRun:
-    """The mutant phase: same warm pool and sandbox as the checks that just ran."""
-    from ..check._mutants import run_mutants
-    from ..check._progress import Progress
-
-    count = sum(t.check.mutation is not None for t in tasks)
-    return run_mutants(tasks, options, pool, env, Progress(count, quiet=quiet), took)

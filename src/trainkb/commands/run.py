@@ -7,7 +7,7 @@ import shutil
 
 from .._tail import RUN_TAIL_BYTES
 from .._terminal import say as _say  # terminal-safe; a closed or full stderr never costs the exit status
-from ._common import seconds
+from ._common import catalogue_roots, seconds
 from ._exit import UsageError
 
 
@@ -47,16 +47,15 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("give the command after `--`, e.g. kb run -- python train.py")
     if shutil.which(cmd[0]) is None:
         raise UsageError(f"command not found: {cmd[0]}")
+    roots = catalogue_roots(args)  # a folder that is not there is refused before the command runs
     from .._advice import advise
     from .._runwatch import watch
     from ..triage import triage_block
 
     def diagnose(tail: str, heading: str) -> None:
-        _say(triage_block(tail, args.catalogue, cmd))  # which rank broke first, before the matches
+        _say(triage_block(tail, roots, cmd))  # which rank broke first, before the matches
         try:
-            advice = advise(
-                tail, top=args.top, catalogue=args.catalogue, heading=heading, explain_abstention=True, output=tail
-            )
+            advice = advise(tail, top=args.top, catalogue=roots, heading=heading, explain_abstention=True, output=tail)
         except Exception as exc:  # a broken catalogue must not change the command's outcome
             _say(f"kb run: could not search the catalogue ({type(exc).__name__}: {exc})\n")
             return

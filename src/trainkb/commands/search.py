@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .._ownoutput import MARK
 from .._tail import read_tail
 from .._terminal import emit, json_text
-from ..catalogue import find_catalogues
+from ._common import catalogue_roots
 from ._exit import Exit, UsageError
 
 if TYPE_CHECKING:
@@ -80,10 +79,9 @@ def run(args: argparse.Namespace) -> int:
     text, first_line = query
     if args.search_catalogue and getattr(args, "catalogue", None):
         raise UsageError("name the catalogue once: the CATALOGUE argument or --catalogue, not both")
-    roots = find_catalogues(args.search_catalogue or getattr(args, "catalogue", None))
-    missing = [root for root in roots if not Path(root).is_dir()]
-    if missing:
-        raise UsageError(f"catalogue folder not found: {missing[0]}")
+    if args.search_catalogue:
+        args.catalogue = [args.search_catalogue]
+    roots = catalogue_roots(args)
     response = search(text, top=args.top, catalogue=roots, first_line=first_line)
     triage = triage_text(text, catalogue=roots)  # None unless two or more ranks speak in the text
     if args.json:

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from .._terminal import emit, json_text, say
-from ..catalogue import find_catalogue
+from ._common import catalogue_roots
 from ._exit import Exit, UsageError
 
 
@@ -36,8 +36,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..triage import read_chunks, to_json, to_text, triage_path, triage_text
 
-    root = Path(find_catalogue(getattr(args, "catalogue", None)))
-    catalogue = root if root.is_dir() and not args.no_match else None
+    catalogue = None if args.no_match else catalogue_roots(args)
     match = catalogue is not None
     source = args.source
     if source is None and sys.stdin.isatty():

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._tail import PIPE_TAIL_BYTES, read_tail
+from ._common import catalogue_roots
 from ._exit import Exit, UsageError
 
 if TYPE_CHECKING:
@@ -54,6 +55,7 @@ def run_app(app: TrainKBApp) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    roots = catalogue_roots(args)
     text = ""
     if args.file is not None:
         try:
@@ -70,6 +72,6 @@ def run(args: argparse.Namespace) -> int:
     from ..search import paste_tail
     from ..tui import KnowledgeBase, TrainKBApp
 
-    kb = KnowledgeBase.load(args.catalogue)
+    kb = KnowledgeBase.load(roots)
     run_app(TrainKBApp(kb, paste_tail(text)[0]))
     return Exit.SUCCESS

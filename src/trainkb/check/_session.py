@@ -1,0 +1,165 @@
+"""One `kb check` run, from the selected tasks to what it reports: warm pool, signals, checks, mutants, drift.
+
+The command parses and validates its arguments, then hands the tasks here; what comes back holds the
+results and renders the JSON report, the JUnit file and the closing summary.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..catalogue import Catalogue, CheckReport, CheckStatus
+from ._drift import apply_drift_check
+from ._mutants import MutantRun, mutant_report, mutant_summary, run_mutants
+from ._process import WarmPool
+from ._progress import Progress
+from ._report import environment_block, github_annotations, junit_xml, make_report, summary_text
+from ._runner import CheckResult, RunOptions, run_tasks
+from ._tasks import CheckTask
+
+__all__ = ["CheckSession", "SessionOptions", "Stopped", "run_session"]
+
+
+@dataclass(frozen=True)
+class SessionOptions:
+    """How a run goes beyond each check's own limits (``RunOptions``)."""
+
+    run: RunOptions
+    mutants: bool = False  # also run each declared mutation
+    mutants_only: bool = False  # run only the mutations
+    drift: bool = True  # fail a check whose own error output search does not lead back to its entry
+    quiet: bool = False  # no per-check progress
+
+
+class Stopped(Exception):
+    """Ctrl-C, SIGTERM or SIGHUP ended the run; every check, the forkserver and the folders are gone."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised in the main thread so it unwinds exactly like Ctrl-C."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _raise_terminated(signum: int, _frame: object) -> None:
+    raise _Terminated(signum)
+
+
+@contextlib.contextmanager
+def _terminate_like_interrupt() -> Iterator[None]:
+    """While checks run, SIGTERM and SIGHUP clean up (checks, forkserver, folders) like Ctrl-C.
+
+    A signal kb was started ignoring stays ignored (`nohup kb check` outlives its terminal), as
+    Python itself leaves SIGINT ignored in a background job.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {
+        signum: signal.signal(signum, _raise_terminated)
+        for signum in (signal.SIGTERM, signal.SIGHUP)
+        if signal.getsignal(signum) is not signal.SIG_IGN
+    }
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+@dataclass
+class CheckSession:
+    """What one run found: check results (drift applied), the environment block, mutant verdicts."""
+
+    results: list[CheckResult]
+    env: dict[str, Any]
+    mutants: MutantRun | None
+    wall: float  # seconds from the first check to the drift check's end
+    mutants_only: bool = False
+
+    def report(self) -> CheckReport:
+        """The JSON report: one environment, its results, and the mutants block when they ran."""
+        report = make_report(self.env, self.results)
+        if self.mutants is not None:
+            report["mutants"] = mutant_report(self.mutants)
+        return report
+
+    def junit(self) -> str:
+        return junit_xml(self.results, self.env["name"])
+
+    def annotations(self) -> list[str]:
+        """GitHub Actions workflow commands for failures and skips."""
+        return github_annotations(self.results)
+
+    def summary(self, github: bool = False) -> str:
+        """The closing text; for GitHub, fenced so that quoted snippet output cannot act as a workflow command."""
+        lines = []
+        if self.results or not self.mutants_only:
+            lines.append(summary_text(self.results, self.env["name"], self.wall))
+        if self.mutants is not None:
+            lines.append(mutant_summary(self.mutants))
+            if self.mutants_only:
+                lines.append(f"({self.wall:.1f} s)")
+        if github:
+            pause = secrets.token_hex(16)
+            lines = [f"::stop-commands::{pause}", *lines, f"::{pause}::"]
+        return "\n".join(lines)
+
+    def failed(self, strict: bool = False) -> bool:
+        """A check failed or errored (or skipped, when ``strict``), or a mutant survived or errored."""
+        bad = {CheckStatus.FAILED, CheckStatus.ERROR} | ({CheckStatus.SKIPPED} if strict else set())
+        return any(r.status in bad for r in self.results) or (self.mutants is not None and not self.mutants.ok)
+
+
+def run_session(cat: Catalogue, tasks: list[CheckTask], options: SessionOptions) -> CheckSession:
+    """Run ``tasks`` of ``cat`` (then their mutants) in one warm pool, then the drift check over every layer.
+
+    Stopped when a signal ends the run; TorchUnavailable when torch is installed but importing it fails.
+    """
+    started = time.monotonic()
+    try:
+        with _terminate_like_interrupt():
+            results, env, mutant_run = _run_in_pool(tasks, options, cat.root)
+    except KeyboardInterrupt as exc:  # every check, the forkserver and the folders are gone by now
+        raise Stopped(exc.signum if isinstance(exc, _Terminated) else signal.SIGINT) from None
+    if options.drift:
+        results = apply_drift_check(results, cat, [root for _name, root in cat.layers] or cat.root)
+    return CheckSession(results, env, mutant_run, time.monotonic() - started, options.mutants_only)
+
+
+def _run_in_pool(
+    tasks: list[CheckTask], options: SessionOptions, root: Path
+) -> tuple[list[CheckResult], dict[str, Any], MutantRun | None]:
+    """Start the warm pool, probe the environment, run the tasks (then their mutants, in the same
+    pool); every check is stopped on any exit."""
+    pool = WarmPool()
+    packages = sorted({p for t in tasks for p in t.check.requires.packages})
+    try:
+        env = environment_block(pool.probe(packages), root)
+        results = (
+            []
+            if options.mutants_only
+            else run_tasks(tasks, options.run, pool, env, Progress(len(tasks), quiet=options.quiet))
+        )
+        mutant_run = None
+        if options.mutants or options.mutants_only:
+            took = {f"{r.entry}:{r.check}": r.seconds for r in results if r.status == CheckStatus.PASSED}
+            count = sum(t.check.mutation is not None for t in tasks)
+            mutant_run = run_mutants(tasks, options.run, pool, env, Progress(count, quiet=options.quiet), took)
+        return results, env, mutant_run
+    finally:
+        pool.shutdown()
