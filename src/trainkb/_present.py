@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from .search import SearchResponse, SearchResult
 
 __all__ = [
+    "ADVICE_LEAD",
     "ALSO_RANKED",
     "BANNERS",
     "HEADLINES",

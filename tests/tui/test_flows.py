@@ -133,7 +133,8 @@ async def test_abstains_plainly_on_unrelated_text(app):
         await paste(pilot, app, "ModuleNotFoundError: No module named 'foo_bar_baz'")
         results = app.query_one("#results", OptionList)
         assert app.current_response.abstained
-        assert str(results.get_option_at_index(0).prompt) == HEADLINES["empty"]  # nothing close: never "closest entries" over an empty list
+        # nothing close: never "closest entries" over an empty list
+        assert str(results.get_option_at_index(0).prompt) == HEADLINES["empty"]
 
 
 async def test_follow_link_back_and_forward(app):
