@@ -2,7 +2,7 @@
  * and the TUI render. Its words come from the site's index (TRAINKB_INDEX.present, written by
  * trainkb._present.present_contract); this file applies the same rules to them: the status's headline, what
  * each result is (the answer's confidence, a candidate, or only the closest), which results show their fix
- * (the answer's and each candidate's) and the advice line. tests/present checks it against the Python view. */
+ * (the answer's and each candidate's) and the advice line. tests/test_present.py holds it to the Python view. */
 (function (root) {
   "use strict";
   function kind(response, words) {

@@ -23,6 +23,7 @@ __all__ = [
     "BANNERS",
     "HEADLINES",
     "LABELS",
+    "TITLES",
     "Kind",
     "Label",
     "Row",
