@@ -18,13 +18,14 @@
     });
   }
 
-  /* The index, then the engine; one promise for every caller. It rejects, and every box says so, when
+  /* The index, then the engine and the view; one promise for every caller. It rejects, and every box says so, when
    * a script fails to load or engine.js refuses the index (another engine contract version, a field missing). */
   function ready() {
     if (!loading) {
       loading = loadScript("static/search-index.js")
         .then(function () { return loadScript("static/engine.js"); })
         .then(function () { return loadScript("static/triage.js"); })
+        .then(function () { return loadScript("static/present.js"); })
         .then(function () { return makeSearch(window.TRAINKB_INDEX, window.TrainkbEngine); });
     }
     return loading;
@@ -59,7 +60,9 @@
       });
       return Array.from(scores.entries()).sort(function (a, b) { return b[1] - a[1] || a[0] - b[0]; }).slice(0, 20);
     }
+    var words = data.present;  // what each status says, from kb's own view (trainkb._present)
     return { paste: function (text, top) { return engine.search(text, top === undefined ? 10 : top); },
+             view: function (response) { return window.TrainkbPresent.view(response, words); },
              triage: function (text) { return window.TrainkbTriage ? window.TrainkbTriage.triage(text, engine) : null; },
              fullText: fullText, pages: pages };
   }
@@ -147,13 +150,12 @@
     return box;
   }
 
-  /* A result's label says what its place rests on, never a bare score beside "low": the answer's confidence,
-   * "candidate" for a cause of a symptom several causes print, "closest, unconfirmed" for words and near
-   * matches. The score stays in the tooltip. */
-  function label(r, candidate) {
-    var text = candidate ? "candidate" : r.confidence === "low" ? "closest, unconfirmed" : r.confidence;
-    var node = el("span", "confidence " + (candidate ? "candidate" : r.confidence), text);
-    node.title = "score " + r.score.toFixed(1) + " of 100";
+  /* A result's label says what its place rests on (the view's label), never a bare score beside "low".
+   * The score stays in the tooltip. */
+  function label(row) {
+    var cls = row.label === "closest" ? row.result.confidence : row.label;
+    var node = el("span", "confidence " + cls, row.label_text);
+    node.title = "score " + row.result.score.toFixed(1) + " of 100";
     return node;
   }
   function fixLine(summary) {
@@ -175,34 +177,35 @@
     return evidenceLine(ev);
   }
   /* one result: its entry, its label, then what the response says of it */
-  function resultItem(r, candidate, why, seen) {
+  function resultItem(row, why, seen) {
+    var r = row.result, candidate = row.label === "candidate";
     var li = el("li", candidate ? "result candidate" : "result");
     li.appendChild(entryLink(r.id, r.title));
     li.appendChild(document.createTextNode(" "));
-    li.appendChild(label(r, candidate));
+    li.appendChild(label(row));
     if (why) li.appendChild(codeSpans("span", "reason", "Why: " + shortQuotes(why)));
     if (r.tell && !why) {  // a candidate's sign, or the one known cause's among unknown others
       li.appendChild(codeSpans("span", "tell" + (r.tell.fired ? " fired" : ""),
                                (r.tell.fired ? "in your paste: " : "look for: ") + r.tell.says));
     }
-    if ((candidate || r.confidence !== "low") && r.fix_summary) li.appendChild(fixLine(r.fix_summary));
+    if (row.shows_fix) li.appendChild(fixLine(r.fix_summary));
     var shown = !candidate && r.evidence.length ? evidenceOnce(r.evidence[0], seen) : null;
     if (shown) li.appendChild(shown);
     return li;
   }
-  function resultList(results, candidate, why, seen) {
+  function resultList(rows, candidate, why, seen) {
     var list = el("ol", candidate ? "candidates" : null);
-    results.forEach(function (r, i) { list.appendChild(resultItem(r, candidate, i === 0 ? why : null, seen)); });
+    rows.forEach(function (row, i) { list.appendChild(resultItem(row, i === 0 ? why : null, seen)); });
     return list;
   }
   /* a symptom several causes print: the candidates and what decides between them first, the line once */
-  function differential(response, seen) {
-    var box = el("div", "differential"), candidates = response.results.slice(0, response.candidates);
-    box.appendChild(el("p", "verdict", "Several causes print this line \u2014 what decides:"));
-    var line = candidates[0].evidence.filter(function (e) { return e.via === "signature"; })[0];
+  function differential(shown, seen) {
+    var box = el("div", "differential"), candidates = shown.rows.slice(0, shown.leads);
+    box.appendChild(el("p", "verdict", shown.headline));
+    var line = candidates[0].result.evidence.filter(function (e) { return e.via === "signature"; })[0];
     if (line) box.appendChild(evidenceOnce(line, seen));
     box.appendChild(resultList(candidates, true, null, seen));
-    if (response.advice) box.appendChild(codeSpans("p", "advice", response.advice));
+    if (shown.advice) box.appendChild(codeSpans("p", "advice", shown.advice));
     return box;
   }
 
@@ -212,9 +215,10 @@
   var PICK = "trainkb-pick", HANDOFF = "trainkb-paste";  // sessionStorage keys: never in the URL
 
   /* the entries a result link belongs among when its place is unconfirmed: the candidates, or the closest */
-  function unconfirmedGroup(response) {
-    if (response.status === "differential") return response.results.slice(0, response.candidates);
-    return response.results.filter(function (r) { return r.confidence === "low"; });
+  function unconfirmedGroup(shown) {
+    var group = shown.kind === "differential" ? shown.rows.slice(0, shown.leads)
+      : shown.rows.filter(function (row) { return row.label === "closest"; });
+    return group.map(function (row) { return row.result; });
   }
   function markUnconfirmed(list, group, kind) {
     var brief = group.map(function (r) { return { id: r.id, title: r.title }; });
@@ -243,39 +247,38 @@
     var fence = cut.indexOf("`") >= 0 ? "`` " : "`";
     return fence + cut + (fence === "`" ? "`" : " ``");
   }
-  function mdEntry(r, status) {
-    var url = entryUrl(r.id), lines = ["**" + r.id + ": " + r.title + "** (" + status + ")"];
+  function mdEntry(row, status) {
+    var r = row.result, url = entryUrl(r.id), lines = ["**" + r.id + ": " + r.title + "** (" + status + ")"];
     var ev = r.evidence[0];
     if (ev) lines.push("- Evidence, line " + ev.line + ": " + mdCode(ev.text.trim()));
     if (r.tell) lines.push("- " + (r.tell.fired ? "In the paste: " : "Look for: ") + r.tell.says);
-    if (r.fix_summary) lines.push("- Fix: " + r.fix_summary);
+    if (row.shows_fix) lines.push("- Fix: " + r.fix_summary);
     lines.push("- Entry: " + (url ? url : r.id + " in the trainkb catalogue (`kb show " + r.id + "`)"));
     return lines.join("\n");
   }
-  function diagnosis(response, ranks) {
-    var out = [], results = response.results;
+  function diagnosis(response, shown, ranks) {
+    var out = [], first = shown.rows[0];
     if (ranks && ranks.sole_culprit !== null) out.push("Rank " + ranks.sole_culprit + " broke first: " + ranks.reason + ".");
-    if (response.status === "answered") {
-      out.push("trainkb answer, " + results[0].confidence + " confidence" + (response.why ? ": " + response.why : ""));
-      out.push(mdEntry(results[0], "answer, " + results[0].confidence));
-    } else if (response.status === "differential") {
-      var cands = results.slice(0, response.candidates);
-      out.push("trainkb: several causes print this; " + cands.length + " unconfirmed candidates:");
-      cands.forEach(function (r) { out.push(mdEntry(r, "candidate, unconfirmed")); });
-    } else if (results.length) {
-      out.push("trainkb: no entry explains this with confidence. The closest, unconfirmed:");
-      out.push(mdEntry(results[0], "closest, unconfirmed"));
+    if (shown.kind === "answer") {
+      out.push("trainkb answer, " + first.label_text + " confidence" + (response.why ? ": " + response.why : ""));
+      out.push(mdEntry(first, "answer, " + first.label_text));
+    } else if (shown.kind === "differential") {
+      out.push("trainkb: " + shown.headline);
+      shown.rows.slice(0, shown.leads).forEach(function (row) { out.push(mdEntry(row, row.label_text)); });
     } else {
-      out.push("trainkb: no entry matches this.");
+      out.push("trainkb: " + shown.headline);
+      if (first) out.push(mdEntry(first, first.label_text));
     }
-    if (response.advice) out.push(response.advice);
+    if (shown.advice) out.push(shown.advice);
     return out.join("\n\n") + "\n";
   }
-  function copyDiagnosis(response, ranks) {
+  function copyDiagnosis(response, shown, ranks) {
     var button = el("button", "copy-diagnosis", "Copy diagnosis");
     button.type = "button";
     button.title = "Copy a Markdown summary (entry, evidence line, fix, link) for an issue or a chat";
-    button.addEventListener("click", function () { window.TrainkbCopy(diagnosis(response, ranks), button, "Copy diagnosis"); });
+    button.addEventListener("click", function () {
+      window.TrainkbCopy(diagnosis(response, shown, ranks), button, "Copy diagnosis");
+    });
     return button;
   }
 
@@ -285,33 +288,31 @@
     if (!text.trim()) { pasteOut.textContent = ""; return Promise.resolve(); }
     return ready().then(function (search) {
       pasteOut.textContent = "";
-      var response = search.paste(text, 5), ranks = search.triage(text), seen = new Set();
-      var group = unconfirmedGroup(response);
+      var response = search.paste(text, 5), shown = search.view(response), ranks = search.triage(text);
+      var seen = new Set(), group = unconfirmedGroup(shown);
       if (ranks) pasteOut.appendChild(triageBlock(ranks));
-      if (response.status === "differential") {
-        pasteOut.appendChild(differential(response, seen));
-        var others = response.results.slice(response.candidates);
+      if (shown.kind === "differential") {
+        pasteOut.appendChild(differential(shown, seen));
+        var others = shown.rows.slice(shown.leads);
         if (others.length) {
-          pasteOut.appendChild(el("p", "verdict others", "Other entries, unconfirmed:"));
+          pasteOut.appendChild(el("p", "verdict others", shown.also_ranked + ":"));
           pasteOut.appendChild(resultList(others, false, null, seen));
         }
       } else {
-        pasteOut.appendChild(el("p", "verdict", response.status === "answered"
-          ? "Read as a " + response.query_kind + ". The answer first:"
-          : response.results.length ? "No entry explains this with confidence. The closest, unconfirmed:"
-                                    : "No entry matches this."));
-        if (response.advice) pasteOut.appendChild(codeSpans("p", "advice", response.advice));
-        if (response.results.length) pasteOut.appendChild(resultList(response.results, false, response.why, seen));
+        /* an answer needs no headline: the query's kind, then the answer first */
+        pasteOut.appendChild(el("p", "verdict", shown.headline || "Read as a " + response.query_kind + "."));
+        if (shown.advice) pasteOut.appendChild(codeSpans("p", "advice", shown.advice));
+        if (shown.rows.length) pasteOut.appendChild(resultList(shown.rows, false, response.why, seen));
       }
-      if (response.status === "differential") {
+      if (shown.kind === "differential") {
         markUnconfirmed(pasteOut.querySelector(".differential"), group, "candidate");
         var rest = pasteOut.querySelector(".others + ol");
-        if (rest) markUnconfirmed(rest, response.results.slice(response.candidates), "closest");
+        if (rest) markUnconfirmed(rest, shown.rows.slice(shown.leads).map(function (row) { return row.result; }), "closest");
       } else {
         markUnconfirmed(pasteOut, group, "closest");
       }
       var tools = el("p", "result-tools");
-      tools.appendChild(copyDiagnosis(response, ranks));
+      tools.appendChild(copyDiagnosis(response, shown, ranks));
       pasteOut.insertBefore(tools, pasteOut.firstChild);
       if (scroll === true) pasteOut.scrollIntoView({ block: "start" });  // the answer, not the box, fills the screen
     }, showBroken(pasteOut));

@@ -4,14 +4,7 @@ from __future__ import annotations
 
 from .catalogue import PathList
 
-__all__ = ["HEADINGS", "advise"]
-
-
-HEADINGS = {
-    "answered": "this failure matches",
-    "differential": "several causes print this failure",
-    "unknown": "no catalogue entry matches this output confidently",
-}
+__all__ = ["advise"]
 
 
 def advise(
@@ -32,12 +25,10 @@ def advise(
     the advice never asks for more). An unknown failure gives '' or, with ``explain_abstention``,
     what would help and the closest entries, marked as unconfirmed.
     """
-    from ._present import response_lines
+    from ._present import block
     from .search import search
 
     response = search(text, top=top, catalogue=catalogue, output=output)
     if response.status == "unknown" and not explain_abstention:
         return ""
-    lines = [f"── {heading}: {HEADINGS[response.status]} ──"]
-    lines += [f"  {line}" if line else "" for line in response_lines(response)]
-    return "\n".join(lines) + "\n"
+    return block(response, heading)

@@ -23,21 +23,9 @@ OWN_OUTPUT = Path(__file__).resolve().parents[1] / "own_output"
 DDP_2RANK = (OWN_OUTPUT / "hook-ddp-unused-2rank-tee.log").read_text(encoding="utf-8")  # torchrun --tee 3, two ranks
 VIEWS = [(1280, 900), (390, 844)]
 # a Django traceback as its user posted it: https://github.com/DMOJ/online-judge/issues/1929
-DJANGO = """\
-  File "/root/dmojsite/lib/python3.8/site-packages/django/db/backends/utils.py", line 67, in execute
-    return self._execute_with_wrappers(sql, params, many=False, executor=self._execute)
-  File "/root/dmojsite/lib/python3.8/site-packages/django/db/backends/utils.py", line 76, in _execute_with_wrappers
-    return executor(sql, params, many, context)
-  File "/root/dmojsite/lib/python3.8/site-packages/django/db/backends/utils.py", line 84, in _execute
-    return self.cursor.execute(sql, params)
-  File "/root/dmojsite/lib/python3.8/site-packages/django/db/utils.py", line 89, in __exit__
-    raise dj_exc_value.with_traceback(traceback) from exc_value
-  File "/root/dmojsite/lib/python3.8/site-packages/django/db/backends/utils.py", line 82, in _execute
-    return self.cursor.execute(sql)
-  File "/root/dmojsite/lib/python3.8/site-packages/django/db/backends/sqlite3/base.py", line 382, in execute
-    return Database.Cursor.execute(self, query)
-django.db.utils.OperationalError: near "INNER": syntax error
-"""
+DJANGO = (Path(__file__).resolve().parents[1] / "fixtures" / "foreign" / "django_operational_error.txt").read_text(
+    encoding="utf-8"
+)
 
 
 @pytest.fixture(params=VIEWS, ids=[f"{w}x{h}" for w, h in VIEWS])

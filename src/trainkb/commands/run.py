@@ -49,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"command not found: {cmd[0]}")
     roots = catalogue_roots(args)  # a folder that is not there is refused before the command runs
     from .._advice import advise
+    from .._present import BANNERS
     from .._runwatch import watch
     from ..triage import triage_block
 
@@ -59,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
         except Exception as exc:  # a broken catalogue must not change the command's outcome
             _say(f"kb run: could not search the catalogue ({type(exc).__name__}: {exc})\n")
             return
-        _say(advice or f"── {heading}: no catalogue entry matches this output confidently ──\n")
+        _say(advice or f"── {heading}: {BANNERS['empty']} ──\n")
 
     def on_idle(tail: str, silent_for: float) -> None:
         diagnose(tail, f"kb run: no output for {silent_for:.0f} s — if this is a hang")

@@ -8,16 +8,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING
 
-from .._ownoutput import MARK
 from .._tail import read_tail
 from .._terminal import emit, json_text
 from ._common import catalogue_roots
 from ._exit import Exit, UsageError
-
-if TYPE_CHECKING:
-    from ..search import SearchResponse
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
@@ -56,18 +51,8 @@ def _query(args: argparse.Namespace) -> tuple[str, int] | None:
     return None
 
 
-def _text(response: SearchResponse) -> str:
-    """The answer as a block marked as kb's own (trainkb._ownoutput), so that a saved copy is not read
-    back as the failure."""
-    from .._advice import HEADINGS
-    from .._present import response_lines
-
-    lines = [f"{MARK} search: {HEADINGS[response.status]} ──"]
-    lines += [f"  {line}" if line else "" for line in response_lines(response)]
-    return "\n".join(lines) + "\n"
-
-
 def run(args: argparse.Namespace) -> int:
+    from .._present import block
     from ..search import search  # after argument parsing, so `kb --help` stays light
     from ..triage import to_json, to_text, triage_text
 
@@ -90,7 +75,9 @@ def run(args: argparse.Namespace) -> int:
             data["triage"] = to_json(triage, first_line)
         written = emit(json_text(data) + "\n")
     else:
-        written = emit((to_text(triage, first_line=first_line) + "\n" if triage is not None else "") + _text(response))
+        written = emit(
+            (to_text(triage, first_line=first_line) + "\n" if triage is not None else "") + block(response, "kb search")
+        )
     if not written:
         return Exit.USAGE
     return Exit.SUCCESS if response.results and not response.abstained else Exit.FINDINGS

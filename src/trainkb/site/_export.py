@@ -2,7 +2,8 @@
 
 The site does no search work of its own: ``trainkb.search.contract.engine_contract`` declares and builds
 everything site/static/engine.js reads (docs/search.md, "The browser engine's contract"); this
-module only serialises it, with each entry's summary for the header box.
+module only serialises it, with each entry's summary for the header box and the words of kb's response view
+(``trainkb._present.present_contract``: headlines, labels, the advice line), which site/static/present.js applies.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .._present import present_contract
 from ..catalogue import Catalogue
 from ..search import Index, build_data
 from ..search.contract import EngineContract, engine_contract
@@ -43,7 +45,7 @@ def _fulltext(cat: Catalogue) -> list[dict[str, Any]]:
 
 def export_index(cat: Catalogue) -> str:
     """search-index.js: one global assignment, so the page loads it from file:// too."""
-    payload = {"search": search_data(cat), "pages": _fulltext(cat)}
+    payload = {"search": search_data(cat), "pages": _fulltext(cat), "present": present_contract()}
     text = json.dumps(payload, ensure_ascii=True, sort_keys=True, separators=(",", ":"))
     # markup characters only occur inside JSON strings, where \u escapes mean the same text
     for char, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026")):

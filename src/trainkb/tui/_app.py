@@ -12,7 +12,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import ContentSwitcher, Footer, Header, Input, Markdown, OptionList, TextArea, Tree
 from textual.worker import get_current_worker
 
-from .._present import label
+from .._present import view
 from .._terminal import printable
 from ..search import SearchResponse
 from ._browse import BrowsePane
@@ -210,7 +210,8 @@ class TrainKBApp(App[None]):
         response = self.current_response
         if response is None or entry_id not in {r.id for r in response.results}:
             return None
-        if response.results[0].id == entry_id and label(response, 0) in ("high", "medium"):
+        shown = view(response)
+        if shown.kind == "answer" and response.results[0].id == entry_id:
             return response.why or "its signature matched"
         return "guess"
 

@@ -9,6 +9,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Input, Markdown, OptionList, Static
 from textual.widgets.option_list import Option
 
+from .._present import view
 from .._terminal import printable
 from ..catalogue import Entry
 from ..search import SearchResponse
@@ -31,12 +32,18 @@ def candidate_lines(response: SearchResponse) -> list[tuple[Text, Text, Text]]:
     """A differential's candidates as (id and title, the sign that decides, the fix): three short fields each,
     so that MAX_CANDIDATES of them fit the pane at 120×40 without scrolling."""
     out = []
-    for result in response.results[: response.candidates]:
+    shown = view(response)
+    for row in shown.rows[: shown.leads] if shown.kind == "differential" else []:
+        result = row.result
         sign = result.tell.says if result.tell else "no sign of its own in the output: compare its symptom"
         seen = "seen: " if result.tell and result.tell.fired else "look for: "
         head = Text.assemble((result.id, "bold"), " · ", inline_code(printable(result.title, newlines=False)))
         tell = Text.assemble((seen, "italic"), inline_code(printable(sign, newlines=False)))
-        fix = Text.assemble(("Fix: ", "bold"), inline_code(printable(result.fix_summary, newlines=False)))
+        fix = (
+            Text.assemble(("Fix: ", "bold"), inline_code(printable(result.fix_summary, newlines=False)))
+            if row.shows_fix
+            else Text()
+        )
         out.append((head, tell, fix))
     return out
 
@@ -47,7 +54,7 @@ def diagnosis_markdown(response: SearchResponse) -> str:
     if response.status == "differential":
         return ""
     closest = "\n".join(f"- **{r.id}** · {_md(r.title)}" for r in response.results[:5])
-    return f"Closest entries, unconfirmed (Enter on one in the list opens it):\n\n{closest}" if closest else ""
+    return f"{closest}\n\nEnter on one in the list opens it." if closest else ""
 
 
 def inline_code(text: str, code_style: str = "bold") -> Text:
@@ -148,21 +155,17 @@ class EntryView(VerticalScroll):
 
     async def show_diagnosis(self, response: SearchResponse) -> None:
         """No single entry answers: the differential (candidates, what decides, each fix) or the closest entries."""
-        differential = response.status == "differential"
-        self.border_title = "Differential" if differential else "No confident match"
+        shown = view(response)
+        differential = shown.kind == "differential"
+        self.border_title = shown.title
         self.remove_class("-guess")
-        headline = (
-            "Several causes print this line; the sign under each decides"
-            if differential
-            else ("No entry explains this output for sure")
-        )
-        self.query_one("#title", Static).update(Text(headline))
+        self.query_one("#title", Static).update(Text(shown.headline or ""))
         aka = self.query_one("#aka", Static)
         symptom = printable(response.symptom or "", newlines=False)[:SYMPTOM_CHARS]
         aka.update(Text(symptom))
         aka.set_class(not symptom, "-hidden")
         summary = self.query_one("#summary", Static)
-        advice = response.advice or ""
+        advice = shown.advice or ""
         summary.update(inline_code(printable(advice, newlines=False)))
         summary.set_class(True, "-guess")
         summary.set_class(differential or not advice, "-hidden")  # a differential's advice is in its candidates

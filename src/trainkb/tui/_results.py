@@ -1,4 +1,4 @@
-"""The ranked results: id, what each is (answer, candidate, closest), title, and the answer's fix."""
+"""The ranked results as the shared view words them: id, what each is, title, and the fix where it is shown."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from rich.text import Text
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from .._present import label
+from .._present import view
 from .._terminal import printable
 from ..search import SearchResponse
 from ._entry import inline_code
@@ -14,6 +14,7 @@ from ._entry import inline_code
 __all__ = ["ResultsList"]
 
 _STYLE = {"high": "bold green", "medium": "yellow", "candidate": "cyan", "closest": "dim"}
+LABEL_WIDTH = 9  # the label column; a longer label pushes its title along
 
 
 def _bar(score: float, width: int = 8) -> str:
@@ -43,31 +44,30 @@ class ResultsList(OptionList):
             self.add_option(Option(Text("Paste or type above; results appear as you go.", style="dim"), disabled=True))
             self.border_subtitle = ""
             return
-        headline = {
-            "differential": "several causes print this line — candidates (Enter: open one):",
-            "unknown": "no confident match — closest entries, unconfirmed:",
-        }.get(response.status)
-        if headline:
-            self.add_option(Option(Text(headline, style="bold"), disabled=True))
-        for position, result in enumerate(response.results):
-            shown = label(response, position)
-            style = _STYLE.get(shown, "dim")
+        shown = view(response)
+        if shown.headline:
+            self.add_option(Option(Text(shown.headline, style="bold"), disabled=True))
+        for row in shown.rows:
+            result = row.result
+            style = _STYLE[row.label]
             label_text = Text.assemble((f"{result.id:<5}", "bold"), " ")
-            if not self.compact_rows and shown in ("high", "medium"):
+            if not self.compact_rows and row.label in ("high", "medium"):
                 label_text.append(_bar(result.score) + " ", style)
             label_text.append_text(
-                Text.assemble((f"{shown:<9}", style), " ", inline_code(printable(result.title, newlines=False)))
+                Text.assemble(
+                    (f"{row.label_text:<{LABEL_WIDTH}}", style),
+                    " ",
+                    inline_code(printable(result.title, newlines=False)),
+                )
             )
             if not self.compact_rows:
                 label_text.append(f"  · {result.area}", "dim")
             if result.layer:  # an entry of a team's layer says whose it is
                 label_text.append(f"  · {printable(result.layer, newlines=False)}", "bold dim")
-            if shown in ("high", "medium") and result.fix_summary:  # a guess's fix would read as advice
+            if row.shows_fix:
                 fix = inline_code(printable(result.fix_summary, newlines=False))
                 label_text.append_text(Text.assemble("\n      ", ("fix: ", "green"), fix))
             self.add_option(Option(label_text, id=result.id))
-        if not response.results:
-            self.add_option(Option(Text("nothing to compare yet", style="dim"), disabled=True))
-        if response.advice:
-            self.add_option(Option(Text(response.advice, style="italic"), disabled=True))
+        if shown.advice:
+            self.add_option(Option(Text(shown.advice, style="italic"), disabled=True))
         self.border_subtitle = f"{response.query_kind} · Enter: read"
