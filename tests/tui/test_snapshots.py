@@ -30,9 +30,20 @@ def test_traceback_pasted(snap_compare, app, size):
     assert snap_compare(app, terminal_size=size, run_before=_paste)
 
 
+async def _browse(pilot):
+    """Ctrl+B, then wait for the filter box to take focus (its cursor is part of the picture)."""
+    await pilot.press("ctrl+b")
+    for _ in range(40):  # under load the focus can land after the first frames
+        await pilot.pause(0.05)
+        focused = pilot.app.focused
+        if focused is not None and focused.id == "filter":
+            break
+    await pilot.pause(0.3)
+
+
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
 def test_browse(snap_compare, app, size):
-    assert snap_compare(app, terminal_size=size, press=["ctrl+b"])
+    assert snap_compare(app, terminal_size=size, run_before=_browse)
 
 
 async def _five_oom_candidates(pilot):

@@ -95,6 +95,7 @@ class TrainKBApp(App[None]):
     def on_mount(self) -> None:
         paste = self.query_one("#paste", PasteBox)
         paste.cursor_blink = self.blink
+        self.query_one("#filter", Input).cursor_blink = self.blink  # snapshots and tests need a steady cursor
         paste.focus()
         self._fit(self.size.width)
         self.query_one("#results", ResultsList).show(None)
