@@ -38,8 +38,8 @@
                "LOGGY", "SENTENCE", "PROGRESS", "COMMAND", "OPTION", "DUMP_ITEM", "DUMP_START", "SETTING",
                "ENVIRONMENT", "SPACES", "WORD", "TOKEN", "NUMBER", "SIZE_VALUE", "OWN_PREFIX", "MASKS",
                "LIBRARY_FRAME", "TRAINING"],
-    advice: ["launcher", "symptom", "partial", "exception", "cut", "log", "prose", "launcher_output", "symptom_output",
-             "exception_output", "cut_output", "log_output", "foreign"],
+    advice: ["launcher", "symptom", "partial", "symptom_one", "exception", "cut", "log", "prose", "launcher_output",
+             "symptom_output", "symptom_one_output", "exception_output", "cut_output", "log_output", "foreign"],
     entries: ["id", "title", "area", "fix_summary"],
     sigs: ["entry", "source", "regex", "literal", "type", "texts", "terms", "required", "numbers", "spec", "ambiguous",
            "names_cause"],
@@ -1145,7 +1145,7 @@
 
   /* _hint.advice: what would help when search abstains, for what the paste holds; wholeOutput: the text is all
    * a watched run printed, so asking for more of it is no help */
-  Engine.prototype.advice = function (query, symptom, wholeOutput, partial) {
+  Engine.prototype.advice = function (query, symptom, wholeOutput, partial, lone) {
     var A = this.adviceTexts, C = this.C, suffix = wholeOutput ? "_output" : "";
     function quoted(message) {
       return pyLen(message) > C.ADVICE_MESSAGE_CHARS ? pyRstrip(pySlice(message, C.ADVICE_MESSAGE_CHARS)) + "\u2026"
@@ -1153,6 +1153,9 @@
     }
     if (query.launcherOnly) return A["launcher" + suffix];
     if (symptom !== null && partial && !wholeOutput) return A.partial.split("{message}").join(quoted(symptom));
+    if (symptom !== null && lone) {
+      return A["symptom_one" + suffix].split("{message}").join(quoted(symptom)).split("{entry}").join(lone);
+    }
     if (symptom !== null) return A["symptom" + suffix].split("{message}").join(quoted(symptom));
     var failures = query.messages.filter(function (m) { return m.weight >= C.FAILURE_WEIGHT && m.type; });
     if (failures.length && !query.cut) {
@@ -1300,7 +1303,7 @@
     if (chosen.length < C.MIN_CANDIDATES) {  // one known cause among unknown others: the closest entry, unconfirmed
       var only = withTell(results[chosen[0]], results[chosen[0]].confidence, firstTell(chosen[0]));
       return response("unknown", [only].concat(results.filter(function (_r, j) { return j !== chosen[0]; })),
-                      this.advice(query, symptom, whole, partial), null, 0);
+                      this.advice(query, symptom, whole, partial, only.id), null, 0);
     }
     chosen = chosen.slice(0, C.MAX_CANDIDATES);
     var candidates = chosen.map(function (i) {

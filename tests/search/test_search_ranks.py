@@ -91,3 +91,17 @@ def test_the_note_names_aborts_only_where_the_log_shows_them(log: Path, aborts: 
     shown = (response.advice if response.abstained else response.why) or ""
     assert NOTE_START in shown
     assert ("the aborts (SIGABRT)" in shown) is aborts
+
+
+LOGS = sorted((NCCL.parent / "gloo").glob("*/combined.log")) + sorted(NCCL.glob("*/combined.log"))
+
+
+@pytest.mark.parametrize("log", LOGS, ids=[f"{p.parent.parent.name}-{p.parent.name}" for p in LOGS])
+def test_advice_promises_candidates_only_with_a_differential(log: Path) -> None:
+    """One entry known for a line several causes print is named; "each candidate below" needs candidates."""
+    response = search(log.read_text(encoding="utf-8"))
+    advice = response.advice or ""
+    if response.status != "differential":
+        assert "Each candidate below" not in advice, advice
+    if "the catalogue covers one of them" in advice:
+        assert f"one of them, {response.results[0].id}," in advice

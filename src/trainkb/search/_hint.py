@@ -25,6 +25,13 @@ ADVICE = {
     "symptom_output": "Several root causes print `{message}`, and nothing else in the output singles out one "
     "of them. Each candidate below names the sign that decides: look for it in your run (the figures it "
     "logs, the code the failing step ran, other processes on the card).",
+    # one entry of the catalogue is known to print the line: no differential to weigh, that entry to confirm
+    "symptom_one": "Several root causes print `{message}`; the catalogue covers one of them, {entry}, and nothing "
+    "else in this paste confirms it. Check {entry} against your run, or paste the lines around the error (the "
+    "whole exception chain, the log lines before it) so that search can look for what decides.",
+    "symptom_one_output": "Several root causes print `{message}`; the catalogue covers one of them, {entry}, and "
+    "nothing else in the output confirms it. Check {entry} against your run (the figures it logs, the code the "
+    "failing step ran, other processes on the card).",
     "exception": 'No entry knows `{message}`. Paste the whole exception chain (every traceback above "During '
     'handling of the above exception" or "The above exception was the direct cause") and the '
     "output just before it: the first exception is often the cause.",
@@ -54,19 +61,28 @@ def _quoted(message: str) -> str:
     return message[:ADVICE_MESSAGE_CHARS].rstrip() + "…" if len(message) > ADVICE_MESSAGE_CHARS else message
 
 
-def advice(query: Query, symptom: str | None = None, whole_output: bool = False, partial: bool = False) -> str:
+def advice(
+    query: Query,
+    symptom: str | None = None,
+    whole_output: bool = False,
+    partial: bool = False,
+    lone: str | None = None,
+) -> str:
     """The advice for a paste search could not explain.
 
     ``symptom`` is the line a signature matched when the message is one that several root
     causes print: the paste is known, only its cause is not. ``whole_output``: the text is
     all a watched run printed, so asking for more of it is no help. ``partial``: ``symptom`` is part
-    of a message that names one cause (cut or retyped), not a line several causes print.
+    of a message that names one cause (cut or retyped), not a line several causes print. ``lone``: the
+    one entry known to print ``symptom`` (there are no candidates to weigh against each other).
     """
     suffix = "_output" if whole_output else ""
     if query.launcher_only:
         return ADVICE["launcher" + suffix]
     if symptom is not None and partial and not whole_output:
         return ADVICE["partial"].replace("{message}", _quoted(symptom))
+    if symptom is not None and lone is not None:
+        return ADVICE["symptom_one" + suffix].replace("{message}", _quoted(symptom)).replace("{entry}", lone)
     if symptom is not None:
         return ADVICE["symptom" + suffix].replace("{message}", _quoted(symptom))
     failures = [m for m in query.messages if m.weight >= FAILURE_WEIGHT and m.type]

@@ -243,7 +243,8 @@ def _respond(
     if len(chosen) < MIN_CANDIDATES:  # one known cause among unknown others: the closest entry, unconfirmed
         first = replace(results[chosen[0]], tell=_first_tell(index, scored[chosen[0]]))
         rest = [r for j, r in enumerate(results) if j != chosen[0]]
-        return SearchResponse(query.kind, True, [first, *rest][:cut], advice(query, symptom, whole, partial), symptom)
+        told = advice(query, symptom, whole, partial, lone=first.id)
+        return SearchResponse(query.kind, True, [first, *rest][:cut], told, symptom)
     candidates = [
         replace(results[i], tell=Tell(fired[i]["says"], True) if i in fired else _first_tell(index, scored[i]))
         for i in chosen[:MAX_CANDIDATES]
