@@ -189,26 +189,44 @@ def _count_shared(sigs: list[dict[str, Any]], examples: list[tuple[int, str]]) -
     """A signature that also matches other entries' examples is generic: it names less.
 
     Only examples holding every required word of the signature can match it, so an
-    inverted index keeps this near-linear on large catalogues.
+    inverted index keeps this near-linear on large catalogues. Signatures with the same
+    pattern (one message written into several entries) are matched once, each distinct
+    example text once; a literal is first looked for as plain text in an ASCII example.
     """
     holders: dict[str, set[int]] = {}
     for number, (_entry, text) in enumerate(examples):
         for term in set(terms(text)):
             holders.setdefault(term, set()).add(number)
     everything = set(range(len(examples)))
+    lowered = [text.lower() if text.isascii() else None for _entry, text in examples]
+    groups: dict[tuple[str, bool, tuple[str, ...]], list[dict[str, Any]]] = {}
     for sig in sigs:
+        key = (sig["pattern"], sig["literal"] is not None, tuple(sorted(_required_terms(sig))))
+        groups.setdefault(key, []).append(sig)
+    for (pattern_text, is_literal, required), same in groups.items():
         candidates = everything
-        for term in sorted(_required_terms(sig), key=lambda t: len(holders.get(t, ()))):
+        for term in sorted(required, key=lambda t: len(holders.get(t, ()))):
             candidates = candidates & holders.get(term, set())
             if not candidates:
                 break
-        pattern = compile_signature(sig["pattern"])
-        others = {
-            examples[n][0]
-            for n in candidates
-            if examples[n][0] != sig["entry"] and pattern is not None and pattern.search(utf8(examples[n][1]))
-        }
-        sig["shared"] = len(others)
+        pattern = compile_signature(pattern_text)
+        if pattern is None:  # lint reports it; it matches nothing, so it shares nothing
+            continue
+        # RE2 matches an ASCII literal in ASCII text, in any case, only where the lower-cased text holds it
+        plain = same[0]["source"].lower() if is_literal and same[0]["source"].isascii() else None
+        matched: list[int] = []
+        verdicts: dict[str, bool] = {}
+        for n in candidates:
+            if plain is not None and (low := lowered[n]) is not None and plain not in low:
+                continue
+            text = examples[n][1]
+            verdict = verdicts.get(text)
+            if verdict is None:
+                verdict = verdicts[text] = pattern.search(utf8(text)) is not None
+            if verdict:
+                matched.append(n)
+        for sig in same:
+            sig["shared"] = len({examples[n][0] for n in matched if examples[n][0] != sig["entry"]})
 
 
 def _field_texts(entry: Any) -> dict[str, str]:
