@@ -11,6 +11,7 @@ it and parsing it (an editor saving mid-build), so a key never holds another ver
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import marshal
@@ -19,7 +20,7 @@ import os
 import re
 import sys
 import tempfile
-from collections import defaultdict
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -138,13 +139,14 @@ def _fixed_numbers(sig: Any) -> list[str]:
 
 def _signature_data(entry_index: int, sig: Any) -> dict[str, Any]:
     pattern = sig.regex if sig.regex is not None else re.escape(sig.literal)
-    texts = [normalize(sig.literal)] if sig.literal else []
+    literal = normalize(sig.literal) if sig.literal else None
+    texts = [literal] if literal else []
     texts.append(normalize(sig.example))
     return {
         "entry": entry_index,
         "source": sig.regex or sig.literal,
         "pattern": pattern,
-        "literal": normalize(sig.literal) if sig.literal else None,
+        "literal": literal,
         "type": sig.type,
         "kind": sig.kind,
         "texts": texts,
@@ -241,6 +243,38 @@ def _field_texts(entry: Any) -> dict[str, str]:
     }
 
 
+@functools.cache
+def _whole_fields(names: tuple[str, ...]) -> tuple[int, int]:
+    """(n, scale): the first n fields' weights are whole multiples of 1 / scale, a power of two, so
+    their weighted counts add up exactly in floating point, in any order."""
+    weights = [FIELD_WEIGHTS[name] for name in names]
+    best = (0, 1)
+    for scale in (1, 2, 4, 8, 16):
+        whole = next((n for n, w in enumerate(weights) if not (w * scale).is_integer()), len(weights))
+        best = max(best, (whole, scale), key=lambda found: found[0])
+    return best
+
+
+def _weighted_terms(entry: Any) -> dict[str, float]:
+    """Each term's count in the record, each occurrence weighted by its field (FIELD_WEIGHTS).
+
+    The sums are the ones that adding occurrence after occurrence, field by field, gives (the
+    same floats, the same term order): the first fields, whose weights add up exactly, are
+    counted at C speed; the rest are added one occurrence at a time.
+    """
+    fields = list(_field_texts(entry).items())
+    whole, scale = _whole_fields(tuple(name for name, _text in fields))
+    counted: Counter[str] = Counter()
+    for name, text in fields[:whole]:
+        counted.update(terms(text) * int(FIELD_WEIGHTS[name] * scale))
+    doc = {term: count / scale for term, count in counted.items()}
+    for name, text in fields[whole:]:
+        weight = FIELD_WEIGHTS[name]
+        for term in terms(text):
+            doc[term] = doc.get(term, 0.0) + weight
+    return doc
+
+
 def _bm25(docs: list[dict[str, float]]) -> tuple[dict[str, list[tuple[int, float]]], dict[str, float]]:
     """Postings with the BM25 term-frequency part precomputed, and each term's idf."""
     lengths = [sum(doc.values()) for doc in docs]
@@ -318,17 +352,14 @@ def build_data(entries: list[Any], digest: str, layers: dict[str, str] | None = 
         for sig in entry.signatures:
             sigs.append(_signature_data(index, sig))
             examples.append((index, sig.example))
-        for alias in [entry.title, *entry.aliases]:
-            aliases.append((index, sorted(set(terms(alias)))))
+        aliases.append((index, sorted(set(terms(entry.title)))))
         for alias in entry.aliases:
+            words = sorted(set(terms(alias)))
+            aliases.append((index, words))
             masked = normalize(alias)
             if len(masked) >= MIN_PHRASE and len(masked.split()) >= 3:  # a phrase, not an API name
-                phrases.append([index, masked, alias, sorted(set(terms(alias)))])
-        doc: dict[str, float] = defaultdict(float)  # weighted term counts
-        for name, text in _field_texts(entry).items():
-            for term in terms(text):
-                doc[term] += FIELD_WEIGHTS[name]
-        docs.append(doc)
+                phrases.append([index, masked, alias, list(words)])
+        docs.append(_weighted_terms(entry))
     _count_shared(sigs, examples)
     families: dict[str, set[int]] = {}  # the same pattern written into several entries
     for sig in sigs:
