@@ -19,7 +19,6 @@ import math
 import os
 import re
 import sys
-import tempfile
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -432,6 +431,8 @@ def _read_cache(path: Path, digest: str) -> dict[str, Any] | None:
 def _write_cache(path: Path, data: dict[str, Any]) -> None:
     """Write atomically and keep only the newest few indexes; never raise. A cache that cannot be
     written is said in one line (search still answers, building the index each time)."""
+    import tempfile  # only here: a warm `kb search` never writes
+
     tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -16,19 +16,22 @@ error the catalogue does not know, and topic words alone must not look like a ma
 
 from __future__ import annotations
 
+import functools
 import heapq
 import math
 from bisect import bisect_right
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
-
-from rapidfuzz import fuzz
-from rapidfuzz.distance import ScoreAlignment
+from typing import TYPE_CHECKING
 
 from ._index import Index, Sig
 from ._input import FAILURE_WEIGHT, MAX_LINE_CHARS, OTHER_WEIGHT, Message, Query
 from ._normalize import NUMBER, content_words, normalize, terms
 from ._sigregex import compile_signature, utf8
+
+if TYPE_CHECKING:
+    from rapidfuzz.distance import ScoreAlignment
 
 __all__ = ["Evidence", "Scored", "score_entries"]
 
@@ -273,6 +276,14 @@ def _substituted(candidate: str, text: str, aligned: ScoreAlignment) -> bool:
     return bool(mine - theirs) and bool(theirs - mine)
 
 
+@functools.cache
+def _aligner() -> Callable[..., ScoreAlignment | None]:
+    """rapidfuzz's partial alignment, imported on first use: a paste that nothing needs aligning never loads it."""
+    from rapidfuzz import fuzz
+
+    return fuzz.partial_ratio_alignment
+
+
 def _fuzzy(
     index: Index,
     query: Query,
@@ -299,7 +310,7 @@ def _fuzzy(
                 continue
             best = 0.0
             for candidate in sig.texts:
-                aligned = fuzz.partial_ratio_alignment(candidate, text, score_cutoff=FUZZY_FLOOR)
+                aligned = _aligner()(candidate, text, score_cutoff=FUZZY_FLOOR)
                 if aligned is None or not aligned.score:
                     continue
                 coverage = min(len(text), len(candidate)) / max(len(candidate), 1)
