@@ -1,5 +1,9 @@
-"""Search latency: p50/p99 per query on the real catalogue and on 10,000 synthetic records,
-and the wall time of a whole `kb search` process (cold and warm index cache).
+"""Search latency: p50/p99 per query on the real catalogue and on 10,000 synthetic records, the
+time to build the synthetic index, and a whole `kb search` process (cold and warm index cache).
+
+Each figure is given as CPU time (user + system) and wall time: on a machine shared with other
+jobs the wall time mostly measures the other jobs. To compare two versions, run this script for
+each in turn on the same machine (PYTHONPATH=<their src>), with their bytecode compiled.
 
     python benchmarks/search_latency.py [--catalogue PATH] [--dev PATH] [--synthetic N]
 """
@@ -10,6 +14,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -36,18 +41,32 @@ def queries(dev: Path) -> list[str]:
     return texts
 
 
-def percentiles(index: Index, texts: list[str], rounds: int) -> tuple[float, float, float]:
-    times = []
-    for _ in range(rounds):
-        for text in texts:
-            started = time.perf_counter()
-            search(text, catalogue=index)
-            times.append((time.perf_counter() - started) * 1000)
-    times.sort()
+def _spread(times: list[float]) -> tuple[float, float, float]:
+    """(p50, p99, max) of ``times``."""
+    times = sorted(times)
     return statistics.median(times), times[int(0.99 * (len(times) - 1))], times[-1]
 
 
-def synthetic_index(real: list, count: int) -> Index:
+def percentiles(index: Index, texts: list[str], rounds: int) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """(CPU, wall) milliseconds per query, each as (p50, p99, max)."""
+    cpu, wall = [], []
+    for _ in range(rounds):
+        for text in texts:
+            started, used = time.perf_counter(), time.process_time()
+            search(text, catalogue=index)
+            cpu.append((time.process_time() - used) * 1000)
+            wall.append((time.perf_counter() - started) * 1000)
+    return _spread(cpu), _spread(wall)
+
+
+def _line(label: str, cpu: tuple[float, ...], wall: tuple[float, ...]) -> str:
+    return (
+        f"{label}: CPU p50 {cpu[0]:.2f} ms, p99 {cpu[1]:.2f} ms, max {cpu[2]:.2f} ms; "
+        f"wall p50 {wall[0]:.2f} ms, p99 {wall[1]:.2f} ms, max {wall[2]:.2f} ms"
+    )
+
+
+def synthetic_records(real: list, count: int) -> list[SimpleNamespace]:
     """``count`` records made by recombining words, signatures and aliases of the real ones."""
     rng = random.Random(7)
     vocabulary = sorted({w for e in real for w in f"{e.title} {e.symptom} {e.root_cause}".split()})
@@ -80,20 +99,36 @@ def synthetic_index(real: list, count: int) -> Index:
                 signatures=sigs,
             )
         )
-    return Index(build_data(entries, f"synthetic-{count}"))
+    return entries
 
 
-def process_wall(root: Path, text: str, runs: int) -> tuple[float, float]:
-    """(cold, warm median) seconds of `python -m trainkb.cli search TEXT`; cold = empty cache."""
-    with tempfile.TemporaryDirectory() as cache:
-        env = {**os.environ, "XDG_CACHE_HOME": cache}
-        command = [sys.executable, "-m", "trainkb.cli", "--catalogue", str(root), "search", text]
-        walls = []
-        for _ in range(runs + 1):
-            started = time.perf_counter()
-            subprocess.run(command, env=env, capture_output=True, check=False)
-            walls.append(time.perf_counter() - started)
-    return walls[0], statistics.median(walls[1:])
+def _timed(command: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """(CPU, wall) milliseconds of one process running ``command``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    subprocess.run(command, env=env, capture_output=True, check=False)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return cpu * 1000, wall * 1000
+
+
+def processes(root: Path, text: str, runs: int) -> dict[str, tuple[float, float]]:
+    """Median (CPU, wall) milliseconds of `python -m trainkb.cli search TEXT` with a warm and with a
+    cold (empty) index cache, and of `python -c pass` (the interpreter's own start), interleaved."""
+    command = [sys.executable, "-m", "trainkb.cli", "--catalogue", str(root), "search", text]
+    found: dict[str, list[tuple[float, float]]] = {"warm": [], "cold": [], "python": []}
+    with tempfile.TemporaryDirectory() as warm:
+        _timed(command, {**os.environ, "XDG_CACHE_HOME": warm})  # fills the cache
+        for _ in range(runs):
+            found["warm"].append(_timed(command, {**os.environ, "XDG_CACHE_HOME": warm}))
+            with tempfile.TemporaryDirectory() as cold:
+                found["cold"].append(_timed(command, {**os.environ, "XDG_CACHE_HOME": cold}))
+            found["python"].append(_timed([sys.executable, "-c", "pass"], dict(os.environ)))
+    return {
+        kind: (statistics.median(t[0] for t in times), statistics.median(t[1] for t in times))
+        for kind, times in found.items()
+    }
 
 
 def main() -> int:
@@ -102,6 +137,7 @@ def main() -> int:
     parser.add_argument("--dev", type=Path, default=DEFAULT_DEV)
     parser.add_argument("--synthetic", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--runs", type=int, default=9, help="`kb search` processes of each kind")
     args = parser.parse_args()
     root = find_catalogue(args.catalogue)
     texts = queries(args.dev)
@@ -110,21 +146,21 @@ def main() -> int:
         return 0
     real = load_catalogue(root).ordered()
     index = load_index(root)
-    p50, p99, worst = percentiles(index, texts, args.rounds)
     print(
-        f"real catalogue ({len(real)} entries), {len(texts)} queries x {args.rounds}: "
-        f"p50 {p50:.2f} ms, p99 {p99:.2f} ms, max {worst:.2f} ms"
+        _line(
+            f"real catalogue ({len(real)} entries), {len(texts)} queries x {args.rounds}",
+            *percentiles(index, texts, args.rounds),
+        )
     )
-    started = time.perf_counter()
-    synthetic = synthetic_index(real, args.synthetic)
-    built = time.perf_counter() - started
-    p50, p99, worst = percentiles(synthetic, texts, 1)
-    print(
-        f"synthetic catalogue ({args.synthetic} entries, built in {built:.1f} s): "
-        f"p50 {p50:.2f} ms, p99 {p99:.2f} ms, max {worst:.2f} ms"
-    )
-    cold, warm = process_wall(root, texts[0], runs=5)
-    print(f"`kb search` whole process: cold cache {cold * 1000:.0f} ms, warm cache {warm * 1000:.0f} ms (median of 5)")
+    records = synthetic_records(real, args.synthetic)
+    started, used = time.perf_counter(), time.process_time()
+    synthetic = Index(build_data(records, f"synthetic-{args.synthetic}"))
+    cpu, wall = time.process_time() - used, time.perf_counter() - started
+    print(f"synthetic index ({args.synthetic} entries) built in CPU {cpu:.1f} s, wall {wall:.1f} s")
+    print(_line(f"synthetic catalogue, {len(texts)} queries", *percentiles(synthetic, texts, 1)))
+    for kind, (cpu_ms, wall_ms) in processes(root, texts[0], args.runs).items():
+        what = "`python -c pass`" if kind == "python" else f"`kb search`, {kind} index cache"
+        print(f"{what}: CPU {cpu_ms:.0f} ms, wall {wall_ms:.0f} ms (median of {args.runs})")
     return 0
 
 

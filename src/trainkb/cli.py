@@ -35,7 +35,22 @@ COMMANDS = {
 }
 
 
-def _parser() -> argparse.ArgumentParser:
+def _command_in(argv: Sequence[str]) -> str | None:
+    """The subcommand ``argv`` names, when it plainly names one (the first word that is no option's value)."""
+    after_catalogue = False
+    for word in argv:
+        if after_catalogue:
+            after_catalogue = False
+        elif word == "--catalogue":
+            after_catalogue = True
+        elif not word.startswith("-"):
+            return word if word in COMMANDS else None
+    return None
+
+
+def _parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser; with ``only``, every other subcommand is listed but its module is not
+    imported (`kb search` then loads no other command's code)."""
     parser = argparse.ArgumentParser(
         prog="kb",
         description="trainkb: paste a PyTorch training failure, get the entry that explains it.",
@@ -49,9 +64,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, help_text in COMMANDS.items():
-        module = importlib.import_module(f"trainkb.commands.{name}")
         command = sub.add_parser(name, help=help_text, description=help_text)
-        module.add_parser(command)
+        if only is None or name == only:
+            importlib.import_module(f"trainkb.commands.{name}").add_parser(command)
         # also after the command, where pre-commit and CI configurations append their arguments
         command.add_argument(
             "--catalogue",
@@ -76,9 +91,9 @@ def _tolerant_output() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run `kb` with ``argv``; return the exit status (``Exit``: 0 success, 1 findings, 2 usage)."""
     _tolerant_output()
-    parser = _parser()
     whole_process = argv is None  # the `kb` program itself, not a library call inside another program
     argv = list(argv) if argv is not None else sys.argv[1:]
+    parser = _parser(_command_in(argv))
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits 2 on usage errors and 0 on --help/--version

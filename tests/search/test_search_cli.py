@@ -80,6 +80,8 @@ def test_kb_search_imports_nothing_heavy(catalogue: Path) -> None:
         "roots = {m.split('.')[0] for m in sys.modules} | set(sys.modules)\n"
         "heavy = {'torch', 'textual', 'jinja2', 'yaml', 'pydantic', 'trainkb.catalogue._loader'}\n"
         "print('LOADED', sorted(roots & heavy))\n"
+        "commands = {'trainkb.commands.' + name for name in cli.COMMANDS}\n"
+        "print('COMMANDS', sorted(commands & set(sys.modules)))\n"
     )
     first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     second = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
@@ -87,6 +89,7 @@ def test_kb_search_imports_nothing_heavy(catalogue: Path) -> None:
     assert "torch" not in first.stdout and "textual" not in first.stdout and "jinja2" not in first.stdout
     assert "trainkb.catalogue._loader" in first.stdout  # the cold run built the index from the records
     assert "LOADED []" in second.stdout, second.stdout + second.stderr
+    assert "COMMANDS ['trainkb.commands.search']" in second.stdout  # no other command's code
 
 
 def test_long_pipe_keeps_the_tail_and_true_line_numbers(catalogue: Path) -> None:

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import json
+import random
+import re
+from pathlib import Path
+
 import pytest
 
-from trainkb.search import normalize
-from trainkb.search._normalize import stem, terms
+from trainkb.search import MASKS, normalize
+from trainkb.search._normalize import _STOP, stem, terms
 
 
 @pytest.mark.parametrize(
@@ -33,3 +38,40 @@ def test_terms_split_identifiers_and_drop_stopwords() -> None:
     words = terms("the find_unused_parameters flag was shuffled")
     assert "find_unused_parameters" in words and stem("unused") in words and "the" not in words
     assert "shuffl" in words
+
+
+def _every_mask(line: str) -> str:
+    """The masks applied one after another with no gate: what ``normalize`` must equal."""
+    for placeholder, pattern in MASKS:
+        line = pattern.sub(placeholder, line)
+    return " ".join(line.split()).lower()
+
+
+def _terms_unskipped(text: str) -> list[str]:
+    """``terms`` with the url and path masks run over the whole text: what the word-wise run must equal."""
+    for _placeholder, pattern in MASKS[:2]:
+        text = pattern.sub(" ", text)
+    out: list[str] = []
+    for word in re.findall(r"[a-z][a-z0-9_]*[a-z0-9]|[a-z]", text.lower()):
+        if word not in _STOP:
+            out.append(stem(word))
+            if "_" in word:
+                out.extend(stem(part) for part in word.split("_") if len(part) > 2 and part not in _STOP)
+    return out
+
+
+def _pastes() -> list[str]:
+    root = Path(__file__).resolve().parents[2] / "benchmarks"
+    texts = [json.loads(line)["text"] for path in sorted(root.glob("*.jsonl")) for line in path.open() if line.strip()]
+    return texts + [line for text in texts for line in text.splitlines()]
+
+
+def test_gates_and_word_wise_masks_change_nothing() -> None:
+    """Skipping a mask whose gate fails, and masking paths word by word, give the same text and terms."""
+    rng = random.Random(3)
+    pieces = [*"ab_cdeFXyz019./\\:-~@+ \t\n\x0b\x1c\u00a0\u2028Σİ\u212a[](),=", "py", "json", ".pt", "://"]
+    pieces += ["http", "file", "C:", "rank", "pid", "0x", "torch.Size([", "localhost:", "[::", "KB", "  "]
+    made = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 40))) for _ in range(5_000)]
+    for text in [*_pastes(), *made]:
+        assert normalize(text) == _every_mask(text), text
+        assert terms(text) == _terms_unskipped(text), text

@@ -11,6 +11,7 @@ it and parsing it (an editor saving mid-build), so a key never holds another ver
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import marshal
@@ -18,8 +19,7 @@ import math
 import os
 import re
 import sys
-import tempfile
-from collections import defaultdict
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -138,13 +138,14 @@ def _fixed_numbers(sig: Any) -> list[str]:
 
 def _signature_data(entry_index: int, sig: Any) -> dict[str, Any]:
     pattern = sig.regex if sig.regex is not None else re.escape(sig.literal)
-    texts = [normalize(sig.literal)] if sig.literal else []
+    literal = normalize(sig.literal) if sig.literal else None
+    texts = [literal] if literal else []
     texts.append(normalize(sig.example))
     return {
         "entry": entry_index,
         "source": sig.regex or sig.literal,
         "pattern": pattern,
-        "literal": normalize(sig.literal) if sig.literal else None,
+        "literal": literal,
         "type": sig.type,
         "kind": sig.kind,
         "texts": texts,
@@ -189,26 +190,44 @@ def _count_shared(sigs: list[dict[str, Any]], examples: list[tuple[int, str]]) -
     """A signature that also matches other entries' examples is generic: it names less.
 
     Only examples holding every required word of the signature can match it, so an
-    inverted index keeps this near-linear on large catalogues.
+    inverted index keeps this near-linear on large catalogues. Signatures with the same
+    pattern (one message written into several entries) are matched once, each distinct
+    example text once; a literal is first looked for as plain text in an ASCII example.
     """
     holders: dict[str, set[int]] = {}
     for number, (_entry, text) in enumerate(examples):
         for term in set(terms(text)):
             holders.setdefault(term, set()).add(number)
     everything = set(range(len(examples)))
+    lowered = [text.lower() if text.isascii() else None for _entry, text in examples]
+    groups: dict[tuple[str, bool, tuple[str, ...]], list[dict[str, Any]]] = {}
     for sig in sigs:
+        key = (sig["pattern"], sig["literal"] is not None, tuple(sorted(_required_terms(sig))))
+        groups.setdefault(key, []).append(sig)
+    for (pattern_text, is_literal, required), same in groups.items():
         candidates = everything
-        for term in sorted(_required_terms(sig), key=lambda t: len(holders.get(t, ()))):
+        for term in sorted(required, key=lambda t: len(holders.get(t, ()))):
             candidates = candidates & holders.get(term, set())
             if not candidates:
                 break
-        pattern = compile_signature(sig["pattern"])
-        others = {
-            examples[n][0]
-            for n in candidates
-            if examples[n][0] != sig["entry"] and pattern is not None and pattern.search(utf8(examples[n][1]))
-        }
-        sig["shared"] = len(others)
+        pattern = compile_signature(pattern_text)
+        if pattern is None:  # lint reports it; it matches nothing, so it shares nothing
+            continue
+        # RE2 matches an ASCII literal in ASCII text, in any case, only where the lower-cased text holds it
+        plain = same[0]["source"].lower() if is_literal and same[0]["source"].isascii() else None
+        matched: list[int] = []
+        verdicts: dict[str, bool] = {}
+        for n in candidates:
+            if plain is not None and (low := lowered[n]) is not None and plain not in low:
+                continue
+            text = examples[n][1]
+            verdict = verdicts.get(text)
+            if verdict is None:
+                verdict = verdicts[text] = pattern.search(utf8(text)) is not None
+            if verdict:
+                matched.append(n)
+        for sig in same:
+            sig["shared"] = len({examples[n][0] for n in matched if examples[n][0] != sig["entry"]})
 
 
 def _field_texts(entry: Any) -> dict[str, str]:
@@ -221,6 +240,38 @@ def _field_texts(entry: Any) -> dict[str, str]:
         "fix": entry.fix,
         "signatures": " ".join(f"{s.literal or ''} {s.example} {s.type or ''}" for s in entry.signatures),
     }
+
+
+@functools.cache
+def _whole_fields(names: tuple[str, ...]) -> tuple[int, int]:
+    """(n, scale): the first n fields' weights are whole multiples of 1 / scale, a power of two, so
+    their weighted counts add up exactly in floating point, in any order."""
+    weights = [FIELD_WEIGHTS[name] for name in names]
+    best = (0, 1)
+    for scale in (1, 2, 4, 8, 16):
+        whole = next((n for n, w in enumerate(weights) if not (w * scale).is_integer()), len(weights))
+        best = max(best, (whole, scale), key=lambda found: found[0])
+    return best
+
+
+def _weighted_terms(entry: Any) -> dict[str, float]:
+    """Each term's count in the record, each occurrence weighted by its field (FIELD_WEIGHTS).
+
+    The sums are the ones that adding occurrence after occurrence, field by field, gives (the
+    same floats, the same term order): the first fields, whose weights add up exactly, are
+    counted at C speed; the rest are added one occurrence at a time.
+    """
+    fields = list(_field_texts(entry).items())
+    whole, scale = _whole_fields(tuple(name for name, _text in fields))
+    counted: Counter[str] = Counter()
+    for name, text in fields[:whole]:
+        counted.update(terms(text) * int(FIELD_WEIGHTS[name] * scale))
+    doc = {term: count / scale for term, count in counted.items()}
+    for name, text in fields[whole:]:
+        weight = FIELD_WEIGHTS[name]
+        for term in terms(text):
+            doc[term] = doc.get(term, 0.0) + weight
+    return doc
 
 
 def _bm25(docs: list[dict[str, float]]) -> tuple[dict[str, list[tuple[int, float]]], dict[str, float]]:
@@ -300,17 +351,14 @@ def build_data(entries: list[Any], digest: str, layers: dict[str, str] | None = 
         for sig in entry.signatures:
             sigs.append(_signature_data(index, sig))
             examples.append((index, sig.example))
-        for alias in [entry.title, *entry.aliases]:
-            aliases.append((index, sorted(set(terms(alias)))))
+        aliases.append((index, sorted(set(terms(entry.title)))))
         for alias in entry.aliases:
+            words = sorted(set(terms(alias)))
+            aliases.append((index, words))
             masked = normalize(alias)
             if len(masked) >= MIN_PHRASE and len(masked.split()) >= 3:  # a phrase, not an API name
-                phrases.append([index, masked, alias, sorted(set(terms(alias)))])
-        doc: dict[str, float] = defaultdict(float)  # weighted term counts
-        for name, text in _field_texts(entry).items():
-            for term in terms(text):
-                doc[term] += FIELD_WEIGHTS[name]
-        docs.append(doc)
+                phrases.append([index, masked, alias, list(words)])
+        docs.append(_weighted_terms(entry))
     _count_shared(sigs, examples)
     families: dict[str, set[int]] = {}  # the same pattern written into several entries
     for sig in sigs:
@@ -383,6 +431,8 @@ def _read_cache(path: Path, digest: str) -> dict[str, Any] | None:
 def _write_cache(path: Path, data: dict[str, Any]) -> None:
     """Write atomically and keep only the newest few indexes; never raise. A cache that cannot be
     written is said in one line (search still answers, building the index each time)."""
+    import tempfile  # only here: a warm `kb search` never writes
+
     tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

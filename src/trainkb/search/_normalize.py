@@ -13,6 +13,7 @@ import re
 
 __all__ = ["MASKS", "NUMBER", "content_words", "normalize", "stem", "terms"]
 
+_FILE_TYPES = "py|cpp|cu|cc|h|hpp|so|pth|pt|ckpt|bin|safetensors|json|yaml|yml"  # a bare file name's extensions
 # (placeholder, pattern) in application order: wider constructs first, so a path's
 # digits or a shape's numbers are not masked piecemeal.
 MASKS: list[tuple[str, re.Pattern[str]]] = [
@@ -23,7 +24,7 @@ MASKS: list[tuple[str, re.Pattern[str]]] = [
             r"(?:\b[A-Za-z]:)?(?:[\\/][\w.\-~@+]+){2,}[\\/]?|"
             # one start per run of name characters: "\b" would let every "a" of "a.a.a..." start
             # a match that rescans the rest of the run (quadratic in the run's length)
-            r"(?<![\w.\-])[\w.\-]+\.(?:py|cpp|cu|cc|h|hpp|so|pth|pt|ckpt|bin|safetensors|json|yaml|yml)\b"
+            rf"(?<![\w.\-])[\w.\-]+\.(?:{_FILE_TYPES})\b"
         ),
     ),
     ("<addr>", re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b|\[::\d*\](?::\d+)?|\blocalhost:\d+")),
@@ -49,6 +50,25 @@ MASKS: list[tuple[str, re.Pattern[str]]] = [
     ("<num>", re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?(?![\w])", re.IGNORECASE)),
 ]
 
+# What a text must hold before each mask can match, in MASKS order (None: always tried). A mask's
+# regex starts with no fixed text, so the engine tries it at every position: on a line without
+# digits or slashes most masks would scan for nothing. A gate starts with fixed text, which the engine
+# finds fast. No placeholder holds a digit, so a line left without digits stays without them.
+_DIGIT = re.compile(r"\d")
+_PATH_GATE = re.compile(rf"[\\/]|\.(?:{_FILE_TYPES})\b")
+_GATES: list[re.Pattern[str] | None] = [
+    re.compile("://"),
+    _PATH_GATE,
+    re.compile(r"\d|\[::"),
+    None,  # a run of a-f letters is a hex id too
+    re.compile(r"\d|torch\.Size\("),
+    _DIGIT,
+    _DIGIT,
+    _DIGIT,
+    _DIGIT,
+    _DIGIT,
+    _DIGIT,
+]
 _SPACES = re.compile(r"\s+")
 NUMBER = re.compile(r"(?<![\w.])\d+(?![\w.])")  # a whole number, as a signature spells one out
 _WORD = re.compile(r"[a-z][a-z0-9_]*[a-z0-9]|[a-z]")
@@ -155,7 +175,14 @@ _STOP = frozenset(
 def normalize(line: str) -> str:
     """Lower-case ``line`` with its variable parts masked and whitespace collapsed."""
     out = line
-    for placeholder, pattern in MASKS:
+    digits = True
+    for (placeholder, pattern), gate in zip(MASKS, _GATES, strict=True):
+        if gate is _DIGIT:
+            digits = digits and gate.search(out) is not None
+            if not digits:
+                continue
+        elif gate is not None and gate.search(out) is None:
+            continue
         out = pattern.sub(placeholder, out)
     return _SPACES.sub(" ", out).strip().lower()
 
@@ -171,17 +198,50 @@ def stem(word: str) -> str:
     return word
 
 
+def _word_terms(word: str) -> tuple[str, ...]:
+    """The terms one word yields: none for a stop word, its stem, then an identifier's parts."""
+    if word in _STOP:
+        return ()
+    if "_" not in word:
+        return (stem(word),)
+    return (stem(word), *(stem(part) for part in word.split("_") if len(part) > 2 and part not in _STOP))
+
+
+def _without_locations(text: str) -> str:
+    """``text`` with its urls and paths blanked: their pieces are noise, not vocabulary.
+
+    Neither mask matches across whitespace, so the path mask runs only on the words that hold a
+    slash or a dot (the whole text costs it a try at every character). The words are joined by
+    single spaces: only the words themselves are read from the result.
+    """
+    if "://" in text:
+        text = MASKS[0][1].sub(" ", text)
+    if _PATH_GATE.search(text) is None:
+        return text
+    path = MASKS[1][1]
+    words = text.split()
+    for at, word in enumerate(words):
+        if "/" in word or "." in word or "\\" in word:
+            words[at] = path.sub(" ", word)
+    return " ".join(words)
+
+
+_WORD_TERMS: dict[str, tuple[str, ...]] = {}  # a catalogue's few thousand words recur across every record
+_MAX_WORDS = 1 << 16  # words remembered before starting over (a paste of random bytes must not grow it forever)
+
+
 def terms(text: str) -> list[str]:
     """Stemmed content words of ``text``; identifiers also yield their ``_``-separated parts."""
+    text = _without_locations(text)
+    known = _WORD_TERMS
     out: list[str] = []
-    for _placeholder, pattern in MASKS[:2]:  # url and path pieces are noise, not vocabulary
-        text = pattern.sub(" ", text)
     for word in _WORD.findall(text.lower()):
-        if word in _STOP:
-            continue
-        out.append(stem(word))
-        if "_" in word:
-            out.extend(stem(part) for part in word.split("_") if len(part) > 2 and part not in _STOP)
+        found = known.get(word)
+        if found is None:
+            if len(known) >= _MAX_WORDS:
+                known.clear()
+            found = known[word] = _word_terms(word)
+        out += found
     return out
 
 

@@ -16,19 +16,22 @@ error the catalogue does not know, and topic words alone must not look like a ma
 
 from __future__ import annotations
 
+import functools
 import heapq
 import math
 from bisect import bisect_right
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
-
-from rapidfuzz import fuzz
-from rapidfuzz.distance import ScoreAlignment
+from typing import TYPE_CHECKING
 
 from ._index import Index, Sig
 from ._input import FAILURE_WEIGHT, MAX_LINE_CHARS, OTHER_WEIGHT, Message, Query
 from ._normalize import NUMBER, content_words, normalize, terms
 from ._sigregex import compile_signature, utf8
+
+if TYPE_CHECKING:
+    from rapidfuzz.distance import ScoreAlignment
 
 __all__ = ["Evidence", "Scored", "score_entries"]
 
@@ -273,6 +276,14 @@ def _substituted(candidate: str, text: str, aligned: ScoreAlignment) -> bool:
     return bool(mine - theirs) and bool(theirs - mine)
 
 
+@functools.cache
+def _aligner() -> Callable[..., ScoreAlignment | None]:
+    """rapidfuzz's partial alignment, imported on first use: a paste that nothing needs aligning never loads it."""
+    from rapidfuzz import fuzz
+
+    return fuzz.partial_ratio_alignment
+
+
 def _fuzzy(
     index: Index,
     query: Query,
@@ -299,7 +310,7 @@ def _fuzzy(
                 continue
             best = 0.0
             for candidate in sig.texts:
-                aligned = fuzz.partial_ratio_alignment(candidate, text, score_cutoff=FUZZY_FLOOR)
+                aligned = _aligner()(candidate, text, score_cutoff=FUZZY_FLOOR)
                 if aligned is None or not aligned.score:
                     continue
                 coverage = min(len(text), len(candidate)) / max(len(candidate), 1)
@@ -363,22 +374,36 @@ def _phrases(
     return hits
 
 
-def _bm25(index: Index, query_terms: list[str], background: dict[str, float]) -> dict[int, float]:
-    """BM25 over the paste's most informative words (a long log's rarest ones carry the signal).
+def _bm25(
+    index: Index, query_terms: list[str], background: dict[str, float]
+) -> tuple[dict[int, float], dict[int, float]]:
+    """BM25 over the paste's most informative words (a long log's rarest ones carry the signal):
+    with every word at full weight, and with each word at its ``background`` weight (1.0 when absent).
 
-    ``background`` is each word's background weight (1.0 when absent).
+    Both are summed in one pass over the postings; when no word has a background weight they are one.
     """
     counts: dict[str, int] = {}
     for term in query_terms:
         if term in index.idf:
             counts[term] = counts.get(term, 0) + 1
-    scores: dict[int, float] = {}
-    for term in heapq.nlargest(MAX_QUERY_TERMS, counts, key=index.idf.__getitem__):
-        idf, count = index.idf[term], counts[term]
-        boost = idf * background.get(term, 1.0) * min(count, MAX_TERM_REPEATS) ** 0.5
+    chosen = heapq.nlargest(MAX_QUERY_TERMS, counts, key=index.idf.__getitem__)
+    plain: dict[int, float] = {}
+    if not any(term in background for term in chosen):
+        for term in chosen:
+            boost = index.idf[term] * min(counts[term], MAX_TERM_REPEATS) ** 0.5
+            get = plain.get
+            for doc, weight in index.postings[term]:
+                plain[doc] = get(doc, 0.0) + boost * weight
+        return plain, plain
+    weighted: dict[int, float] = {}
+    for term in chosen:
+        idf, repeats = index.idf[term], min(counts[term], MAX_TERM_REPEATS) ** 0.5
+        boost, low = idf * repeats, idf * background.get(term, 1.0) * repeats
+        get, get_low = plain.get, weighted.get
         for doc, weight in index.postings[term]:
-            scores[doc] = scores.get(doc, 0.0) + boost * weight
-    return scores
+            plain[doc] = get(doc, 0.0) + boost * weight
+            weighted[doc] = get_low(doc, 0.0) + low * weight
+    return plain, weighted
 
 
 def _alias_cover(
@@ -421,7 +446,8 @@ def _prose(index: Index, query: Query, skip: frozenset[str] = frozenset()) -> di
     symptom = {t for text in failures for t in terms(text)}
     background = index.background  # looked up for the paste's own words only: the table is hundreds long
     weight = {t: background[t] for t in set(query_terms) if t in background and t not in symptom}
-    raw = _bm25(index, query_terms, {})  # which entries the words point to: every word counts
+    # which entries the words point to (every word counts), and how telling they are without shared words
+    raw, without_shared = _bm25(index, query_terms, weight)
     if not raw:
         return {}
     top = max(raw.values())
@@ -429,7 +455,7 @@ def _prose(index: Index, query: Query, skip: frozenset[str] = frozenset()) -> di
     covered = _alias_cover(index, set(query_terms), candidates, weight)
     # saturating absolute strength: a handful of rare shared terms is already telling; how telling
     # is measured without the words many failure reports share
-    strength = 1 - math.exp(-max(_bm25(index, query_terms, weight).values()) / PROSE_SATURATION)
+    strength = 1 - math.exp(-max(without_shared.values()) / PROSE_SATURATION)
     out = {}
     for doc in candidates:
         relative = raw[doc] / top
