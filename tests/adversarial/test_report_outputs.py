@@ -160,3 +160,26 @@ def test_a_replaced_report_keeps_its_mode(tmp_path):
     report.chmod(0o644)
     write_atomic(report, "new")
     assert stat.S_IMODE(report.stat().st_mode) == 0o644
+
+
+def test_a_report_that_cannot_be_written_at_the_end_keeps_the_other_and_the_summary(
+    make_catalogue, tmp_path, capsys, monkeypatch
+):
+    """The disk fills up during the run: the JUnit file and the summary still come out, exit 2."""
+    from trainkb.commands import check as check_command
+
+    root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml({"code": "pass", "expect": "ok"}))})
+    report, junit = tmp_path / "r.json", tmp_path / "r.xml"
+    real = check_command.write_atomic
+
+    def full(path, text):
+        if path == report:
+            raise UsageError(f"could not write {path}: No space left on device")
+        real(path, text)
+
+    monkeypatch.setattr(check_command, "write_atomic", full)
+    code = main(["--catalogue", str(root), "check", "-q", "--no-drift", "--json", str(report), "--junit", str(junit)])
+    out, err = capsys.readouterr()
+    assert code == 2
+    assert "1 passed" in out and junit.exists()
+    assert err.strip().splitlines()[-1] == f"kb: error: could not write {report}: No space left on device"
