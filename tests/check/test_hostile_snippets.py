@@ -130,3 +130,38 @@ def test_a_catastrophic_pattern_does_not_hang_the_verdict(expect):
     thread.join(10)
     assert verdicts, "matching the expected pattern hung"
     assert verdicts[0].status == "failed"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import os\nos.closerange(0, 1024)\nraise ValueError('after closing')\n",
+        "import sys\nsys.stdout.close()\nsys.stderr.close()\nraise ValueError('after closing')\n",
+    ],
+    ids=["stdio-descriptors", "stdio-streams"],
+)
+def test_a_snippet_that_closes_its_stderr_still_raised_what_it_raised(make_catalogue, pool, code):
+    """kb's own traceback print used to fail on the closed stderr and turn the raise into 'exit 1'."""
+    expect = {"raises": {"type": "ValueError", "match": "after closing"}}
+    [result] = _run(make_catalogue, pool, {"code": code, "expect": expect})
+    assert result.status == "passed", result.message
+
+
+def test_an_exception_whose_str_raises_is_still_the_exception_raised(make_catalogue, pool):
+    code = "class Odd:\n    def __str__(self):\n        raise RuntimeError('no text')\nraise ValueError(Odd())\n"
+    [result] = _run(make_catalogue, pool, {"code": code, "expect": {"raises": {"type": "ValueError", "match": ".*"}}})
+    assert result.status == "passed", result.message
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import os\nos._exit(0)\nassert False, 'never reached'\n",
+        "import os, sys\nos.execv(sys.executable, [sys.executable, '-c', 'pass'])\nassert False, 'never reached'\n",
+    ],
+    ids=["os-exit-0", "exec"],
+)
+def test_a_clean_exit_before_the_end_of_the_snippet_is_no_pass(make_catalogue, pool, code):
+    [result] = _run(make_catalogue, pool, {"code": code, "expect": "ok"})
+    assert result.status == "error", result.message
+    assert "before the snippet's end" in result.message

@@ -71,6 +71,14 @@ def _mro_names(cls: type) -> list[str]:
     return [f"{c.__module__}.{c.__qualname__}" for c in cls.__mro__ if c is not object]
 
 
+def _message(exc: BaseException) -> str:
+    """``str(exc)``, or what the traceback module shows when the exception's ``__str__`` raises."""
+    try:
+        return str(exc)
+    except Exception:
+        return "<exception str() failed>"
+
+
 def _cap(text: str) -> str:
     return text if len(text) <= _MAX_TEXT else text[: _MAX_TEXT // 2] + "\n[...]\n" + text[-_MAX_TEXT // 2 :]
 
@@ -149,14 +157,16 @@ def run_snippet(spec: dict[str, Any], result: Connection, stdout: Connection, st
             outcome["exit_code"] = code if isinstance(code, int) else (0 if code is None else 1)
         except BaseException as exc:
             text = "".join(traceback.format_exception(exc))
-            sys.stderr.write(text)
+            # The snippet may have closed or broken its stderr: what it raised still decides.
+            with contextlib.suppress(Exception):
+                sys.stderr.write(text)
             if os.getpid() != me:  # a forked copy of the snippet: its exit is its own business
                 _flush_and_close(close=False)
                 os._exit(1)
             outcome["raised"] = {
                 "type": f"{type(exc).__module__}.{type(exc).__qualname__}",
                 "mro": _mro_names(type(exc)),
-                "message": _cap(str(exc)),
+                "message": _cap(_message(exc)),
                 "traceback": _cap(text),
             }
             outcome["exit_code"] = 1

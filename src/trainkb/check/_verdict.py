@@ -85,6 +85,13 @@ def _died(state: RankState) -> str | None:
             f"rank {state.rank}: its supervisor process died ({_signal_name(state.exitcode)}) before the "
             "snippet finished — a snippet must not kill its parent process (os.getppid())"
         )
+    if state.outcome is None and state.exitcode == 0:
+        # Only the end of the snippet sends an outcome: a clean exit without one means the code
+        # after some point never ran, so its assertions cannot be said to have held.
+        return (
+            f"rank {state.rank} exited with status 0 before the snippet's end (os._exit() or an exec?): "
+            "the code after that point never ran"
+        )
     if state.exitcode is None or state.exitcode >= 0 or state.outcome is not None:
         return None
     name = _signal_name(state.exitcode)
