@@ -6,8 +6,10 @@ hearing it is an error of the run, never a PASS or a FAIL of the check.
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
+import tempfile
 import threading
 import time
 
@@ -165,3 +167,25 @@ def test_a_clean_exit_before_the_end_of_the_snippet_is_no_pass(make_catalogue, p
     [result] = _run(make_catalogue, pool, {"code": code, "expect": "ok"})
     assert result.status == "error", result.message
     assert "before the snippet's end" in result.message
+
+
+def test_a_check_that_cannot_start_all_its_ranks_leaves_no_folder(make_catalogue, pool, monkeypatch, tmp_path):
+    """Out of descriptors (`ulimit -n`) when the second rank starts: an error, and the check's
+    folder and its first rank go (the folders used to stay in TMPDIR)."""
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    real_slot = pool.slot
+    calls = []
+
+    def slot():
+        calls.append(1)
+        if len(calls) == 2:
+            raise OSError(errno.EMFILE, "Too many open files")
+        return real_slot()
+
+    monkeypatch.setattr(pool, "slot", slot)
+    check = {"code": "pass\n", "expect": "ok", "requires": {"processes": 2}}
+    [result] = _run(make_catalogue, pool, check)
+    assert result.status == "error" and "Too many open files" in result.message, result.message
+    assert [p.name for p in temp.iterdir() if p.name.startswith("kb-check-")] == []
