@@ -11,6 +11,7 @@ import signal
 import sys
 from pathlib import Path
 
+from .._terminal import printable
 from ._common import open_catalogue, seconds
 from ._exit import Exit, UsageError, report_usage_error
 from ._output import checked_output, write_atomic
@@ -201,8 +202,8 @@ def run(args: argparse.Namespace) -> int:
         _write_report(junit_path, session.junit(), unwritten)
     if args.format == "github":
         for line in session.annotations():
-            print(line)
-    print(session.summary(github=args.format == "github"), file=sys.stderr if to_stdout else sys.stdout)
+            print(printable(line))
+    print(printable(session.summary(github=args.format == "github")), file=sys.stderr if to_stdout else sys.stdout)
     for error in unwritten:
         report_usage_error(error)
     if unwritten:
