@@ -155,18 +155,27 @@ def test_an_exception_whose_str_raises_is_still_the_exception_raised(make_catalo
     assert result.status == "passed", result.message
 
 
-@pytest.mark.parametrize(
-    "code",
-    [
-        "import os\nos._exit(0)\nassert False, 'never reached'\n",
-        "import os, sys\nos.execv(sys.executable, [sys.executable, '-c', 'pass'])\nassert False, 'never reached'\n",
-    ],
-    ids=["os-exit-0", "exec"],
-)
-def test_a_clean_exit_before_the_end_of_the_snippet_is_no_pass(make_catalogue, pool, code):
+def test_an_exec_that_ends_the_snippet_is_no_pass(make_catalogue, pool):
+    code = "import os, sys\nos.execv(sys.executable, [sys.executable, '-c', 'pass'])\nassert False, 'never reached'\n"
     [result] = _run(make_catalogue, pool, {"code": code, "expect": "ok"})
     assert result.status == "error", result.message
-    assert "before the snippet's end" in result.message
+    assert "did not run to its end" in result.message
+
+
+def test_os_exit_in_the_snippet_gives_its_status_as_in_a_script(make_catalogue, pool):
+    """`os._exit(0)` as the last line (a process group that would hang at teardown) passes, as the
+    script would; `os._exit(3)` fails with its status; a forked child's `os._exit` decides nothing."""
+    fork = "import os\nif os.fork() == 0:\n    os._exit(5)\nos.wait()\nraise ValueError('parent')\n"
+    passes, fails, forked = _run(
+        make_catalogue,
+        pool,
+        {"code": "import os, warnings\nwarnings.warn('seen')\nos._exit(0)\n", "expect": "ok"},
+        {"code": "import os\nos._exit(3)\n", "expect": "ok"},
+        {"code": fork, "expect": {"raises": {"type": "ValueError", "match": "parent"}}},
+    )
+    assert passes.status == "passed", passes.message
+    assert fails.status == "failed" and "exited with status 3" in fails.message, fails.message
+    assert forked.status == "passed", forked.message
 
 
 def test_a_check_that_cannot_start_all_its_ranks_leaves_no_folder(make_catalogue, pool, monkeypatch, tmp_path):

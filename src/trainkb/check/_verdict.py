@@ -86,11 +86,11 @@ def _died(state: RankState) -> str | None:
             "snippet finished — a snippet must not kill its parent process (os.getppid())"
         )
     if state.outcome is None and state.exitcode == 0:
-        # Only the end of the snippet sends an outcome: a clean exit without one means the code
-        # after some point never ran, so its assertions cannot be said to have held.
+        # The snippet's end, and its os._exit(), send an outcome: a clean exit without one is an
+        # exec of another program or an exit below Python, after which the snippet never ran on.
         return (
-            f"rank {state.rank} exited with status 0 before the snippet's end (os._exit() or an exec?): "
-            "the code after that point never ran"
+            f"rank {state.rank} exited with status 0 without reporting an outcome (did it exec another "
+            "program?): the snippet did not run to its end"
         )
     if state.exitcode is None or state.exitcode >= 0 or state.outcome is not None:
         return None
