@@ -118,7 +118,7 @@ def test_a_write_into_a_folder_that_takes_no_new_file_is_a_usage_error():
         write_atomic(Path("/proc/kb-report.json"), "{}")
 
 
-@pytest.mark.parametrize("command", [["schema", "-o"], ["check", "-q", "--junit"], ["check", "-q", "--json"]])
+@pytest.mark.parametrize("command", [["schema", "-o"], ["check", "-q", "--junit"], ["check", "-q", "-o"]])
 def test_a_destination_in_a_folder_that_takes_no_new_file_is_refused_first(make_catalogue, tmp_path, capsys, command):
     marker = tmp_path / "ran"
     root = make_catalogue(
@@ -178,7 +178,7 @@ def test_a_report_that_cannot_be_written_at_the_end_keeps_the_other_and_the_summ
         real(path, text)
 
     monkeypatch.setattr(check_command, "write_atomic", full)
-    code = main(["--catalogue", str(root), "check", "-q", "--no-drift", "--json", str(report), "--junit", str(junit)])
+    code = main(["--catalogue", str(root), "check", "-q", "--no-drift", "-o", str(report), "--junit", str(junit)])
     out, err = capsys.readouterr()
     assert code == 2
     assert "1 passed" in out and junit.exists()
