@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import errno
 import importlib
+import io
 import os
 import sys
 from collections.abc import Sequence
 
 from . import __version__
+from ._terminal import say
 from .commands import Exit, UsageError, report_usage_error
 
 __all__ = ["main"]
@@ -107,6 +111,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return Exit.SUCCESS
     args.whole_process = whole_process
     module = importlib.import_module(f"trainkb.commands.{args.command}")
+    if whole_process and sys.stdout is None:  # started with stdout closed (`kb list >&-`)
+        sys.stdout = _ClosedOutput()
     try:
         return int(module.run(args))
     except UsageError as error:
@@ -114,6 +120,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `kb list | head` must not print a traceback
         sys.stderr.close()
         return Exit.SUCCESS
+    except OSError as error:
+        if not whole_process or not _stdout_failed():
+            raise
+        say(f"kb: error: cannot write the output: {error.strerror or error}\n")
+        return Exit.USAGE
+
+
+class _ClosedOutput(io.TextIOBase):
+    """Stands in for a closed stdout: a command's result must not vanish with exit status 0."""
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.EBADF, "standard output is closed")
+
+
+def _stdout_failed() -> bool:
+    """True when stdout cannot take what is written to it (a full disk, a closed descriptor); it is
+    closed then, so the buffered rest does not fail a second time at exit."""
+    stream = sys.stdout
+    try:
+        stream.write("")
+        stream.flush()
+    except (OSError, ValueError):
+        with contextlib.suppress(OSError, ValueError):
+            stream.close()
+        return True
+    return False
 
 
 if __name__ == "__main__":

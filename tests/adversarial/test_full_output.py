@@ -16,7 +16,10 @@ PASTE = (
 )
 
 
-@pytest.mark.parametrize("command", [f"search {PASTE}", f"search --json {PASTE}", "triage --json -"])
+COMMANDS = (f"search {PASTE}", f"search --json {PASTE}", "triage --json -", "list", "list --json", "show M1")
+
+
+@pytest.mark.parametrize("command", [*COMMANDS, "lint", "schema"])
 @pytest.mark.parametrize("redirect", [">/dev/full", ">&-"])
 def test_a_result_that_cannot_be_written_is_a_one_line_error(command, redirect, tmp_path):
     log = tmp_path / "ranks.log"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -109,3 +110,76 @@ def test_a_write_replaces_the_report_whole(tmp_path):
     write_atomic(report, "new")
     assert report.read_text() == "new"
     assert sorted(p.name for p in Path(tmp_path).iterdir()) == ["r.json"]
+
+
+def test_a_write_into_a_folder_that_takes_no_new_file_is_a_usage_error():
+    """/proc takes no new file, for root too (os.access says yes to root): no raw OSError."""
+    with pytest.raises(UsageError, match="could not write"):
+        write_atomic(Path("/proc/kb-report.json"), "{}")
+
+
+@pytest.mark.parametrize("command", [["schema", "-o"], ["check", "-q", "--junit"], ["check", "-q", "-o"]])
+def test_a_destination_in_a_folder_that_takes_no_new_file_is_refused_first(make_catalogue, tmp_path, capsys, command):
+    marker = tmp_path / "ran"
+    root = make_catalogue(
+        {"alpha/D1-sample.yaml": record(checks=checks_yaml({"code": f"open({str(marker)!r}, 'w')\n", "expect": "ok"}))}
+    )
+    assert main(["--catalogue", str(root), *command, "/proc/version"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("kb: error:") and len(err.strip().splitlines()) == 1, err
+    assert not marker.exists()
+
+
+def test_a_fifo_is_written_through_not_replaced(tmp_path):
+    """Renaming over `/dev/stdout`, a FIFO or a device node replaces it with a plain file (as root,
+    `kb schema -o /dev/full` did exactly that); what is not a regular file is written through."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        write_atomic(fifo, "through")
+        assert os.read(reader, 100) == b"through"
+    finally:
+        os.close(reader)
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]
+
+
+def test_a_link_to_a_report_stays_a_link(tmp_path):
+    real = tmp_path / "real.json"
+    real.write_text("old")
+    link = tmp_path / "r.json"
+    link.symlink_to(real)
+    write_atomic(link, "new")
+    assert link.is_symlink() and real.read_text() == "new"
+
+
+def test_a_replaced_report_keeps_its_mode(tmp_path):
+    report = tmp_path / "r.json"
+    report.write_text("old")
+    report.chmod(0o644)
+    write_atomic(report, "new")
+    assert stat.S_IMODE(report.stat().st_mode) == 0o644
+
+
+def test_a_report_that_cannot_be_written_at_the_end_keeps_the_other_and_the_summary(
+    make_catalogue, tmp_path, capsys, monkeypatch
+):
+    """The disk fills up during the run: the JUnit file and the summary still come out, exit 2."""
+    from trainkb.commands import check as check_command
+
+    root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml({"code": "pass", "expect": "ok"}))})
+    report, junit = tmp_path / "r.json", tmp_path / "r.xml"
+    real = check_command.write_atomic
+
+    def full(path, text):
+        if path == report:
+            raise UsageError(f"could not write {path}: No space left on device")
+        real(path, text)
+
+    monkeypatch.setattr(check_command, "write_atomic", full)
+    code = main(["--catalogue", str(root), "check", "-q", "--no-drift", "-o", str(report), "--junit", str(junit)])
+    out, err = capsys.readouterr()
+    assert code == 2
+    assert "1 passed" in out and junit.exists()
+    assert err.strip().splitlines()[-1] == f"kb: error: could not write {report}: No space left on device"

@@ -77,3 +77,17 @@ def test_bad_run_options_are_usage_errors(option):
     proc = subprocess.run([*KB_RUN, *option, "--", "true"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("kind", ["not-executable", "folder"])
+def test_a_path_that_cannot_be_executed_gives_126_as_a_shell_does(tmp_path, kind):
+    """It used to be 'command not found' with the usage status, for a file that is there."""
+    target = tmp_path / "train.sh"
+    if kind == "folder":
+        target.mkdir()
+    else:
+        target.write_text("#!/bin/sh\necho hi\n")
+        target.chmod(0o644)
+    proc = subprocess.run([*KB_RUN, "--", str(target)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 126, proc.stderr
+    assert proc.stderr.strip() == f"kb run: {target}: Permission denied"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import socket
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -58,3 +59,15 @@ def test_an_idle_client_is_dropped(server):
         started = time.monotonic()
         assert sock.recv(1) == b""  # the server closed it
         assert time.monotonic() - started < 5
+
+
+def test_a_link_out_of_the_served_folder_is_not_followed(server, tmp_path_factory):
+    outside = tmp_path_factory.mktemp("outside")
+    (outside / "secret.txt").write_text("not for the web")
+    root = server.RequestHandlerClass.keywords["directory"]
+    (Path(root) / "leak").symlink_to(outside)
+    (Path(root) / "leak.txt").symlink_to(outside / "secret.txt")
+    for path in (b"/leak/secret.txt", b"/leak.txt"):
+        answer = _request(server, b"GET " + path + b" HTTP/1.0\r\n\r\n")
+        assert answer.startswith(b"HTTP/1.0 404") and b"not for the web" not in answer
+    assert _request(server, b"GET /index.html HTTP/1.0\r\n\r\n").startswith(b"HTTP/1.0 200")

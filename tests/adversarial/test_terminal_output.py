@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import record
+from helpers import checks_yaml, record
 
 from trainkb.cli import main
 from trainkb.lint import LintFinding
@@ -111,3 +111,19 @@ def test_tui_shows_record_text_without_obeying_it(cat, tmp_path):
             tui.kill()
         os.close(master)
     assert b"\x1b]0;pwned" not in out and b"\x1b]52;" not in out and b"\x1b[2J" not in out
+
+
+def test_kb_check_spells_out_escapes_a_snippet_prints_or_raises(make_catalogue, capsys):
+    """The verdict quotes the exception's message and the summary quotes the output: a clear-screen,
+    a window title or an OSC 8 link from a snippet reached the terminal through both."""
+    code = (
+        "print('\\x1b]8;;http://example.invalid\\x1b\\\\link\\x1b]8;;\\x1b\\\\ \\x1b]0;title\\x07')\n"
+        "raise ValueError('\\x1b[2Jcleared')\n"
+    )
+    expect = {"raises": {"type": "ValueError", "match": "never"}}
+    root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml({"code": code, "expect": expect}))})
+    for fmt in ("text", "github"):
+        assert main(["--catalogue", str(root), "check", "--no-drift", "--format", fmt]) == 1
+        out, err = capsys.readouterr()
+        assert "cleared" in err and "cleared" in out
+        assert "\x1b" not in out + err and "\x07" not in out + err

@@ -6,8 +6,10 @@ hearing it is an error of the run, never a PASS or a FAIL of the check.
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
+import tempfile
 import threading
 import time
 
@@ -130,3 +132,69 @@ def test_a_catastrophic_pattern_does_not_hang_the_verdict(expect):
     thread.join(10)
     assert verdicts, "matching the expected pattern hung"
     assert verdicts[0].status == "failed"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import os\nos.closerange(0, 1024)\nraise ValueError('after closing')\n",
+        "import sys\nsys.stdout.close()\nsys.stderr.close()\nraise ValueError('after closing')\n",
+    ],
+    ids=["stdio-descriptors", "stdio-streams"],
+)
+def test_a_snippet_that_closes_its_stderr_still_raised_what_it_raised(make_catalogue, pool, code):
+    """kb's own traceback print used to fail on the closed stderr and turn the raise into 'exit 1'."""
+    expect = {"raises": {"type": "ValueError", "match": "after closing"}}
+    [result] = _run(make_catalogue, pool, {"code": code, "expect": expect})
+    assert result.status == "passed", result.message
+
+
+def test_an_exception_whose_str_raises_is_still_the_exception_raised(make_catalogue, pool):
+    code = "class Odd:\n    def __str__(self):\n        raise RuntimeError('no text')\nraise ValueError(Odd())\n"
+    [result] = _run(make_catalogue, pool, {"code": code, "expect": {"raises": {"type": "ValueError", "match": ".*"}}})
+    assert result.status == "passed", result.message
+
+
+def test_an_exec_that_ends_the_snippet_is_no_pass(make_catalogue, pool):
+    code = "import os, sys\nos.execv(sys.executable, [sys.executable, '-c', 'pass'])\nassert False, 'never reached'\n"
+    [result] = _run(make_catalogue, pool, {"code": code, "expect": "ok"})
+    assert result.status == "error", result.message
+    assert "did not run to its end" in result.message
+
+
+def test_os_exit_in_the_snippet_gives_its_status_as_in_a_script(make_catalogue, pool):
+    """`os._exit(0)` as the last line (a process group that would hang at teardown) passes, as the
+    script would; `os._exit(3)` fails with its status; a forked child's `os._exit` decides nothing."""
+    fork = "import os\nif os.fork() == 0:\n    os._exit(5)\nos.wait()\nraise ValueError('parent')\n"
+    passes, fails, forked = _run(
+        make_catalogue,
+        pool,
+        {"code": "import os, warnings\nwarnings.warn('seen')\nos._exit(0)\n", "expect": "ok"},
+        {"code": "import os\nos._exit(3)\n", "expect": "ok"},
+        {"code": fork, "expect": {"raises": {"type": "ValueError", "match": "parent"}}},
+    )
+    assert passes.status == "passed", passes.message
+    assert fails.status == "failed" and "exited with status 3" in fails.message, fails.message
+    assert forked.status == "passed", forked.message
+
+
+def test_a_check_that_cannot_start_all_its_ranks_leaves_no_folder(make_catalogue, pool, monkeypatch, tmp_path):
+    """Out of descriptors (`ulimit -n`) when the second rank starts: an error, and the check's
+    folder and its first rank go (the folders used to stay in TMPDIR)."""
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    real_slot = pool.slot
+    calls = []
+
+    def slot():
+        calls.append(1)
+        if len(calls) == 2:
+            raise OSError(errno.EMFILE, "Too many open files")
+        return real_slot()
+
+    monkeypatch.setattr(pool, "slot", slot)
+    check = {"code": "pass\n", "expect": "ok", "requires": {"processes": 2}}
+    [result] = _run(make_catalogue, pool, check)
+    assert result.status == "error" and "Too many open files" in result.message, result.message
+    assert [p.name for p in temp.iterdir() if p.name.startswith("kb-check-")] == []

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import linecache
 import multiprocessing
+import operator
 import os
 import resource
 import sys
@@ -16,13 +17,14 @@ import traceback
 import types
 import warnings
 from multiprocessing.connection import Connection
-from typing import Any
+from typing import Any, NoReturn
 
 __all__ = ["KB_ERROR_KEY", "UNDELIVERED", "run_snippet"]
 
 _MAX_TEXT = 64 * 1024
 KB_ERROR_KEY = "kb_error"  # the check could not be run as asked: an error of kb, never a verdict
 UNDELIVERED = 70  # exit status when the outcome could not reach `kb check` (EX_SOFTWARE)
+_exit = os._exit  # the real one: the snippet's own process gets a reporting os._exit
 
 
 class _Unmet(Exception):
@@ -71,6 +73,14 @@ def _mro_names(cls: type) -> list[str]:
     return [f"{c.__module__}.{c.__qualname__}" for c in cls.__mro__ if c is not object]
 
 
+def _message(exc: BaseException) -> str:
+    """``str(exc)``, or what the traceback module shows when the exception's ``__str__`` raises."""
+    try:
+        return str(exc)
+    except Exception:
+        return "<exception str() failed>"
+
+
 def _cap(text: str) -> str:
     return text if len(text) <= _MAX_TEXT else text[: _MAX_TEXT // 2] + "\n[...]\n" + text[-_MAX_TEXT // 2 :]
 
@@ -117,52 +127,8 @@ def _deliver(result: Connection, identity: tuple[int, int], outcome: dict[str, A
             os.close(fresh)
 
 
-def run_snippet(spec: dict[str, Any], result: Connection, stdout: Connection, stderr: Connection) -> None:
-    """Process target: run ``spec['code']`` as __main__ and send one outcome dict.
-
-    Only this process reports: a process the snippet forks that returns here (``sys.exit`` or
-    an exception in the child of ``os.fork()``) exits with its status and says nothing, so its
-    end cannot decide the check.
-    """
-    me = os.getpid()
-    stat = os.fstat(result.fileno())
-    identity = (stat.st_dev, stat.st_ino)
-    try:
-        _contain(spec, stdout, stderr)
-    except _Unmet as exc:
-        _deliver(result, identity, {KB_ERROR_KEY: str(exc), "raised": None, "warnings": [], "exit_code": 0})
-        os._exit(0)
-    outcome: dict[str, Any] = {"raised": None, "warnings": [], "exit_code": 0}
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        # A real module registered as __main__, so classes the snippet defines can be pickled
-        # (torch.save, DataLoader workers) exactly as in a script run with `python check.py`.
-        main = types.ModuleType("__main__")
-        main.__file__ = spec["filename"]
-        sys.modules["__main__"] = main
-        lines = spec["code"].splitlines(keepends=True)
-        linecache.cache[spec["filename"]] = (len(spec["code"]), None, lines, spec["filename"])
-        try:
-            exec(compile(spec["code"], spec["filename"], "exec"), main.__dict__)
-        except SystemExit as exc:
-            code = exc.code
-            outcome["exit_code"] = code if isinstance(code, int) else (0 if code is None else 1)
-        except BaseException as exc:
-            text = "".join(traceback.format_exception(exc))
-            sys.stderr.write(text)
-            if os.getpid() != me:  # a forked copy of the snippet: its exit is its own business
-                _flush_and_close(close=False)
-                os._exit(1)
-            outcome["raised"] = {
-                "type": f"{type(exc).__module__}.{type(exc).__qualname__}",
-                "mro": _mro_names(type(exc)),
-                "message": _cap(str(exc)),
-                "traceback": _cap(text),
-            }
-            outcome["exit_code"] = 1
-    if os.getpid() != me:
-        _flush_and_close(close=False)
-        os._exit(outcome["exit_code"] & 0xFF)
+def _report(result: Connection, identity: tuple[int, int], outcome: dict[str, Any], caught: list[Any]) -> NoReturn:
+    """Add the warnings caught, close the output, send the outcome and exit with its status."""
     for item in caught:
         outcome["warnings"].append(
             {
@@ -178,4 +144,65 @@ def run_snippet(spec: dict[str, Any], result: Connection, stdout: Connection, st
     try:
         delivered = _deliver(result, identity, outcome)
     finally:
-        os._exit(outcome["exit_code"] & 0xFF if delivered else UNDELIVERED)
+        _exit(outcome["exit_code"] & 0xFF if delivered else UNDELIVERED)
+
+
+def run_snippet(spec: dict[str, Any], result: Connection, stdout: Connection, stderr: Connection) -> None:
+    """Process target: run ``spec['code']`` as __main__ and send one outcome dict.
+
+    Only this process reports: a process the snippet forks that returns here (``sys.exit`` or
+    an exception in the child of ``os.fork()``) exits with its status and says nothing, so its
+    end cannot decide the check.
+    """
+    me = os.getpid()
+    stat = os.fstat(result.fileno())
+    identity = (stat.st_dev, stat.st_ino)
+    try:
+        _contain(spec, stdout, stderr)
+    except _Unmet as exc:
+        _deliver(result, identity, {KB_ERROR_KEY: str(exc), "raised": None, "warnings": [], "exit_code": 0})
+        _exit(0)
+    outcome: dict[str, Any] = {"raised": None, "warnings": [], "exit_code": 0}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        # A real module registered as __main__, so classes the snippet defines can be pickled
+        # (torch.save, DataLoader workers) exactly as in a script run with `python check.py`.
+        main = types.ModuleType("__main__")
+        main.__file__ = spec["filename"]
+        sys.modules["__main__"] = main
+        lines = spec["code"].splitlines(keepends=True)
+        linecache.cache[spec["filename"]] = (len(spec["code"]), None, lines, spec["filename"])
+
+        def snippet_exit(status: int) -> NoReturn:
+            """The snippet's ``os._exit(n)`` ends the check with status n, as it ends a script; the
+            outcome goes first, so such an exit is told from an exec or a crash that sends none."""
+            status = operator.index(status)
+            if os.getpid() != me:
+                _exit(status)
+            _report(result, identity, {"raised": None, "warnings": [], "exit_code": status}, caught)
+
+        os._exit = snippet_exit
+        try:
+            exec(compile(spec["code"], spec["filename"], "exec"), main.__dict__)
+        except SystemExit as exc:
+            code = exc.code
+            outcome["exit_code"] = code if isinstance(code, int) else (0 if code is None else 1)
+        except BaseException as exc:
+            text = "".join(traceback.format_exception(exc))
+            # The snippet may have closed or broken its stderr: what it raised still decides.
+            with contextlib.suppress(Exception):
+                sys.stderr.write(text)
+            if os.getpid() != me:  # a forked copy of the snippet: its exit is its own business
+                _flush_and_close(close=False)
+                _exit(1)
+            outcome["raised"] = {
+                "type": f"{type(exc).__module__}.{type(exc).__qualname__}",
+                "mro": _mro_names(type(exc)),
+                "message": _cap(_message(exc)),
+                "traceback": _cap(text),
+            }
+            outcome["exit_code"] = 1
+    if os.getpid() != me:
+        _flush_and_close(close=False)
+        _exit(outcome["exit_code"] & 0xFF)
+    _report(result, identity, outcome, caught)

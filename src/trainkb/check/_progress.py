@@ -7,6 +7,7 @@ import threading
 from collections import Counter
 from typing import TextIO
 
+from .._terminal import printable
 from ..catalogue import CheckStatus
 from ._mutants import MutantStatus
 from ._runner import CheckResult
@@ -21,6 +22,11 @@ _LABEL: dict[str, str] = {
     MutantStatus.KILLED: "KILL",
     MutantStatus.SURVIVED: "SURV",
 }
+
+
+def _shown(message: str) -> str:
+    """A verdict quotes what the snippet raised: its escape sequences are spelled out, not obeyed."""
+    return printable(message[:200], newlines=False)
 
 
 class Progress:
@@ -41,7 +47,7 @@ class Progress:
             if self.tty:
                 if result.status in {CheckStatus.FAILED, CheckStatus.ERROR, MutantStatus.SURVIVED}:
                     self.stream.write(
-                        f"\r\x1b[2K{_LABEL[result.status]} {result.entry}:{result.check}: {result.message[:200]}\n"
+                        f"\r\x1b[2K{_LABEL[result.status]} {result.entry}:{result.check}: {_shown(result.message)}\n"
                     )
                 tally = " ".join(f"{self.counts[s]} {s}" for s in _LABEL if self.counts[s])
                 self.stream.write(f"\r\x1b[2K[{done}/{self.total}] {tally}  {result.entry}:{result.check}")
@@ -50,6 +56,6 @@ class Progress:
             else:
                 self.stream.write(
                     f"{_LABEL[result.status]:<5} {result.entry}:{result.check} "
-                    f"({result.seconds:.2f} s) {result.message[:200]}\n"
+                    f"({result.seconds:.2f} s) {_shown(result.message)}\n"
                 )
             self.stream.flush()

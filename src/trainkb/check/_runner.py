@@ -135,19 +135,27 @@ class _Launch:
         self.processes = []
         self.results: dict[Connection, int] = {}
         self.outputs: list[tuple[BoundedOutput, BoundedOutput]] = []
-        for rank in range(world):
-            rank_dir = os.path.join(self.cwd, f"rank{rank}") if world > 1 else self.cwd
-            os.makedirs(rank_dir, exist_ok=True)
-            slot = pool.slot()
-            try:
-                slot.begin(_spec(task, rank, world, port, rank_dir, self.cwd, limit, options))
-            except OSError:  # the spare died while it waited; start a fresh one
-                slot.discard()
+        try:
+            for rank in range(world):
+                rank_dir = os.path.join(self.cwd, f"rank{rank}") if world > 1 else self.cwd
+                os.makedirs(rank_dir, exist_ok=True)
                 slot = pool.slot()
-                slot.begin(_spec(task, rank, world, port, rank_dir, self.cwd, limit, options))
-            self.processes.append(slot.process)
-            self.results[slot.result] = rank
-            self.outputs.append(slot.outputs)
+                try:
+                    slot.begin(_spec(task, rank, world, port, rank_dir, self.cwd, limit, options))
+                except OSError:  # the spare died while it waited; start a fresh one
+                    slot.discard()
+                    slot = pool.slot()
+                    slot.begin(_spec(task, rank, world, port, rank_dir, self.cwd, limit, options))
+                self.processes.append(slot.process)
+                self.results[slot.result] = rank
+                self.outputs.append(slot.outputs)
+        except BaseException:  # out of descriptors or processes: the ranks begun so far and the folder go
+            for process in self.processes:
+                pool.stop(process)
+            for conn in self.results:
+                conn.close()
+            shutil.rmtree(self.cwd, ignore_errors=True)
+            raise
         pool.keep_spares(min(options.jobs, waiting))  # no spare for a check that will never come
 
     def _receive(self, conn: Connection, rank: int) -> bool:

@@ -85,6 +85,13 @@ def _died(state: RankState) -> str | None:
             f"rank {state.rank}: its supervisor process died ({_signal_name(state.exitcode)}) before the "
             "snippet finished — a snippet must not kill its parent process (os.getppid())"
         )
+    if state.outcome is None and state.exitcode == 0:
+        # The snippet's end, and its os._exit(), send an outcome: a clean exit without one is an
+        # exec of another program or an exit below Python, after which the snippet never ran on.
+        return (
+            f"rank {state.rank} exited with status 0 without reporting an outcome (did it exec another "
+            "program?): the snippet did not run to its end"
+        )
     if state.exitcode is None or state.exitcode >= 0 or state.outcome is not None:
         return None
     name = _signal_name(state.exitcode)

@@ -9,9 +9,11 @@ import os
 import re
 import signal
 import sys
+from pathlib import Path
 
+from .._terminal import printable
 from ._common import open_catalogue, seconds
-from ._exit import Exit, UsageError
+from ._exit import Exit, UsageError, report_usage_error
 from ._output import checked_output, write_atomic
 
 _SIZE = re.compile(r"^(\d+(?:\.\d+)?)([KMG]?)$", re.IGNORECASE)
@@ -191,15 +193,29 @@ def run(args: argparse.Namespace) -> int:
     report = json.dumps(session.report(), indent=2)
     if to_stdout:
         print(report)
+    # A report that cannot be written (a disk filled up during the run) costs that file only:
+    # the other report and the summary still come out, and the exit status says what was lost.
+    unwritten: list[UsageError] = []
     if json_path is not None:
-        write_atomic(json_path, report + "\n")
+        _write_report(json_path, report + "\n", unwritten)
     if junit_path is not None:
-        write_atomic(junit_path, session.junit())
+        _write_report(junit_path, session.junit(), unwritten)
     if args.format == "github":
         for line in session.annotations():
-            print(line)
-    print(session.summary(github=args.format == "github"), file=sys.stderr if to_stdout else sys.stdout)
+            print(printable(line))
+    print(printable(session.summary(github=args.format == "github")), file=sys.stderr if to_stdout else sys.stdout)
+    for error in unwritten:
+        report_usage_error(error)
+    if unwritten:
+        return Exit.USAGE
     return Exit.FINDINGS if session.failed(args.strict) else Exit.SUCCESS
+
+
+def _write_report(path: Path, text: str, unwritten: list[UsageError]) -> None:
+    try:
+        write_atomic(path, text)
+    except UsageError as error:
+        unwritten.append(error)
 
 
 def _check_hard_memory_limit(wanted: int | None) -> None:

@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     cmd = args.cmd[1:] if args.cmd[:1] == ["--"] else args.cmd
     if not cmd:
         raise UsageError("give the command after `--`, e.g. kb run -- python train.py")
-    if shutil.which(cmd[0]) is None:
+    if "/" not in cmd[0] and shutil.which(cmd[0]) is None:  # a path is left to exec: 126 or 127, as a shell says
         raise UsageError(f"command not found: {cmd[0]}")
     roots = catalogue_roots(args)  # a folder that is not there is refused before the command runs
     from .._advice import advise

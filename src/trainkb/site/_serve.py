@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 import sys
 import urllib.parse
 from http import HTTPStatus
@@ -35,10 +36,17 @@ class _Handler(SimpleHTTPRequestHandler):
 
     def send_head(self) -> Any:
         path = urllib.parse.unquote(urllib.parse.urlsplit(self.path).path)
-        if "\0" in path or any(part.startswith(".") for part in path.split("/") if part):
+        if "\0" in path or any(part.startswith(".") for part in path.split("/") if part) or not self._inside():
             self.send_error(HTTPStatus.NOT_FOUND)
             return None
         return super().send_head()
+
+    def _inside(self) -> bool:
+        """Whether the file asked for, links followed, lies in the served folder (a link there to
+        /etc must not serve /etc)."""
+        root = os.path.realpath(self.directory)
+        real = os.path.realpath(self.translate_path(self.path))
+        return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
 
     def list_directory(self, path: Any) -> None:
         self.send_error(HTTPStatus.NOT_FOUND)
