@@ -1,0 +1,100 @@
+"""One key follows a link, and after every move (a paste, a followed link, Back, Forward) focus sits where the
+footer's keys act, in plain view. Keys go through Textual's real input parser, as a terminal sends them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers import TRACEBACK
+from test_flows import bracketed_paste, settle, visible
+from test_paste_focus_copy import real_app  # noqa: F401 (a fixture)
+from textual.widgets import OptionList
+
+from trainkb.tui import TrainKBApp
+from trainkb.tui._entry import HINTS
+from trainkb.tui._paste import PasteBox
+
+ROOT = Path(__file__).resolve().parents[2]
+SIGKILL = ROOT / "tests/triage/fixtures/nccl/sigkill-n2-r1/combined.log"  # several causes print it
+D1_CODE = "model = DDP(model, find_unused_parameters=True)\n"
+
+
+def footer(app: TrainKBApp) -> dict[str, str]:
+    return {key.description: key.key_display for key in app.query("FooterKey")}
+
+
+def focused_in_view(app: TrainKBApp) -> bool:
+    """The focused widget is on screen: not a list scrolled out of its pane."""
+    widget = app.focused
+    assert widget is not None
+    return widget.region.height > 0 and widget.region.bottom <= app.size.height - 1
+
+
+async def test_a_links_letter_follows_it_in_one_key_and_back_returns(app: TrainKBApp) -> None:
+    async with app.run_test(size=(120, 40)) as pilot:
+        await bracketed_paste(pilot, app, TRACEBACK)
+        assert app.current_entry == "D1" and app.focused.id == "results"
+        assert footer(app).get("Follow link") == "a-z"
+        related = app.query_one("#related", OptionList)
+        assert str(related.get_option_at_index(0).prompt).startswith(f" {HINTS[0]} ")  # the letter is shown
+        await pilot.press(HINTS[0])
+        await settle(pilot, app)
+        assert app.current_entry == "D2" and app.focused.id == "detail" and focused_in_view(app)
+        await pilot.press("d")  # the footer's keys act on the entry now shown
+        await pilot.pause()
+        assert app.clipboard.startswith("**D2 ")
+        await pilot.press("left_square_bracket")
+        await settle(pilot, app)
+        assert app.current_entry == "D1" and app.focused.id == "detail" and focused_in_view(app)
+        await pilot.press("c")
+        await pilot.pause()
+        assert app.clipboard == D1_CODE and app.query_one("#paste", PasteBox).text == TRACEBACK
+
+
+async def test_a_letter_without_a_link_does_nothing(app: TrainKBApp) -> None:
+    async with app.run_test(size=(80, 24)) as pilot:
+        await bracketed_paste(pilot, app, TRACEBACK)
+        assert app.query_one("#related", OptionList).option_count == 1
+        await pilot.press(HINTS[1])
+        await settle(pilot, app)
+        assert app.current_entry == "D1" and app.history == ["D1"]
+        assert "q" not in HINTS and not {"c", "d", "f", "o"} & set(HINTS)  # no letter shadows another key
+
+
+async def test_following_from_the_links_list_back_and_forward_focus_the_entry(app: TrainKBApp) -> None:
+    async with app.run_test(size=(80, 24)) as pilot:
+        await bracketed_paste(pilot, app, TRACEBACK)
+        await pilot.press("f")
+        await settle(pilot, app)
+        assert app.focused.id == "related" and visible(app, "#related")
+        await pilot.press("enter")
+        await settle(pilot, app)
+        detail = app.query_one("#detail")
+        assert app.current_entry == "D2" and app.focused is detail and detail.scroll_offset.y == 0
+        assert detail.styles.border_top[0] == "heavy"  # the focused pane is the one with the heavy border
+        await pilot.press("left_square_bracket")
+        await settle(pilot, app)
+        assert app.current_entry == "D1" and app.focused is detail and focused_in_view(app)
+        await pilot.press("right_square_bracket")
+        await settle(pilot, app)
+        assert app.current_entry == "D2" and app.focused is detail and focused_in_view(app)
+
+
+async def test_a_paste_without_one_answer_moves_focus_to_the_candidates(real_app: TrainKBApp) -> None:  # noqa: F811
+    app = real_app
+    async with app.run_test(size=(120, 40)) as pilot:
+        await bracketed_paste(pilot, app, TRACEBACK)
+        before = app.current_entry
+        assert before is not None
+        log = SIGKILL.read_text(encoding="utf-8")
+        await bracketed_paste(pilot, app, log)
+        response = app.current_response
+        assert response is not None and response.status != "answered"
+        assert app.focused.id == "results" and app.current_entry is None  # the last answer is gone
+        await pilot.press("c", "d", HINTS[0])  # the keys type nothing, and copy no stale entry
+        await settle(pilot, app)
+        assert app.query_one("#paste", PasteBox).text == log and app.clipboard == ""
+        assert app.current_entry is None
+        await pilot.press("left_square_bracket")  # Back: the entry read before this paste
+        await settle(pilot, app)
+        assert app.current_entry == before and app.focused.id == "detail"
