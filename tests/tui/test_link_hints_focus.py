@@ -34,9 +34,9 @@ async def test_a_links_letter_follows_it_in_one_key_and_back_returns(app: TrainK
     async with app.run_test(size=(120, 40)) as pilot:
         await bracketed_paste(pilot, app, TRACEBACK)
         assert app.current_entry == "D1" and app.focused.id == "results"
-        assert footer(app).get("Follow link") == "a-z"
+        assert footer(app).get("Follow") == "a-z"
         related = app.query_one("#related", OptionList)
-        assert str(related.get_option_at_index(0).prompt).startswith(f" {HINTS[0]} ")  # the letter is shown
+        assert str(related.get_option_at_index(0).prompt).startswith(f"{HINTS[0]} ")  # the letter is shown
         await pilot.press(HINTS[0])
         await settle(pilot, app)
         assert app.current_entry == "D2" and app.focused.id == "detail" and focused_in_view(app)
@@ -98,3 +98,14 @@ async def test_a_paste_without_one_answer_moves_focus_to_the_candidates(real_app
         await pilot.press("left_square_bracket")  # Back: the entry read before this paste
         await settle(pilot, app)
         assert app.current_entry == before and app.focused.id == "detail"
+
+
+async def test_every_footer_key_fits_at_80_columns(app: TrainKBApp) -> None:
+    async with app.run_test(size=(80, 24)) as pilot:
+        await bracketed_paste(pilot, app, TRACEBACK)
+        keys = list(app.query("FooterKey"))
+        assert {"Copy fix", "Copy diagnosis", "Follow", "Back", "New paste"} <= {k.description for k in keys}
+        assert all(key.region.right <= 80 for key in keys), [(k.description, k.region) for k in keys]
+        await pilot.resize_terminal(120, 40)  # wide again: room for the palette key and the spacing
+        await pilot.pause(0.3)
+        assert "palette" in {k.description for k in app.query("FooterKey")}

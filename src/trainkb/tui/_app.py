@@ -44,12 +44,12 @@ class TrainKBApp(App[None]):
     #body.-narrow #left { width: 34; min-width: 34; }
     #body.-narrow #detail { width: 1fr; }
     """
-    NARROW = 100  # columns below which the left pane gets a fixed width and the score bars go
+    NARROW = 100  # columns below which the left pane gets a fixed width, the score bars go and the footer tightens
     COMMANDS = App.COMMANDS | {EntryCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f1", "toggle_help", "Keys", id="help"),
         Binding("question_mark", "toggle_help", "Keys", show=False, id="help-alt"),
-        Binding("ctrl+b", "toggle_browse", "Browse/Search", id="browse"),
+        Binding("ctrl+b", "toggle_browse", "Browse", id="browse"),
         Binding("ctrl+l", "focus_paste", "Paste box", show=False, id="focus-paste"),
         Binding("ctrl+n", "clear_paste", "New paste", id="clear-paste"),
         Binding("escape", "focus_paste", "Paste box", show=False, id="focus-paste-esc"),
@@ -62,7 +62,7 @@ class TrainKBApp(App[None]):
         ),
         Binding("d", "copy_diagnosis", "Copy diagnosis", id="copy-diagnosis"),
         *(  # the letter shown beside each of the entry's links follows it: one key
-            Binding(key, f"follow_hint({n})", "Follow link", show=n == 0, key_display="a-z", id=f"follow-{key}")
+            Binding(key, f"follow_hint({n})", "Follow", show=n == 0, key_display="a-z", id=f"follow-{key}")
             for n, key in enumerate(HINTS)
         ),
         Binding("f", "follow", "Show the links", show=False, id="follow"),
@@ -129,6 +129,11 @@ class TrainKBApp(App[None]):
     def _fit(self, width: int) -> None:
         narrow = width < self.NARROW
         self.query_one("#body").set_class(narrow, "-narrow")
+        footer = self.query_one(Footer)
+        if footer.compact != narrow:  # every key on one line at 80 columns (F1 lists Ctrl+P, the palette)
+            footer.compact = narrow
+            footer.show_command_palette = not narrow
+            footer.refresh(recompose=True)
         results = self.query_one("#results", ResultsList)
         if results.compact_rows != narrow:
             results.compact_rows = narrow

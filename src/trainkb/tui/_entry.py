@@ -141,15 +141,16 @@ class EntryView(VerticalScroll):
         await self.query_one("#doc", Markdown).update(markdown)
         options = self.query_one("#related", OptionList)
         options.clear_options()
+        widths = [max((len(part) for part in parts), default=0) + 1 for parts in zip(*related, strict=True)]
         for index, (relation, target) in enumerate(related):
             hint = HINTS[index] if index < len(HINTS) else " "
             options.add_option(
                 Option(
                     Text.assemble(
-                        (f" {hint} ", "bold reverse" if hint.strip() else ""),
+                        (hint, "bold reverse" if hint.strip() else ""),
                         " ",
-                        (f"{relation:<12}", "italic"),
-                        (f"{target:<5}", "bold"),
+                        (relation.ljust(widths[0]), "italic"),
+                        (target.ljust(widths[1]), "bold"),
                         " ",
                         inline_code(titles.get(target, "")),
                     ),

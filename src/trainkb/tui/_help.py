@@ -47,7 +47,7 @@ class KeysHelp(Static):
                 continue
             if binding.id and binding.id.startswith("follow-"):  # a letter per link, one row
                 if binding.id == f"follow-{HINTS[0]}":
-                    table.add_row("a-z", "Follow link: the letter beside it")
+                    table.add_row("a-z", "Follow the link showing that letter")
                 continue
             table.add_row(_keys(self.app, binding), binding.description)
         table.add_row("ctrl+p", "Jump to an entry (palette)")
