@@ -176,11 +176,12 @@ class TrainKBApp(App[None]):
                 self._show_entry(None)
                 detail = self.query_one("#detail", EntryView)
                 self.run_worker(detail.show_diagnosis(response), exclusive=True, group="detail")
-        if self._pasted and response is not None:  # a pasted traceback: the reader wants the fix (or the
-            self._pasted = False  # candidates), not the text they pasted, and the footer's keys act on the list
+        if self._pasted:  # a pasted traceback: the reader wants the fix (or the candidates), not the text
+            self._pasted = False  # they pasted, and the footer's keys act on the list
             if matched:
                 self.query_one("#paste").add_class("-collapsed")
-            results.focus()
+            if response is not None:
+                results.focus()
 
     @on(OptionList.OptionHighlighted, "#results")
     def _result_highlighted(self, event: OptionList.OptionHighlighted) -> None:
