@@ -109,3 +109,22 @@ async def test_every_footer_key_fits_at_80_columns(app: TrainKBApp) -> None:
         await pilot.resize_terminal(120, 40)  # wide again: room for the palette key and the spacing
         await pilot.pause(0.3)
         assert "palette" in {k.description for k in app.query("FooterKey")}
+
+
+async def test_after_a_palette_jump_a_letter_follows_and_in_the_paste_box_it_types(app: TrainKBApp) -> None:
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"D1")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await settle(pilot, app)
+        await pilot.pause(0.2)
+        assert app.current_entry == "D1" and app.focused.id == "detail"
+        await pilot.press(HINTS[0])
+        await settle(pilot, app)
+        assert app.current_entry == "D2" and app.focused.id == "detail"
+        await pilot.press("escape", HINTS[0])  # the paste box takes the letter as text
+        await settle(pilot, app)
+        assert app.query_one("#paste", PasteBox).text == HINTS[0]
+        assert app.focused.id == "paste"
