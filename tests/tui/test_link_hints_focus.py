@@ -17,6 +17,22 @@ from trainkb.tui._paste import PasteBox
 ROOT = Path(__file__).resolve().parents[2]
 SIGKILL = ROOT / "tests/triage/fixtures/nccl/sigkill-n2-r1/combined.log"  # several causes print it
 D1_CODE = "model = DDP(model, find_unused_parameters=True)\n"
+# a Django traceback as its user posted it: https://github.com/DMOJ/online-judge/issues/1929
+DJANGO = """\
+  File "/root/dmojsite/lib/python3.8/site-packages/django/db/backends/utils.py", line 67, in execute
+    return self._execute_with_wrappers(sql, params, many=False, executor=self._execute)
+  File "/root/dmojsite/lib/python3.8/site-packages/django/db/backends/utils.py", line 76, in _execute_with_wrappers
+    return executor(sql, params, many, context)
+  File "/root/dmojsite/lib/python3.8/site-packages/django/db/backends/utils.py", line 84, in _execute
+    return self.cursor.execute(sql, params)
+  File "/root/dmojsite/lib/python3.8/site-packages/django/db/utils.py", line 89, in __exit__
+    raise dj_exc_value.with_traceback(traceback) from exc_value
+  File "/root/dmojsite/lib/python3.8/site-packages/django/db/backends/utils.py", line 82, in _execute
+    return self.cursor.execute(sql)
+  File "/root/dmojsite/lib/python3.8/site-packages/django/db/backends/sqlite3/base.py", line 382, in execute
+    return Database.Cursor.execute(self, query)
+django.db.utils.OperationalError: near "INNER": syntax error
+"""
 
 
 def footer(app: TrainKBApp) -> dict[str, str]:
@@ -128,3 +144,17 @@ async def test_after_a_palette_jump_a_letter_follows_and_in_the_paste_box_it_typ
         await settle(pilot, app)
         assert app.query_one("#paste", PasteBox).text == HINTS[0]
         assert app.focused.id == "paste"
+
+
+async def test_a_traceback_from_another_stack_is_named_and_opens_nothing(real_app: TrainKBApp) -> None:  # noqa: F811
+    app = real_app
+    async with app.run_test(size=(80, 24)) as pilot:
+        await bracketed_paste(pilot, app, TRACEBACK)
+        await bracketed_paste(pilot, app, DJANGO)
+        response = app.current_response
+        assert response is not None and response.results == [] and app.current_entry is None
+        assert "`django`" in (response.advice or "")
+        assert "django" in str(app.query_one("#summary").render()) and visible(app, "#summary")
+        assert app.focused.id == "results"
+        disabled = {k.description for k in app.query("FooterKey") if k.has_class("-disabled")}
+        assert {"Copy fix", "Copy diagnosis", "Follow"} <= disabled  # nothing to copy or follow: dimmed
