@@ -16,7 +16,7 @@ from .._present import view
 from .._terminal import printable
 from ..search import SearchResponse
 from ._browse import BrowsePane
-from ._entry import EntryView
+from ._entry import HINTS, EntryView
 from ._help import KeysHelp
 from ._model import ENTRY_SCHEME, KnowledgeBase, fix_blocks, inline, plural
 from ._palette import EntryCommands
@@ -44,12 +44,12 @@ class TrainKBApp(App[None]):
     #body.-narrow #left { width: 34; min-width: 34; }
     #body.-narrow #detail { width: 1fr; }
     """
-    NARROW = 100  # columns below which the left pane gets a fixed width and the score bars go
+    NARROW = 100  # columns below which the left pane gets a fixed width, the score bars go and the footer tightens
     COMMANDS = App.COMMANDS | {EntryCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f1", "toggle_help", "Keys", id="help"),
         Binding("question_mark", "toggle_help", "Keys", show=False, id="help-alt"),
-        Binding("ctrl+b", "toggle_browse", "Browse/Search", id="browse"),
+        Binding("ctrl+b", "toggle_browse", "Browse", id="browse"),
         Binding("ctrl+l", "focus_paste", "Paste box", show=False, id="focus-paste"),
         Binding("ctrl+n", "clear_paste", "New paste", id="clear-paste"),
         Binding("escape", "focus_paste", "Paste box", show=False, id="focus-paste-esc"),
@@ -61,7 +61,11 @@ class TrainKBApp(App[None]):
             for n in range(1, 10)
         ),
         Binding("d", "copy_diagnosis", "Copy diagnosis", id="copy-diagnosis"),
-        Binding("f", "follow", "Follow link", id="follow"),
+        *(  # the letter shown beside each of the entry's links follows it: one key
+            Binding(key, f"follow_hint({n})", "Follow", show=n == 0, key_display="a-z", id=f"follow-{key}")
+            for n, key in enumerate(HINTS)
+        ),
+        Binding("f", "follow", "Show the links", show=False, id="follow"),
         Binding("o", "open_site", "Open on site", show=False, id="open-site"),
         Binding("ctrl+f", "find", "Find in entry", show=False, id="find"),
         Binding("slash", "find", "Find in entry", show=False, id="find-slash"),
@@ -75,6 +79,8 @@ class TrainKBApp(App[None]):
         self.blink = blink
         self.history: list[str] = []
         self.position = -1
+        self.shown: str | None = None  # the entry in the pane; None while it shows a differential or nothing
+        self.links: list[str] = []  # the shown entry's links, in the order of their letters
         self.current_response: SearchResponse | None = None
         self._find_at = -1
         self.results_shown_at = 0.0
@@ -124,6 +130,11 @@ class TrainKBApp(App[None]):
     def _fit(self, width: int) -> None:
         narrow = width < self.NARROW
         self.query_one("#body").set_class(narrow, "-narrow")
+        footer = self.query_one(Footer)
+        if footer.compact != narrow:  # every key on one line at 80 columns (F1 lists Ctrl+P, the palette)
+            footer.compact = narrow
+            footer.show_command_palette = not narrow
+            footer.refresh(recompose=True)
         results = self.query_one("#results", ResultsList)
         if results.compact_rows != narrow:
             results.compact_rows = narrow
@@ -163,12 +174,14 @@ class TrainKBApp(App[None]):
         else:  # no entry opens, so no line of the paste is its evidence
             self.query_one("#paste", PasteBox).clear_mark()
             if response is not None:  # the entry pane says what is known: the differential, or the closest
+                self._show_entry(None)
                 detail = self.query_one("#detail", EntryView)
                 self.run_worker(detail.show_diagnosis(response), exclusive=True, group="detail")
-        if self._pasted:  # a pasted traceback: the reader wants the fix, not the text they pasted
-            self._pasted = False
+        if self._pasted:  # a pasted traceback: the reader wants the fix (or the candidates), not the text
+            self._pasted = False  # they pasted, and the footer's keys act on the list
             if matched:
                 self.query_one("#paste").add_class("-collapsed")
+            if response is not None:
                 results.focus()
 
     @on(OptionList.OptionHighlighted, "#results")
@@ -180,7 +193,7 @@ class TrainKBApp(App[None]):
     def _result_selected(self, event: OptionList.OptionSelected) -> None:
         if event.option.id:
             self.open_entry(event.option.id)
-            self.query_one("#detail", EntryView).focus()
+            self._focus_entry()
 
     # --- entries and history ------------------------------------------------------------
     def open_entry(self, entry_id: str, record: bool = True) -> None:
@@ -192,11 +205,13 @@ class TrainKBApp(App[None]):
             self.history.append(entry_id)
             self.position = len(self.history) - 1
         titles = {e.id: e.title for e in self.kb.catalogue.entries.values()}
+        related = self.kb.related(entry_id)
+        self._show_entry(entry_id, [target for _, target in related])
         self.run_worker(
             self.query_one("#detail", EntryView).show(
                 *self.kb.header(entry_id),
                 self.kb.markdown(entry_id),
-                self.kb.related(entry_id),
+                related,
                 titles,
                 self._verdict(entry_id),
             ),
@@ -205,6 +220,17 @@ class TrainKBApp(App[None]):
         )
         self._find_at = -1
         self._highlight_evidence(entry_id)
+
+    def _show_entry(self, entry_id: str | None, links: list[str] | None = None) -> None:
+        """What the entry pane shows, for the keys that act on it (c, d, o, a link's letter)."""
+        self.shown = entry_id
+        self.links = links or []
+        self.refresh_bindings()
+
+    def _focus_entry(self) -> None:
+        """The entry pane takes focus once it changed: the footer's keys act there, and its border says so (the
+        links list, where focus may have been, is scrolled out of view by the new entry)."""
+        self.query_one("#detail", EntryView).focus(scroll_visible=False)
 
     def _verdict(self, entry_id: str) -> str | None:
         """Why the current search answered with ``entry_id``; "guess" when it was only a candidate or the closest."""
@@ -231,16 +257,18 @@ class TrainKBApp(App[None]):
         """A palette pick: open the entry and put focus on it, where the footer's keys act (the palette would
         hand focus back to the paste box, where `c` types a letter)."""
         self.open_entry(entry_id)
-        self.call_after_refresh(self.query_one("#detail", EntryView).focus)
+        self.call_after_refresh(self._focus_entry)
 
     @property
     def current_entry(self) -> str | None:
-        return self.history[self.position] if self.position >= 0 else None
+        """The entry the pane shows (None while it shows a differential or the closest entries)."""
+        return self.shown
 
     @on(Markdown.LinkClicked)
     def _link_clicked(self, event: Markdown.LinkClicked) -> None:
         if event.href.startswith(ENTRY_SCHEME):
             self.open_entry(event.href.removeprefix(ENTRY_SCHEME))
+            self._focus_entry()
         elif event.href.startswith("https://"):
             self.open_url(event.href)
 
@@ -248,6 +276,7 @@ class TrainKBApp(App[None]):
     def _follow(self, event: OptionList.OptionSelected) -> None:
         if event.option.id:
             self.open_entry(event.option.id.split("|", 1)[1])
+            self._focus_entry()
 
     @on(Tree.NodeSelected, "#tree")
     def _browse_selected(self, event: Tree.NodeSelected[str]) -> None:
@@ -256,14 +285,19 @@ class TrainKBApp(App[None]):
 
     # Not `action_back`: Textual's own (async) App.action_back pops a screen, and stays usable.
     def action_history_back(self) -> None:
-        if self.position > 0:
+        """The previous entry; from a differential, the last entry read."""
+        if self.shown is not None and self.position > 0:
             self.position -= 1
-            self.open_entry(self.history[self.position], record=False)
+        elif self.shown is not None or self.position < 0:
+            return
+        self.open_entry(self.history[self.position], record=False)
+        self._focus_entry()
 
     def action_history_forward(self) -> None:
         if self.position < len(self.history) - 1:
             self.position += 1
             self.open_entry(self.history[self.position], record=False)
+            self._focus_entry()
 
     # --- actions ------------------------------------------------------------------------
     def action_toggle_help(self) -> None:
@@ -292,11 +326,27 @@ class TrainKBApp(App[None]):
     def action_copy_fix(self) -> None:
         self.action_copy_block(1)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Keys that act on the shown entry are dimmed while the pane shows none; a letter with no link is off."""
+        if action == "follow_hint":
+            index = parameters[0]
+            assert isinstance(index, int)
+            return True if index < len(self.links) else (None if index == 0 else False)
+        if action in ("copy_fix", "copy_diagnosis", "follow") and self.shown is None:
+            return None
+        return True
+
+    def action_follow_hint(self, index: int) -> None:
+        """Follow the entry's link that shows this letter, and read it."""
+        if index < len(self.links):
+            self.open_entry(self.links[index])
+            self._focus_entry()
+
     def action_copy_block(self, n: int) -> None:
         """Copy the n-th code block of the fix (1-based): a fix's blocks are alternatives, not one snippet."""
         entry_id = self.current_entry
         if entry_id is None:
-            self.notify("Open an entry first.", severity="warning")
+            self.notify("Open an entry first: Enter on a match or candidate.", severity="warning")
             return
         blocks = fix_blocks(self.kb.catalogue.entries[entry_id])
         if not blocks:
@@ -315,7 +365,7 @@ class TrainKBApp(App[None]):
         """A Markdown summary of what the paste is and how to fix it, for an issue tracker or a chat."""
         entry_id = self.current_entry
         if entry_id is None:
-            self.notify("Open an entry first.", severity="warning")
+            self.notify("Open an entry first: Enter on a match or candidate.", severity="warning")
             return
         self.copy_to_clipboard(self._diagnosis(entry_id))
         self.notify(f"Copied a Markdown diagnosis naming {entry_id} to the clipboard.")
@@ -340,9 +390,9 @@ class TrainKBApp(App[None]):
         return "\n".join(lines) + "\n"
 
     def action_follow(self) -> None:
-        """Straight to the entry's links, the first highlighted and in view: Enter follows it."""
+        """Straight to the entry's links, in view with their letters, the first highlighted: Enter follows it."""
         related = self.query_one("#related", OptionList)
-        if not related.option_count:
+        if self.shown is None or not related.option_count:
             self.notify("This entry links to no other entry.", severity="warning")
             return
         related.focus()

@@ -15,9 +15,12 @@ from ..catalogue import Entry
 from ..search import SearchResponse
 from ._code import EntryMarkdown
 
-__all__ = ["EntryView", "candidate_lines", "diagnosis_markdown", "inline_code"]
+__all__ = ["HINTS", "EntryView", "candidate_lines", "diagnosis_markdown", "inline_code"]
 
 SYMPTOM_CHARS = 160  # of the symptom line quoted at the top of a differential
+# One key follows a link: the letter shown beside it. Not c d f o (the app's own keys), nor q (quit, elsewhere)
+# or j k (a vim user's down and up): pressing them out of habit must not jump to another entry.
+HINTS = "abeghilmnprstuvwxyz"
 
 
 def _md(text: str) -> str:
@@ -138,19 +141,23 @@ class EntryView(VerticalScroll):
         await self.query_one("#doc", Markdown).update(markdown)
         options = self.query_one("#related", OptionList)
         options.clear_options()
-        for relation, target in related:
+        widths = [max((len(part) for part in parts), default=0) + 1 for parts in zip(*related, strict=True)]
+        for index, (relation, target) in enumerate(related):
+            hint = HINTS[index] if index < len(HINTS) else " "
             options.add_option(
                 Option(
                     Text.assemble(
-                        (f"{relation:<12}", "italic"),
-                        (f"{target:<5}", "bold"),
+                        (hint, "bold reverse" if hint.strip() else ""),
+                        " ",
+                        (relation.ljust(widths[0]), "italic"),
+                        (target.ljust(widths[1]), "bold"),
                         " ",
                         inline_code(titles.get(target, "")),
                     ),
                     id=f"{relation}|{target}",
                 )
             )
-        options.border_title = "Follow (f, then Enter)" if related else ""
+        options.border_title = "Follow: press a link's letter (or ↑↓ and Enter)" if related else ""
         self.scroll_home(animate=False)
 
     async def show_diagnosis(self, response: SearchResponse) -> None:

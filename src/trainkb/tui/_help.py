@@ -9,6 +9,8 @@ from textual.app import App
 from textual.binding import Binding
 from textual.widgets import Static
 
+from ._entry import HINTS
+
 __all__ = ["KeysHelp"]
 
 
@@ -42,6 +44,10 @@ class KeysHelp(Static):
             if binding.id and binding.id.startswith("copy-block-"):  # nine keys, one row
                 if binding.id == "copy-block-1":
                     table.add_row("1-9", "Copy the n-th fix block")
+                continue
+            if binding.id and binding.id.startswith("follow-"):  # a letter per link, one row
+                if binding.id == f"follow-{HINTS[0]}":
+                    table.add_row("a-z", "Follow the link showing that letter")
                 continue
             table.add_row(_keys(self.app, binding), binding.description)
         table.add_row("ctrl+p", "Jump to an entry (palette)")
