@@ -158,6 +158,7 @@ def test_catalogue_precedence(monkeypatch, cat, tmp_path):
     assert find_catalogue().name == "catalogue"  # this checkout's copy
 
 
+@pytest.mark.slow  # the whole catalogue's lint; `make test` also runs `kb lint` itself
 def test_real_catalogue_is_lint_clean(capsys):
     """The shipped catalogue passes every rule (README's promise)."""
     status = main(["lint"])

@@ -90,6 +90,7 @@ def test_tui_marks_the_layer(team):
     assert "team-x" not in kb.header("D8")[1] + kb.markdown("D8")
 
 
+@pytest.mark.slow
 def test_team_record_is_checked_then_published_with_both_layers(team, capsys, tmp_path):
     reports = tmp_path / "reports"  # beside the layer: the team's own check runs
     reports.mkdir()

@@ -58,6 +58,7 @@ def test_first_index_build_is_shown_on_a_terminal_only(small, tmp_path):
             assert first[2] == again[2] == ""
 
 
+@pytest.mark.slow
 def test_kb_doctor_says_what_it_is_doing(tmp_path):
     env = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
     code, out, err = _run(["doctor"], env, terminal=True)

@@ -1,4 +1,4 @@
-/* Multi-rank triage in the browser, ported from src/trainkb/triage/ (_read.py, _decide.py).
+/* Multi-rank triage in the browser, ported from src/trainkb/ranklog/ (_read.py, _decide.py).
  *
  * Reads a pasted combined log line by line (the Python reader's chunked scan is a speed-up that
  * sees the same lines), names the rank that broke first and the ranks that only suffered it.
@@ -8,31 +8,10 @@
  */
 (function (root) {
   "use strict";
-  /* Python's str regexes are Unicode-aware: \d is any decimal digit, \s any str.isspace() character, \w
-   * any letter, number or "_", \b a boundary between those, and "." anything but "\n". py() spells the
-   * reader's patterns (written as in _read.py) out as JavaScript "u" regexes of that meaning, as
-   * src/trainkb/search/_jsregex.py does for the search engine; num() reads the digits as int() does. */
-  var WORD = "\\p{L}\\p{N}_";
+  /* Python's str is Unicode-aware: \d is any decimal digit, \s any str.isspace() character. num() reads
+   * digits as int() does and pyStrip() strips as str.strip() does; the rules' regexes arrive already
+   * spelt as JavaScript "u" regexes of Python's meaning (src/trainkb/search/_jsregex.py). */
   var SPACE = "\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
-  var CLASSES = { d: "\\p{Nd}", s: SPACE, w: WORD };
-  function py(source, flags) {
-    var out = "", inClass = false;
-    for (var i = 0; i < source.length; i++) {
-      var c = source[i];
-      if (c === "\\") {
-        var e = source[++i];
-        if (CLASSES[e]) out += inClass ? CLASSES[e] : "[" + CLASSES[e] + "]";
-        else if (CLASSES[e.toLowerCase()] && !inClass) out += "[^" + CLASSES[e.toLowerCase()] + "]";
-        else if (e === "b" && !inClass) out += "(?:(?<=[" + WORD + "])(?![" + WORD + "])|(?<![" + WORD + "])(?=[" + WORD + "]))";
-        else out += "\\" + e;
-      } else {
-        if (c === "[") inClass = true;
-        else if (c === "]") inClass = false;
-        out += c === "." && !inClass ? "[^\\n]" : c;
-      }
-    }
-    return new RegExp(out, "u" + (flags || ""));
-  }
   var DIGIT = /\p{Nd}/u, ASCII_INT = /^-?[0-9]+$/;
   function num(digits) {
     if (ASCII_INT.test(digits)) return +digits;
@@ -47,45 +26,65 @@
   }
   var LEADING = new RegExp("^[" + SPACE + "]+", "u"), TRAILING = new RegExp("[" + SPACE + "]+$", "u");
   function pyStrip(text) { return text.replace(LEADING, "").replace(TRAILING, ""); }
-  var CONTEXT_CHARS = 6000, MAX_EVENTS = 64, TAIL_LINES = 60, MAX_SUMMARY_LINES = 5000, TIE_SECONDS = 1.0;
-  var KEYWORDS = py("Error|Exception|Traceback|Timed out|Timeout|Watchdog|SeqNum|Signal |Sending process|Root Cause|Failures:|NCCL|Rank |Interrupt|Killed|Segmentation fault|Connection |Fatal Python error|Detected mismatch");
-  var PREFIX = py("^\\[(default|rank)(\\d+)\\]:\\s?");
-  var PREFIX_ANY = py("\\[(default|rank)(\\d+)\\]:\\s?");
-  var LINE_RANK = py("^\\[(?:default|rank)(\\d+)\\]:");
-  var NCCL_RANK = py("\\bRank (\\d+)\\]");
-  var EXC = py("^((?:[A-Za-z_]\\w*\\.)*[A-Za-z_]\\w*(?:Error|Exception|Interrupt|Exit|Failure))(?::\\s?(.*))?$");
-  var SUMMARY_FIELD = py("^\\s{1,4}(time|rank|exitcode|error_file|traceback)\\s*:\\s?(.*)$");
-  var SUMMARY_RANK = py("^(\\d+)(?: \\(local_rank: (\\d+)\\))?");
-  var EXITCODE = py("^(-?\\d+) \\(pid: (\\d+)\\)");
-  var SENT = py("Sending process (\\d+) closing signal (SIG[A-Z]+)");
-  var WATCHDOG = py("Watchdog caught collective operation timeout: WorkNCCL\\(SeqNum=(\\d+), OpType=(\\w+)(?:, NumelIn=(\\d+))?");
-  var ENQUEUED = py("[Ll]ast enqueued (?:NCCL )?work: (-?\\d+), last completed (?:NCCL )?work: (-?\\d+)");
-  var FINGERPRINT = py("Rank (\\d+) is running collective: CollectiveFingerPrint\\((?:SequenceNumber=(\\d+), )?OpType=(\\w+)(?:, TensorShape=(\\[[^\\]]*\\]))?", "g");
-  var MAX_INFERRED_RANK = 1024;
-  var SIGNAL_TRACE = py("Signal (\\d+) \\((SIG[A-Z]+)\\) received by PID (\\d+)");
-  var FATAL = py("^Fatal Python error: (Aborted|Segmentation fault|Bus error|Floating point exception)\\b");
-  var ISO = py("(\\d{4})-(\\d\\d)-(\\d\\d)[ T_](\\d\\d):(\\d\\d):(\\d\\d)(?:[.,](\\d{1,6}))?");
-  var GLOG = py("\\b[EWIF](\\d\\d)(\\d\\d) (\\d\\d):(\\d\\d):(\\d\\d)\\.(\\d{1,9})\\b");
-  var TIMEOUT = py("Timed out waiting \\d+ms|Watchdog caught collective operation timeout|timed out|[Tt]imeout at NCCL work|wait timeout after \\d+ms", "i");
-  var CONNECTION = py("Connection (?:closed|reset) by peer|Broken pipe|remote process exited|NCCL communicator was aborted|ncclRemoteError|[Ss]ocket [Tt]imeout|failed to recv, got 0 bytes|Connection refused", "i");
-  var MISMATCH = py("Detected mismatch between collectives");
-  var BARRIER = py("successfully reached monitoredBarrier, but received errors|Monitored Barrier encountered error");
-  var WRAPPERS = { ChildFailedError: 1, SystemExit: 1, KeyboardInterrupt: 1 };
-  var SPLITLINES = /\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]/;
-  var VICTIM_KINDS = { timeout: 1, connection: 1, mismatch: 1, barrier: 1 };
-  var WAITED = ["timeout", "connection", "abort", "barrier"], TIMED_OUT = ["timeout", "abort", "barrier"];
-  var HOW = { timeout: "timed out waiting in a collective", connection: "lost the connection to a peer",
-    mismatch: "reported the collective mismatch",
-    barrier: "failed in the debug barrier before a collective because of a peer", sigterm: "stopped by the launcher (SIGTERM)",
-    abort: "aborted by the NCCL watchdog after its timeout (SIGABRT)", exception: "raised",
-    signal: "killed by a signal", exited: "exited with an error and no traceback",
-    silent: "no error of its own", none: "no error seen" };
-  var BASIS = {
-    "own-error": "its own error came first",
-    mismatch: "its collective differs from the other ranks' (TORCH_DISTRIBUTED_DEBUG fingerprints)",
-    behind: "it is behind the other ranks in the collective sequence (NCCL watchdog counters)",
-    silent: "it reported no error while its peers timed out or lost their connection to it",
-    none: "no rank shows an error of its own" };
+  var SPLITLINES = /\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]/;  // str.splitlines()
+
+  /* The rules: every pattern, limit, word list and sentence comes from the search index's triage part
+   * (window.TRAINKB_INDEX.search.triage), which src/trainkb/search/contract.py writes from the objects
+   * `kb triage` runs (src/trainkb/ranklog/_rules.py); this file holds the algorithm only. A version or
+   * field this file does not find is an Error, never a triage with undefined rules. */
+  var RULES_VERSION = 1;
+  var RULES = {
+    read: ["context_chars", "max_events", "tail_lines", "max_summary_lines", "max_inferred_rank", "last_line_chars",
+           "error_chars", "keywords", "prefix", "nccl_rank", "exc", "summary_field", "summary_rank", "exitcode", "sent",
+           "watchdog", "enqueued", "fingerprint", "signal_trace", "fatal", "iso", "glog", "timeout", "connection",
+           "mismatch", "barrier", "wrappers", "summary_start", "summary_root", "summary_end",
+           "mismatch_report"],
+    decide: ["tie_seconds", "victim_kinds", "waited", "timed_out", "frame", "how", "basis", "tips"],
+    tips: ["no_majority", "tie", "barrier", "ended_first", "all_victims", "flight_recorder", "detail", "summary", "tee",
+           "record"]
+  };
+  var loaded = null;
+  var CONTEXT_CHARS, MAX_EVENTS, TAIL_LINES, MAX_SUMMARY_LINES, MAX_INFERRED_RANK, LAST_LINE_CHARS, ERROR_CHARS;
+  var KEYWORDS, PREFIX, PREFIX_ANY, NCCL_RANK, EXC, SUMMARY_FIELD, SUMMARY_RANK, EXITCODE, SENT, WATCHDOG, ENQUEUED;
+  var FINGERPRINT, SIGNAL_TRACE, FATAL, ISO, GLOG, TIMEOUT, CONNECTION, MISMATCH, BARRIER, FRAME;
+  var SUMMARY_START, SUMMARY_ROOT, SUMMARY_END, MISMATCH_REPORT;
+  var WRAPPERS, VICTIM_KINDS, WAITED, TIMED_OUT, TIE_SECONDS, HOW, BASIS, TIPS;
+  function set(list) { var out = {}; list.forEach(function (k) { out[k] = 1; }); return out; }
+  function load() {
+    var index = root.TRAINKB_INDEX, data = index && index.search ? index.search.triage : undefined;
+    var rebuild = " Rebuild the site with the trainkb that ships this triage.js (`kb site build`).";
+    if (data === loaded) return;
+    if (data === null || typeof data !== "object") throw new Error("trainkb triage: the site's search index has no triage rules." + rebuild);
+    if (data.version !== RULES_VERSION) {
+      throw new Error("trainkb triage out of date: triage.js reads rules version " + RULES_VERSION +
+                      " but the site's search index has version " + data.version + "." + rebuild);
+    }
+    var missing = [];
+    [["read", data.read], ["decide", data.decide], ["tips", data.decide && data.decide.tips]].forEach(function (part) {
+      RULES[part[0]].forEach(function (name) {
+        if (!part[1] || typeof part[1] !== "object" || !Object.prototype.hasOwnProperty.call(part[1], name)) missing.push(part[0] + "." + name);
+      });
+    });
+    if (missing.length) throw new Error("trainkb triage out of date: the site's triage rules lack " + missing.join(", ") + "." + rebuild);
+    var r = data.read, d = data.decide;
+    function re(pair, extra) { return new RegExp(pair[0], pair[1] + (extra || "")); }
+    CONTEXT_CHARS = r.context_chars; MAX_EVENTS = r.max_events; TAIL_LINES = r.tail_lines;
+    MAX_SUMMARY_LINES = r.max_summary_lines; MAX_INFERRED_RANK = r.max_inferred_rank;
+    LAST_LINE_CHARS = r.last_line_chars; ERROR_CHARS = r.error_chars;
+    KEYWORDS = re(r.keywords);
+    PREFIX = new RegExp("^(?:" + r.prefix[0] + ")", r.prefix[1]);  // re.match: at the start only
+    PREFIX_ANY = re(r.prefix);
+    NCCL_RANK = re(r.nccl_rank); EXC = re(r.exc); SUMMARY_FIELD = re(r.summary_field); SUMMARY_RANK = re(r.summary_rank);
+    EXITCODE = re(r.exitcode); SENT = re(r.sent); WATCHDOG = re(r.watchdog); ENQUEUED = re(r.enqueued);
+    FINGERPRINT = re(r.fingerprint, "g"); SIGNAL_TRACE = re(r.signal_trace); FATAL = re(r.fatal);
+    ISO = re(r.iso); GLOG = re(r.glog); TIMEOUT = re(r.timeout); CONNECTION = re(r.connection);
+    MISMATCH = re(r.mismatch); BARRIER = re(r.barrier); WRAPPERS = set(r.wrappers);
+    SUMMARY_START = r.summary_start; SUMMARY_ROOT = r.summary_root; SUMMARY_END = r.summary_end;
+    MISMATCH_REPORT = r.mismatch_report;
+    TIE_SECONDS = d.tie_seconds; VICTIM_KINDS = d.victim_kinds; WAITED = d.waited; TIMED_OUT = d.timed_out;
+    FRAME = re(d.frame); HOW = d.how; BASIS = d.basis; TIPS = d.tips;
+    loaded = data;
+  }
 
   function cpLen(text) { return Array.from(text).length; }
   function classify(message) {
@@ -171,13 +170,13 @@
     var lines = text.split("\n"), starts = [], pos = 0, i;
     if (lines.length && lines[lines.length - 1] === "") lines.pop();
     for (i = 0; i < lines.length; i++) { starts.push(pos); pos += cpLen(lines[i]) + 1; }
-    for (i = 0; i < lines.length; i++) { var m = LINE_RANK.exec(lines[i]); if (m) this.rank(num(m[1])); }
+    for (i = 0; i < lines.length; i++) { var m = PREFIX.exec(lines[i]); if (m) this.rank(num(m[2])); }
     var self = this;
     this.ranks.forEach(function (state, r) {  // the last line of each rank, [defaultN]: first as in _read.py
       var tags = ["[default" + r + "]:", "[rank" + r + "]:"];
       for (var t = 0; t < tags.length; t++) {
         for (var j = lines.length - 1; j >= 0; j--) {
-          if (lines[j].startsWith(tags[t])) { state.lastLine = clip(stripPrefixes(lines[j]), 300); state.tag = tags[t]; return; }
+          if (lines[j].startsWith(tags[t])) { state.lastLine = clip(stripPrefixes(lines[j]), LAST_LINE_CHARS); state.tag = tags[t]; return; }
         }
       }
     });
@@ -208,7 +207,7 @@
     this.fingerprints(text, state);
     var exc = LEADING.test(text) ? null : EXC.exec(text);
     if (exc && !WRAPPERS[exc[1].split(".").pop()]) {
-      addEvent(state, { kind: classify(text), text: clip(text, 400), line: number, time: when, source: "log" });
+      addEvent(state, { kind: classify(text), text: clip(text, ERROR_CHARS), line: number, time: when, source: "log" });
       var lo = Math.max(0, starts[i] - CONTEXT_CHARS);
       for (var j = 0; j < i; j++) {
         if (starts[j] <= lo || starts[j] >= starts[i]) continue;
@@ -231,7 +230,7 @@
       found.push([num(m[1]), m[3] + " SequenceNumber=" + (m[2] || "?") + " TensorShape=" + (m[4] || "?")]);
     }
     found.forEach(function (f) { state.fingerprints.set(f[0], f[1]); });
-    if (found.length >= 2 && text.indexOf("Detected mismatch") >= 0 && !this.inferred.has(found[0][0] + "," + found[1][0])) {
+    if (found.length >= 2 && text.indexOf(MISMATCH_REPORT) >= 0 && !this.inferred.has(found[0][0] + "," + found[1][0])) {
       this.inferred.add(found[0][0] + "," + found[1][0]);
       for (var r = 0; r < Math.min(found[1][0], MAX_INFERRED_RANK); r++) {
         if (!state.fingerprints.has(r)) state.fingerprints.set(r, found[0][1]);
@@ -239,12 +238,12 @@
     }
   };
   Reader.prototype.summary = function (text, number) {
-    if (text.indexOf("Root Cause (first observed failure)") >= 0) {
+    if (text.indexOf(SUMMARY_ROOT) >= 0) {
       this.inSummary = this.inRootCause = this.summarySeen = true;
       return true;
     }
-    if (text.startsWith("Failures:")) { this.inSummary = this.summarySeen = true; this.summaryLines = 0; return true; }
-    if (this.inSummary && text.startsWith("=====")) {
+    if (text.startsWith(SUMMARY_START)) { this.inSummary = this.summarySeen = true; this.summaryLines = 0; return true; }
+    if (this.inSummary && text.startsWith(SUMMARY_END)) {
       this.inSummary = this.inRootCause = this.summaryTraceback = false;
       this.summaryRank = null;
       return true;
@@ -254,7 +253,7 @@
       if (this.summaryTraceback && this.summaryRank !== null && text.startsWith("  ")) {
         var t = pyStrip(text);
         if (EXC.test(t) && text[2] !== " ") {
-          addEvent(this.rank(this.summaryRank), { kind: classify(t), text: clip(t, 400), line: number, time: this.summaryTime, source: "summary" });
+          addEvent(this.rank(this.summaryRank), { kind: classify(t), text: clip(t, ERROR_CHARS), line: number, time: this.summaryTime, source: "summary" });
           this.fingerprints(text, this.rank(this.summaryRank));
           return true;
         }
@@ -287,7 +286,7 @@
     var launcher = state.pid !== null ? reader.sent.get(state.pid) : undefined;
     if (ev.text.indexOf("SIGTERM") >= 0 || launcher === "SIGTERM") return "sigterm";
     if (launcher) return "sigterm";
-    if ((ev.text.indexOf("SIGABRT") >= 0 || ev.text.endsWith("Aborted")) && state.events.some(function (e) { return VICTIM_KINDS[e.kind]; })) return "abort";
+    if ((ev.text.indexOf("SIGABRT") >= 0 || ev.text.endsWith("Aborted")) && state.events.some(function (e) { return VICTIM_KINDS.indexOf(e.kind) >= 0; })) return "abort";
     return "signal";
   }
   function classifyRank(state, reader) {
@@ -299,7 +298,7 @@
     var signals = state.events.filter(function (e) { return e.kind === "signal"; })
       .map(function (e) { return [e, signalKind(state, e, reader)]; });
     for (var i = 0; i < signals.length; i++) if (signals[i][1] === "signal") return ["signal", signals[i][0]];
-    var kinds = ["mismatch", "barrier", "timeout", "connection"];
+    var kinds = VICTIM_KINDS;  // the most telling first
     for (var k = 0; k < kinds.length; k++) {
       var hit = state.events.filter(function (e) { return e.kind === kinds[k]; });
       if (hit.length) return [kinds[k], hit[0]];
@@ -392,14 +391,11 @@
     if (basis === "mismatch" && culprits.length > 1 && culprits.length === 2 && ranks.length === 2) {
       var sites = [];
       culprits.forEach(function (r) { var site = callSite(reader.ranks.get(r)); if (site) sites.push("rank " + r + ": " + site); });
-      tips.unshift(NO_MAJORITY + (sites.length ? " (" + sites.join("; ") + ")" : ""));
-    } else if (basis === "mismatch" && culprits.length > 1) tips.unshift(TIE);
+      tips.unshift(TIPS.no_majority + (sites.length ? " (" + sites.join("; ") + ")" : ""));
+    } else if (basis === "mismatch" && culprits.length > 1) tips.unshift(TIPS.tie);
     return { culprits: culprits, sole_culprit: sole, basis: basis, reason: BASIS[basis], root_cause_rank: reader.rootCause,
              root_cause_is_victim: rcVictim, gap_seconds: gap, collect: tips, ranks: verdicts };
   }
-  var NO_MAJORITY = "two ranks entered different collectives and there is no third to side with either: the output " +
-    "cannot tell which one left the common path; compare the line each suspect's traceback calls its collective from";
-  var FRAME = py('^\\s*File "([^"]+)", line (\\d+), in \\S+');
   /* the last frame of the rank's traceback outside torch and site-packages (_decide.py _call_site) */
   function callSite(state) {
     var lines = state.tail;
@@ -412,41 +408,36 @@
     }
     return null;
   }
-  var TIE = "the ranks named in the mismatch errors split evenly: read every rank's own mismatch error (one per rank, " +
-    "naming its collective) to see which side the others are on";
-  var BARRIER_TIP = "the ranks failed in the barrier TORCH_DISTRIBUTED_DEBUG=DETAIL runs before each collective, which " +
-    "rank 0 coordinates: ranks that reached it and gave up waiting for rank 0 point at rank 0 arriving " +
-    "late (stuck, slow, or starved of CPU); read rank 0's log, and a longer process-group timeout tells " +
-    "a slow rank 0 from a stuck one";
   function collect(reader, basis, victims, how) {
     var tips = [], barrier = Array.from(how.values()).indexOf("barrier") >= 0;
-    if (basis === "none" && barrier) tips.push(BARRIER_TIP);
+    if (basis === "none" && barrier) tips.push(TIPS.barrier);
     else if (basis === "none" && Array.from(how.values()).indexOf("sigterm") >= 0 &&
              victims.some(function (r) { return how.get(r) === "connection"; })) {
-      tips.push("the peers lost their connection to a rank that ended first, and no rank here did: a rank that exited without an error (exit code 0) leaves no line of its own unless every line is tagged");
+      tips.push(TIPS.ended_first);
     } else if (basis === "none" && victims.length && victims.length === how.size) {
-      tips.push("every rank in this output is a victim: the one that broke is not in it (another node, or a rank whose lines were cut off); read that rank's own log");
+      tips.push(TIPS.all_victims);
     }
     if ((basis === "none" && !barrier) || basis === "silent") {
       if (victims.some(function (r) { return how.get(r) === "timeout"; }) || basis === "none") {
-        tips.push("TORCH_FR_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1: Flight Recorder dumps each rank's last collectives on a timeout (`torchfrtrace` lines them up)");
-        tips.push("TORCH_DISTRIBUTED_DEBUG=DETAIL: a mismatched collective raises naming both ranks");
+        tips.push(TIPS.flight_recorder);
+        tips.push(TIPS.detail);
       }
     }
     if (basis === "silent" && Array.from(how.values()).filter(function (h) { return h === "none" || h === "sigterm"; }).length > 1 && !reader.summarySeen) {
-      tips.push("keep torchrun's own output too (kb run, or 2>&1 | tee): its failure summary gives each rank's exit code and signal, which per-rank logs lack");
+      tips.push(TIPS.summary);
     }
     var tagged = false;
     reader.ranks.forEach(function (s) { if (s.tag.startsWith("[default") || s.tag.startsWith("file")) tagged = true; });
-    if (reader.ranks.size < 2 || !tagged) tips.push("torchrun --tee 3 (or --log-dir DIR): every line tagged with its rank, one log per rank");
+    if (reader.ranks.size < 2 || !tagged) tips.push(TIPS.tee);
     var exited = false;
     how.forEach(function (h) { if (h === "exited") exited = true; });
-    if (exited) tips.push("decorate the entry point with torch.distributed.elastic.multiprocessing.errors.record: torchrun's summary then carries each rank's traceback");
+    if (exited) tips.push(TIPS.record);
     return tips;
   }
 
   /* triage(text, engine?): null unless two or more ranks speak; with an engine, the culprit's entry too */
   function triage(text, engine) {
+    load();
     var reader = new Reader();
     reader.feed(String(text || ""));
     var multi = reader.ranks.size >= 2 || (reader.summarySeen && reader.ranks.size > 0 &&

@@ -117,6 +117,7 @@ def test_only_cuda_checks_see_the_gpu(make_catalogue, monkeypatch):
     assert check_env(gpu)["CUDA_VISIBLE_DEVICES"] == "1"
 
 
+@pytest.mark.slow
 def test_a_cpu_check_runs_with_no_gpu_visible(make_catalogue, capsys):
     from trainkb.cli import main
 
@@ -148,6 +149,7 @@ print(calls, torch.cuda.is_initialized())
 """
 
 
+@pytest.mark.slow
 def test_the_warm_server_never_asks_cuda():
     """A CUDA query in the forkserver would fix the device list before CUDA_VISIBLE_DEVICES is set."""
     proc = subprocess.run([sys.executable, "-c", WARM_IMPORT_WATCHED], capture_output=True, text=True, timeout=300)

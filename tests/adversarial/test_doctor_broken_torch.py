@@ -8,7 +8,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,9 @@ import pytest
 from trainkb.commands._exit import Exit
 
 # what `import torch` raised where its CUDA runtime was missing (https://github.com/pytorch/pytorch/issues/10910)
+# each test starts kb doctor over a fake torch that fails to import (one hangs until its timeout)
+pytestmark = pytest.mark.slow
+
 LIBCUDART = "libcudart.so.9.0: cannot open shared object file: No such file or directory"
 BROKEN = {
     "import-error": f"raise ImportError({LIBCUDART!r})",
@@ -48,9 +50,7 @@ def _doctor(tmp_path: Path, body: str | None, *argv: str, timeout: float = 120) 
     ],
 )
 def test_a_broken_torch_is_reported_with_its_real_error(tmp_path, kind, said):
-    start = time.monotonic()
-    done = _doctor(tmp_path, BROKEN[kind], "--import-timeout", "3", timeout=90)
-    assert time.monotonic() - start < 60
+    done = _doctor(tmp_path, BROKEN[kind], "--import-timeout", "3", timeout=90)  # a hang fails here
     assert done.returncode == Exit.FINDINGS, done.stdout + done.stderr
     assert "Traceback" not in done.stderr
     [line] = [ln for ln in done.stdout.splitlines() if ln.startswith("[FAIL]")]

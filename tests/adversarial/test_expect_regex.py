@@ -43,6 +43,7 @@ def hostile(make_catalogue) -> Path:
     )
 
 
+@pytest.mark.slow
 def test_the_pattern_really_is_catastrophic_in_python_re():
     """The behaviour the rule guards against: 24 characters already take Python's re a visible while."""
     start = time.monotonic()
@@ -75,6 +76,7 @@ def test_lint_and_kb_check_agree_on_what_re2_runs(make_catalogue, pattern):
     assert any("RE2" in m for m in said) == (pattern_error(pattern) is not None)
 
 
+@pytest.mark.slow
 def test_the_shipped_catalogue_has_no_refused_expected_pattern():
     root = Path(__file__).resolve().parents[2] / "catalogue"
     assert [str(f) for f in lint_catalogue(load_catalogue(root)) if f.rule == "expect-regex"] == []

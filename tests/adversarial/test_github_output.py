@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from helpers import checks_yaml, record
 
 from trainkb.cli import main
 
 
+@pytest.mark.slow
 def test_snippet_output_is_inside_a_stop_commands_block(make_catalogue, capsys):
     code = "print('  ::error::injected')\nprint('::add-mask::hunter2')\nassert False\n"
     root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml({"code": code, "expect": "ok"}))})

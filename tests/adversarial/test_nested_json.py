@@ -40,6 +40,7 @@ def test_report_merge_says_one_line(tmp_path):
     assert done.stderr == f"kb: error: {deep}: JSON nested too deeply; not a check report\n"
 
 
+@pytest.mark.slow
 def test_site_build_skips_the_report_with_a_warning(tmp_path):
     reports = tmp_path / "reports"
     reports.mkdir()

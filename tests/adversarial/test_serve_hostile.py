@@ -56,9 +56,7 @@ def test_the_handler_has_an_idle_timeout():
 
 def test_an_idle_client_is_dropped(server):
     with socket.create_connection(server.server_address[:2], timeout=10) as sock:
-        started = time.monotonic()
-        assert sock.recv(1) == b""  # the server closed it
-        assert time.monotonic() - started < 5
+        assert sock.recv(1) == b""  # the server closed it (its timeout is 1 s here; the socket gives up at 10)
 
 
 def test_a_link_out_of_the_served_folder_is_not_followed(server, tmp_path_factory):

@@ -75,6 +75,7 @@ def test_serve_still_serves_pages(served):
         assert b"A sample failure for tests" in response.read()
 
 
+@pytest.mark.slow
 def test_doctor_on_an_endless_device_returns(tmp_path):
     done = subprocess.run(
         [sys.executable, "-m", "trainkb.cli", "doctor", "/dev/zero"],

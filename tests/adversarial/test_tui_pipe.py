@@ -59,6 +59,7 @@ def _read_until(master: int, out: bytearray, done, timeout: float) -> bool:  # t
     return done(out)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_piped_log_past_the_limit_then_sigterm(tmp_path: Path) -> None:
     master, slave = pty.openpty()

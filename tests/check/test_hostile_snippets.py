@@ -73,6 +73,7 @@ time.sleep(3)
 """
 
 
+@pytest.mark.slow
 def test_a_killed_forkserver_does_not_blame_the_check_it_was_running(make_catalogue, pool, tmp_path):
     """The forkserver dies (as under the OOM killer) while a check runs: the check is run again, not blamed."""
     marker = tmp_path / "server"

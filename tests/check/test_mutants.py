@@ -67,6 +67,7 @@ def test_killed_and_survived_mutants_are_told_apart(make_catalogue, pool):
     assert next(r for r in report["results"] if r["check"] == "c1")["why"] == "no mse_loss"
 
 
+@pytest.mark.slow
 def test_cli_mutants_exit_status_and_json(make_catalogue, capsys):
     root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml(KILLED))})
     assert main(["--catalogue", str(root), "check", "--mutants", "--no-drift", "--jobs", "1", "--json"]) == 0

@@ -113,6 +113,7 @@ def test_a_rank_that_raises_frees_the_others(make_catalogue, capsys):
     assert "1 passed" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_skips_are_reported_and_strict_fails_them(make_catalogue, capsys):
     checks = checks_yaml(
         {"name": "gpu", "code": "pass", "expect": "ok", "requires": {"cuda": True}},
@@ -154,6 +155,7 @@ def test_json_junit_and_github_outputs(make_catalogue, tmp_path, capsys):
     assert suite.find("testcase[@name='bad']/failure").get("message").startswith("rank 0 raised AssertionError")
 
 
+@pytest.mark.slow
 def test_shards_partition_the_checks(make_catalogue, tmp_path):
     checks = checks_yaml(*({"name": f"c{i}", "code": "pass", "expect": "ok"} for i in range(8)))
     root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks)})
@@ -224,6 +226,7 @@ def test_merging_shards_of_one_environment_keeps_both(tmp_path, capsys):
     assert merged["summary"] == {"passed": 3}
 
 
+@pytest.mark.slow
 def test_signature_drift_fails_the_run(make_catalogue, capsys, tmp_path, monkeypatch):
     """A raises check whose output search does not map back to its entry is a failure."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
@@ -265,6 +268,7 @@ dist.destroy_process_group()
 """
 
 
+@pytest.mark.slow
 def test_a_master_port_taken_by_someone_else_runs_the_check_again(make_catalogue, tmp_path):
     """EADDRINUSE on the port kb picked is the machine's doing, not the check's verdict."""
     marker = tmp_path / "first-port"

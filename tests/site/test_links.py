@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from linkcheck import broken_links, is_external, links_from, parse
 
 from trainkb.catalogue import find_catalogue, load_catalogue
+
+pytestmark = pytest.mark.slow  # each run builds the whole catalogue's site first
 
 
 def test_every_internal_link_and_anchor_resolves(real_site: Path) -> None:

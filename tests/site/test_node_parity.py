@@ -33,6 +33,7 @@ import pytest
 
 from trainkb._ownoutput import MARK
 from trainkb.catalogue import Catalogue
+from trainkb.ranklog import READ
 from trainkb.search import Index, search
 from trainkb.search._index import build_data
 from trainkb.site import export_index
@@ -385,6 +386,36 @@ def _triage_variants(logs: list[Case], seed: int) -> list[Case]:
     return out
 
 
+_RAISING = re.compile(r"^((?:\[(?:default|rank)\d+\]:\s?)+)((?:\w+\.)*\w+Error: .*)$")
+_RANK_TAG = re.compile(r"\d+(?=\]:)")
+
+
+def _raises(line: str) -> re.Match[str] | None:
+    """A rank's line raising an error of its own (not a peer's timeout, lost connection or mismatch)."""
+    m = _RAISING.match(line)
+    victim = (READ.timeout, READ.connection, READ.mismatch, READ.barrier)
+    return m if m and not any(p.search(m[2]) for p in victim) else None
+
+
+def _tie_variants(logs: list[Case]) -> list[Case]:
+    """A second rank raising the first one's error, both lines stamped a set gap apart: the edges of the rule
+    that names every rank failing on its own within a second of the first (and only the first beyond it)."""
+    out: list[Case] = []
+    for label, log in logs:
+        lines = log.splitlines()
+        at = next((i for i, line in enumerate(lines) if _raises(line)), None)
+        if at is None:
+            continue
+        m = _raises(lines[at])
+        assert m is not None
+        other = _RANK_TAG.sub("7", m[1])  # a rank of its own, above those of the captured runs
+        for gap in (0.0, 0.5, 0.999, 1.0, 1.001, 1.5, 2.0):
+            first = f"{m[1]}{m[2]} (2026-11-26 06:00:00.000000)"
+            second = f"{other}{m[2]} (2026-11-26 06:00:{gap:09.6f})"
+            out.append((f"{label} tie {gap}", "\n".join([*lines[:at], first, second, *lines[at + 1 :]]) + "\n"))
+    return out
+
+
 def _split_keep(line: str, words: dict[str, str]) -> list[str]:
     """``line`` cut before and after each occurrence of a key of ``words`` (left to right, longest first)."""
     parts, i, start = [], 0, 0
@@ -472,7 +503,9 @@ def test_triage_agrees_on_captured_runs_and_their_variants(node: NodeEngines, in
     """Every captured multi-rank run (gloo and NCCL), seeded changes to them, and every single-process case."""
     assert TRIAGE_FIXTURES, "no triage fixtures under tests/triage/fixtures"
     logs = [(str(p.relative_to(ROOT)), p.read_text(encoding="utf-8")) for p in TRIAGE_FIXTURES]
-    cases = logs + _triage_variants(logs, SEED) + _benchmark_cases()
+    ties = _tie_variants(logs)
+    assert len(ties) >= 7, "no captured run has a rank that raises: the tie rule goes untested"
+    cases = logs + _triage_variants(logs, SEED) + ties + _benchmark_cases()
     answers, expected = node.ask(
         [{"op": "triage", "text": text} for _label, text in cases],
         lambda: [_python_triage(text, index) for _label, text in cases],

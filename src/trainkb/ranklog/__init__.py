@@ -8,15 +8,20 @@ from __future__ import annotations
 
 from ._decide import Basis, RankVerdict, Role, Triage, decide, decide_text, is_multirank
 from ._read import CHUNK, Event, EventKind, EventSource, RankState, Reader
+from ._rules import DECIDE, READ, DecideRules, ReadRules
 
 __all__ = [
     "CHUNK",
+    "DECIDE",
+    "READ",
     "Basis",
+    "DecideRules",
     "Event",
     "EventKind",
     "EventSource",
     "RankState",
     "RankVerdict",
+    "ReadRules",
     "Reader",
     "Role",
     "Triage",

@@ -9,45 +9,28 @@ with what to collect next time.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
 from ._read import Event, RankState, Reader
+from ._rules import DECIDE
 
 __all__ = ["Basis", "RankVerdict", "Role", "Triage", "decide", "decide_text", "is_multirank"]
 
-VICTIM_KINDS = frozenset({"timeout", "connection", "mismatch", "barrier"})
-WAITED = ("timeout", "connection", "abort", "barrier")  # a victim's kinds that show it waited on a peer
-TIMED_OUT = ("timeout", "abort", "barrier")  # ... and those a hung peer causes (it closes no connection)
 # what a rank was in the failure: the one that broke it, one of several that may have, one that only
 # suffered it, one untouched
 Role = Literal["culprit", "suspect", "victim", "unharmed"]
 # what singled the culprits out, strongest first; "none" when nothing did
 Basis = Literal["own-error", "mismatch", "behind", "silent", "none"]
-TIE_SECONDS = 1.0  # torchrun's summary and error files stamp whole seconds
-_HOW = {
-    "timeout": "timed out waiting in a collective",
-    "connection": "lost the connection to a peer",
-    "mismatch": "reported the collective mismatch",
-    "barrier": "failed in the debug barrier before a collective because of a peer",
-    "sigterm": "stopped by the launcher (SIGTERM)",
-    "abort": "aborted by the NCCL watchdog after its timeout (SIGABRT)",
-    "exception": "raised",
-    "signal": "killed by a signal",
-    "exited": "exited with an error and no traceback",
-    "silent": "no error of its own",
-    "none": "no error seen",
-}
 
 
 @dataclass
 class RankVerdict:
     rank: int
     role: Role
-    how: str  # a key of _HOW
+    how: str  # a key of DECIDE.how
     error: str | None = None  # the first line of the error that ended it
     line: int | None = None
     origin: str | None = None
@@ -58,7 +41,7 @@ class RankVerdict:
 
     @property
     def description(self) -> str:
-        return _HOW[self.how]
+        return DECIDE.how[self.how]
 
 
 @dataclass
@@ -102,7 +85,7 @@ def _signal_kind(state: RankState, event: Event, reader: Reader) -> str:
     if launcher:  # torchrun escalates to SIGKILL when SIGTERM is ignored
         return "sigterm"
     aborted = "SIGABRT" in event.text or event.text.endswith("Aborted")  # summary, or faulthandler's own line
-    if aborted and any(e.kind in VICTIM_KINDS for e in state.events):
+    if aborted and any(e.kind in DECIDE.victim_kinds for e in state.events):
         return "abort"
     return "signal"
 
@@ -116,7 +99,7 @@ def _classify(state: RankState, reader: Reader) -> tuple[str, Event | None]:
     for event, kind in signals:
         if kind == "signal":
             return "signal", event
-    for kind in ("mismatch", "barrier", "timeout", "connection"):
+    for kind in DECIDE.victim_kinds:
         hits = [e for e in state.events if e.kind == kind]
         if hits:
             return kind, hits[0]
@@ -147,7 +130,7 @@ def _first(ranks: list[int], when: dict[int, float | None]) -> list[int]:
     if len(ranks) <= 1 or len(known) < len(ranks):
         return ranks
     earliest = min(known)
-    return [r for r in ranks if (when[r] or 0.0) - earliest < TIE_SECONDS]
+    return [r for r in ranks if (when[r] or 0.0) - earliest < DECIDE.tie_seconds]
 
 
 def _odd_ones_out(ops: Mapping[int, object]) -> list[int]:
@@ -173,7 +156,7 @@ def decide(reader: Reader) -> Triage:
         how[rank], shown[rank] = _classify(state, reader)
     when = {r: _time(states[r], shown[r]) for r in states}
     own = [r for r in states if how[r] in ("exception", "signal")]
-    victims = [r for r in states if how[r] in (*WAITED, "mismatch")]
+    victims = [r for r in states if how[r] in (*DECIDE.waited, "mismatch")]
     fingerprints: dict[int, object] = {}
     for state in states.values():
         fingerprints.update(state.fingerprints)
@@ -200,8 +183,8 @@ def decide(reader: Reader) -> Triage:
     elif (
         victims
         and silent
-        and any(how[r] in WAITED for r in victims)
-        and (how[silent[0]] == "none" or any(how[r] in TIMED_OUT for r in victims))
+        and any(how[r] in DECIDE.waited for r in victims)
+        and (how[silent[0]] == "none" or any(how[r] in DECIDE.timed_out for r in victims))
     ):
         # a rank the launcher stopped was alive until a peer failed: it can be the cause only by hanging,
         # and a hang makes its peers time out; lost connections alone come from a rank that ended first
@@ -243,80 +226,43 @@ def decide(reader: Reader) -> Triage:
     tips = _collect(reader, basis, victims, how)
     if basis == "mismatch" and len(culprits) > 1 and len(culprits) == len(states) == 2:
         sites = [f"rank {r}: {site}" for r in culprits if (site := _call_site(states[r]))]
-        tips.insert(0, _NO_MAJORITY + (f" ({'; '.join(sites)})" if sites else ""))
+        tips.insert(0, DECIDE.tips["no_majority"] + (f" ({'; '.join(sites)})" if sites else ""))
     elif basis == "mismatch" and len(culprits) > 1:
-        tips.insert(0, _TIE)
+        tips.insert(0, DECIDE.tips["tie"])
     return Triage(verdicts, culprits, basis, reader.root_cause, gap, tips)
-
-
-_NO_MAJORITY = (
-    "two ranks entered different collectives and there is no third to side with either: the output "
-    "cannot tell which one left the common path; compare the line each suspect's traceback calls its "
-    "collective from"
-)
-_FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+), in \S+')
 
 
 def _call_site(state: RankState) -> str | None:
     """The last frame of the rank's traceback outside torch and site-packages: where its code called the collective."""
     lines = list(state.tail)
     for i in range(len(lines) - 1, -1, -1):
-        m = _FRAME.match(lines[i])
+        m = DECIDE.frame.match(lines[i])
         if m and "site-packages" not in m["path"] and "/torch/" not in m["path"]:
             code = lines[i + 1].strip() if i + 1 < len(lines) else ""
             return f"{m['path'].rsplit('/', 1)[-1]} line {m['line']}" + (f", `{code}`" if code else "")
     return None
 
 
-_TIE = (
-    "the ranks named in the mismatch errors split evenly: read every rank's own mismatch error (one per rank, "
-    "naming its collective) to see which side the others are on"
-)
-
-
-_BARRIER_TIP = (
-    "the ranks failed in the barrier TORCH_DISTRIBUTED_DEBUG=DETAIL runs before each collective, which "
-    "rank 0 coordinates: ranks that reached it and gave up waiting for rank 0 point at rank 0 arriving "
-    "late (stuck, slow, or starved of CPU); read rank 0's log, and a longer process-group timeout tells "
-    "a slow rank 0 from a stuck one"
-)
-
-
 def _collect(reader: Reader, basis: Basis, victims: list[int], how: dict[int, str]) -> list[str]:
     """What to turn on next time, when this output could not settle the question."""
+    tip = DECIDE.tips
     tips = []
     barrier = any(h == "barrier" for h in how.values())
     if basis == "none" and barrier:
-        tips.append(_BARRIER_TIP)
+        tips.append(tip["barrier"])
     elif basis == "none" and any(how[r] == "sigterm" for r in how) and any(how[r] == "connection" for r in victims):
-        tips.append(
-            "the peers lost their connection to a rank that ended first, and no rank here did: a rank that "
-            "exited without an error (exit code 0) leaves no line of its own unless every line is tagged"
-        )
+        tips.append(tip["ended_first"])
     elif basis == "none" and victims and len(victims) == len(how):
-        tips.append(
-            "every rank in this output is a victim: the one that broke is not in it (another node, or a "
-            "rank whose lines were cut off); read that rank's own log"
-        )
+        tips.append(tip["all_victims"])
     if (basis == "none" and not barrier) or (basis == "silent" and any(how[r] == "timeout" for r in victims)):
-        tips.append(
-            "TORCH_FR_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1: Flight Recorder dumps each rank's "
-            "last collectives on a timeout (`torchfrtrace` lines them up)"
-        )
-        tips.append("TORCH_DISTRIBUTED_DEBUG=DETAIL: a mismatched collective raises naming both ranks")
+        tips += [tip["flight_recorder"], tip["detail"]]
     if basis == "silent" and len([r for r in how if how[r] in ("none", "sigterm")]) > 1 and not reader.summary_seen:
-        tips.append(
-            "keep torchrun's own output too (kb run, or 2>&1 | tee): its failure summary gives each rank's "
-            "exit code and signal, which per-rank logs lack"
-        )
+        tips.append(tip["summary"])
     # only tracebacks carry torch's [rankN]: prefix; --tee tags every line, so a quiet rank is seen too
     if len(reader.ranks) < 2 or not any(s.tag.startswith(("[default", "file")) for s in reader.ranks.values()):
-        tips.append("torchrun --tee 3 (or --log-dir DIR): every line tagged with its rank, one log per rank")
+        tips.append(tip["tee"])
     if any(how[r] == "exited" for r in how):  # a rank failed with an exit code and no traceback anywhere
-        tips.append(
-            "decorate the entry point with torch.distributed.elastic.multiprocessing.errors.record: "
-            "torchrun's summary then carries each rank's traceback"
-        )
+        tips.append(tip["record"])
     return tips
 
 

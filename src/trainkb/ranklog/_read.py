@@ -5,6 +5,7 @@ of a few literal keywords (found with ``str.find`` over large chunks), so a 100 
 little more than reading it. Which ranks exist, and the last line of each, come from the
 rank prefixes (`[rank3]:` from torch, `[default3]:` from `torchrun --tee`) searched per chunk.
 Memory stays bounded: per rank, a short tail of its lines around failures and its events.
+The patterns and limits are ``_rules.READ``, which the site's triage.js reads too.
 """
 
 from __future__ import annotations
@@ -18,91 +19,13 @@ from datetime import UTC, datetime
 from typing import Literal
 
 from .._ownoutput import MARK, in_own_block
+from ._rules import READ
 
 __all__ = ["Event", "EventKind", "EventSource", "RankState", "Reader"]
 
 CHUNK = 4 * 1024 * 1024
-CONTEXT_CHARS = 6_000  # characters before an exception line searched for that rank's traceback
-MAX_EVENTS = 64  # per rank: a rank that repeats an error thousands of times keeps the first ones
-TAIL_LINES = 60  # per rank: the lines kept to search the catalogue with
 MAX_LINE = 1024 * 1024  # characters kept of one line; the rest of a longer one is dropped
-MAX_SUMMARY_LINES = 5_000  # torchrun's summary is far shorter; past this, "Failures:" was not its start
-MAX_INFERRED_RANK = 1024  # agreements implied by one mismatch error, at most (hostile input stays cheap)
 RANK_SCAN = 256 * 1024  # after the first chunk, new ranks are looked for at each chunk's two ends only
-
-# lines worth a closer look all contain one of these; everything else is progress. Each starts with
-# an upper-case letter: `re` then skips ahead to the next character that can start one, and typical
-# progress lines ("[default3]:step 7 loss 0.43") hold few. torchrun's summary fields are lower
-# case, so the summary block ("Failures:" ... "=====") is read line by line instead.
-_KEYWORDS = (
-    "Error",
-    "Exception",
-    "Traceback",
-    "Timed out",
-    "Timeout",
-    "Watchdog",
-    "SeqNum",
-    "Signal ",
-    "Sending process",
-    "Root Cause",
-    "Failures:",
-    "NCCL",
-    "Rank ",
-    "Interrupt",
-    "Killed",
-    "Segmentation fault",
-    "Connection ",
-    "Fatal Python error",
-    "Detected mismatch",
-)
-_KEYWORD_RE = re.compile("|".join(re.escape(k) for k in _KEYWORDS))
-
-_PREFIX = re.compile(r"\[(default|rank)(\d+)\]:\s?")
-_NCCL_RANK = re.compile(r"\bRank (\d+)\]")
-_EXC = re.compile(
-    r"^(?P<type>(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Failure))"
-    r"(?::\s?(?P<msg>.*))?$"
-)
-_SUMMARY_FIELD = re.compile(r"^\s{1,4}(time|rank|exitcode|error_file|traceback)\s*:\s?(.*)$")
-_SUMMARY_RANK = re.compile(r"^(\d+)(?: \(local_rank: (\d+)\))?")
-_EXITCODE = re.compile(r"^(-?\d+) \(pid: (\d+)\)")
-_SENT = re.compile(r"Sending process (\d+) closing signal (SIG[A-Z]+)")
-_WATCHDOG = re.compile(
-    r"Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(\d+), OpType=(\w+)"
-    r"(?:, NumelIn=(\d+))?"
-)
-_ENQUEUED = re.compile(r"[Ll]ast enqueued (?:NCCL )?work: (-?\d+), last completed (?:NCCL )?work: (-?\d+)")
-# older releases print no SequenceNumber; the key compared is sequence number, op type and first shape
-_FINGERPRINT = re.compile(
-    r"Rank (\d+) is running collective: CollectiveFingerPrint\((?:SequenceNumber=(\d+), )?"
-    r"OpType=(\w+)(?:, TensorShape=(\[[^\]]*\]))?"
-)
-_SIGNAL_TRACE = re.compile(r"Signal (\d+) \((SIG[A-Z]+)\) received by PID (\d+)")
-# faulthandler's line in the dying rank's own stderr: the signal, seen even where torchrun's summary is not
-_FATAL = re.compile(r"^Fatal Python error: (Aborted|Segmentation fault|Bus error|Floating point exception)\b")
-# time stamps: logging's "[2024-05-01 12:00:00,123]" or ISO, torchrun's "2024-05-01_12:00:00", glog's "E0501 12:00:00.1"
-_ISO = re.compile(r"(\d{4})-(\d\d)-(\d\d)[ T_](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,6}))?")
-_GLOG = re.compile(r"\b[EWIF](\d\d)(\d\d) (\d\d):(\d\d):(\d\d)\.(\d{1,9})\b")
-
-# how a rank's error reads when it only suffered another rank's failure
-_TIMEOUT = re.compile(
-    r"Timed out waiting \d+ms|Watchdog caught collective operation timeout|timed out|"
-    r"[Tt]imeout at NCCL work|wait timeout after \d+ms",
-    re.I,
-)
-_CONNECTION = re.compile(
-    r"Connection (?:closed|reset) by peer|Broken pipe|remote process exited|"
-    r"NCCL communicator was aborted|ncclRemoteError|[Ss]ocket [Tt]imeout|"
-    r"failed to recv, got 0 bytes|Connection refused",
-    re.I,
-)
-_MISMATCH = re.compile(r"Detected mismatch between collectives")
-# TORCH_DISTRIBUTED_DEBUG's barrier before each collective failed because of a peer (rank 0 late, a peer gone)
-_BARRIER = re.compile(
-    r"successfully reached monitoredBarrier, but received errors|"
-    r"Monitored Barrier encountered error"
-)
-_WRAPPERS = frozenset({"ChildFailedError", "SystemExit", "KeyboardInterrupt"})
 
 
 # what happened to a rank: its own exception, a signal or a bare exit, or what a victim of a peer reports
@@ -134,12 +57,12 @@ class RankState:
     error_file: str | None = None
     seq: dict[str, object] = field(default_factory=dict)  # SeqNum/OpType/NumelIn, last enqueued/completed
     fingerprints: dict[int, str] = field(default_factory=dict)  # rank -> collective seen in mismatch errors
-    tail: deque[str] = field(default_factory=lambda: deque(maxlen=TAIL_LINES))
+    tail: deque[str] = field(default_factory=lambda: deque(maxlen=READ.tail_lines))
     first_time: float | None = None
     last_time: float | None = None
 
     def add(self, event: Event) -> None:
-        if len(self.events) < MAX_EVENTS and not any(
+        if len(self.events) < READ.max_events and not any(
             e.kind == event.kind and e.text == event.text and e.source == event.source for e in self.events
         ):
             self.events.append(event)
@@ -147,19 +70,19 @@ class RankState:
 
 def classify(message: str) -> EventKind:
     """exception (the rank's own), or timeout/connection/mismatch/barrier (what a victim of a peer reports)."""
-    if _MISMATCH.search(message):
+    if READ.mismatch.search(message):
         return "mismatch"
-    if _BARRIER.search(message):
+    if READ.barrier.search(message):
         return "barrier"
-    if _CONNECTION.search(message):
+    if READ.connection.search(message):
         return "connection"
-    if _TIMEOUT.search(message):
+    if READ.timeout.search(message):
         return "timeout"
     return "exception"
 
 
 def _stamp(text: str, year: int) -> float | None:
-    m = _ISO.search(text)
+    m = READ.iso.search(text)
     if m:
         frac = (m[7] or "0").ljust(6, "0")
         try:
@@ -168,7 +91,7 @@ def _stamp(text: str, year: int) -> float | None:
             ).timestamp()
         except ValueError:
             return None
-    m = _GLOG.search(text)
+    m = READ.glog.search(text)
     if m:
         try:
             return datetime(
@@ -241,7 +164,7 @@ class Reader:
         self._fingerprints(first, state)
         stack = extra.get("py_callstack") if isinstance(extra, dict) else None
         if isinstance(stack, str) and not state.tail:
-            state.tail.extend(stack.splitlines()[-TAIL_LINES:])
+            state.tail.extend(stack.splitlines()[-READ.tail_lines :])
 
     # --- internals ----------------------------------------------------------------------------
     def rank(self, rank: int) -> RankState:
@@ -273,10 +196,10 @@ class Reader:
             if self._in_summary:  # torchrun's summary block: every line, until its closing rule
                 start = pos
                 self._summary_lines += 1
-                if self._summary_lines > MAX_SUMMARY_LINES:  # a stray "Failures:" opened no summary
+                if self._summary_lines > READ.max_summary_lines:  # a stray "Failures:" opened no summary
                     self._in_summary = self._in_root_cause = False
             else:
-                m = _KEYWORD_RE.search(text, pos)
+                m = READ.keywords.search(text, pos)
                 if m is None:
                     break
                 start = text.rfind("\n", 0, m.start()) + 1
@@ -295,7 +218,7 @@ class Reader:
             state.tag = state.tag or "file"  # a per-rank log file: every line is this rank's
             last = text.rstrip("\n").rsplit("\n", 1)[-1]
             if last.strip():
-                state.last_line = _PREFIX.sub("", last, count=2)[:300]
+                state.last_line = READ.prefix.sub("", last, count=2)[: READ.last_line_chars]
             return
         self._chunks += 1
         whole = self._chunks == 1 or len(text) <= 2 * RANK_SCAN
@@ -308,7 +231,8 @@ class Reader:
                 at = at + 1 if at >= 0 else (0 if text.startswith(tag) else -1)
                 if at >= 0:
                     end = text.find("\n", at)
-                    state.last_line = _PREFIX.sub("", text[at : end if end >= 0 else len(text)], count=2)[:300]
+                    line = text[at : end if end >= 0 else len(text)]
+                    state.last_line = READ.prefix.sub("", line, count=2)[: READ.last_line_chars]
                     state.tag = tag
                     break
 
@@ -330,7 +254,7 @@ class Reader:
         """The line without rank prefixes, the rank it belongs to, and whether a prefix said so."""
         rank, prefixed, text = default_rank, False, raw
         for _ in range(2):
-            m = _PREFIX.match(text)
+            m = READ.prefix.match(text)
             if not m:
                 break
             if m[1] == "rank" or rank is None or not prefixed:
@@ -343,13 +267,13 @@ class Reader:
         if self._marked and in_own_block(chunk, start):
             return
         text, rank, prefixed = self._strip(raw, default_rank)
-        nccl = _NCCL_RANK.search(text)
+        nccl = READ.nccl_rank.search(text)
         if rank is None and nccl:
             rank = int(nccl[1])
         when = _stamp(text, self.year)
         if not prefixed and default_rank is None and self._summary(text, number):
             return
-        if m := _SENT.search(text):
+        if m := READ.sent.search(text):
             self.sent[int(m[1])] = m[2]
             return
         if rank is None:
@@ -358,22 +282,22 @@ class Reader:
         if when is not None:
             state.first_time = when if state.first_time is None else state.first_time
             state.last_time = when
-        if m := _WATCHDOG.search(text):
+        if m := READ.watchdog.search(text):
             state.seq.update(seq_num=int(m[1]), op=m[2], numel_in=int(m[3]) if m[3] else None)
             state.add(Event("timeout", text[m.start() :].split(" ran for")[0], number, when, "nccl", self.origin))
-        if m := _ENQUEUED.search(text):
+        if m := READ.enqueued.search(text):
             state.seq.update(last_enqueued=int(m[1]), last_completed=int(m[2]))
         self._fingerprints(text, state)
         stripped = text.lstrip()
-        exc = _EXC.match(text) if stripped == text else None
-        if exc and exc["type"].rsplit(".", 1)[-1] not in _WRAPPERS:
-            first = text[:400]
+        exc = READ.exc.match(text) if stripped == text else None
+        if exc and exc["type"].rsplit(".", 1)[-1] not in READ.wrappers:
+            first = text[: READ.error_chars]
             state.add(Event(classify(text), first, number, when, "log", self.origin))
-            lo = max(0, start - CONTEXT_CHARS)
+            lo = max(0, start - READ.context_chars)
             own = [self._strip(x, default_rank) for x in chunk[lo:start].splitlines()[1:]]
             state.tail.extend(t for t, r, _ in own if r == rank)
             state.tail.append(text)
-        elif (m := _SIGNAL_TRACE.search(text)) or (m := _FATAL.match(text)):
+        elif (m := READ.signal_trace.search(text)) or (m := READ.fatal.match(text)):
             state.add(Event("signal", m[0], number, when, "log", self.origin))
 
     def _fingerprints(self, text: str, state: RankState) -> None:
@@ -386,40 +310,40 @@ class Reader:
         """
         found = [
             (int(m[1]), f"{m[3]} SequenceNumber={m[2] or '?'} TensorShape={m[4] or '?'}")
-            for m in _FINGERPRINT.finditer(text)
+            for m in READ.fingerprint.finditer(text)
         ]
         for rank, key in found:
             state.fingerprints[rank] = key
-        if len(found) >= 2 and "Detected mismatch" in text and (found[0][0], found[1][0]) not in self._inferred:
+        if len(found) >= 2 and READ.mismatch_report in text and (found[0][0], found[1][0]) not in self._inferred:
             (reporter, key), (first_differing, _) = found[0], found[1]
             self._inferred.add((reporter, first_differing))
-            for rank in range(min(first_differing, MAX_INFERRED_RANK)):
+            for rank in range(min(first_differing, READ.max_inferred_rank)):
                 state.fingerprints.setdefault(rank, key)
 
     def _summary(self, text: str, number: int) -> bool:
         """torchrun's ChildFailedError summary: per failed rank its time, exit code, error file, error."""
-        if "Root Cause (first observed failure)" in text:
+        if READ.summary_root in text:
             self._in_summary = self._in_root_cause = True
             self.summary_seen = True
             return True
-        if text.startswith("Failures:"):
+        if text.startswith(READ.summary_start):
             self._in_summary = self.summary_seen = True
             self._summary_lines = 0
             return True
-        if self._in_summary and text.startswith("====="):
+        if self._in_summary and text.startswith(READ.summary_end):
             self._in_summary = self._in_root_cause = self._summary_traceback = False
             self._summary_rank = None
             return True
-        m = _SUMMARY_FIELD.match(text)
+        m = READ.summary_field.match(text)
         if m is None:
             if self._summary_traceback and self._summary_rank is not None and text.startswith("  "):
-                exc = _EXC.match(text.strip())
+                exc = READ.exc.match(text.strip())
                 if exc and text[2:3] != " ":
                     state = self._rank(self._summary_rank)
                     state.add(
                         Event(
                             classify(text.strip()),
-                            text.strip()[:400],
+                            text.strip()[: READ.error_chars],
                             number,
                             self._summary_time,
                             "summary",
@@ -435,7 +359,7 @@ class Reader:
             self._summary_time = _stamp(value, self.year)
             self._summary_rank = None
             self._summary_traceback = False
-        elif key == "rank" and (r := _SUMMARY_RANK.match(value)):
+        elif key == "rank" and (r := READ.summary_rank.match(value)):
             self._summary_rank = int(r[1])
             state = self._rank(self._summary_rank)
             if self._in_root_cause and self.root_cause is None:
@@ -444,12 +368,12 @@ class Reader:
                 state.last_time = self._summary_time
         elif self._summary_rank is not None:
             state = self._rank(self._summary_rank)
-            if key == "exitcode" and (e := _EXITCODE.match(value)):
+            if key == "exitcode" and (e := READ.exitcode.match(value)):
                 state.exitcode, state.pid = int(e[1]), int(e[2])
             elif key == "error_file" and value != "<N/A>":
                 state.error_file = value
             elif key == "traceback":
                 self._summary_traceback = value.startswith("Traceback")
-                if s := _SIGNAL_TRACE.search(value):
+                if s := READ.signal_trace.search(value):
                     state.add(Event("signal", s[0], number, self._summary_time, "summary", self.origin))
         return True

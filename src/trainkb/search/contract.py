@@ -15,10 +15,13 @@ value of an existing constant is not a new layout. docs/search.md describes ever
 
 from __future__ import annotations
 
+import dataclasses
 import re
+from collections.abc import Mapping
 from typing import Any, Literal, TypedDict
 
 from .. import _ownoutput
+from ..ranklog import DECIDE, READ, DecideRules, ReadRules
 from . import _hint, _input, _normalize, _ranks, _score, _search, _tells
 from ._index import Index
 from ._jsregex import js_regex, signature_regex
@@ -28,11 +31,14 @@ __all__ = [
     "EngineContract",
     "TellCondition",
     "TellContract",
+    "TriageContract",
     "engine_contract",
     "engine_patterns",
+    "rules_data",
 ]
 
 ENGINE_CONTRACT_VERSION = 3  # 2: tells, the answer's status, why and candidates; 3: kb's own blocks, ranks' teardown
+TRIAGE_RULES_VERSION = 1  # the ``triage`` part, which site/static/triage.js reads (and declares the version of)
 
 
 class EntryContract(TypedDict):
@@ -115,6 +121,14 @@ class TellContract(TypedDict):
     when: list[TellCondition]  # every condition must hold; each has exactly one key, its kind
 
 
+class TriageContract(TypedDict):
+    """The rules the browser's triage.js runs: ``kb triage``'s own rule objects (trainkb.ranklog), field by field."""
+
+    version: int  # TRIAGE_RULES_VERSION
+    read: dict[str, Any]  # ReadRules: how ranks, errors, torchrun's summary and time stamps are found
+    decide: dict[str, Any]  # DecideRules: how endings become culprits and victims, and the verdict's words
+
+
 class EngineContract(TypedDict):
     """The browser engine's whole input (the ``search`` part of the site's search-index.js)."""
 
@@ -134,6 +148,7 @@ class EngineContract(TypedDict):
     sig_terms: dict[str, list[int]]  # word -> signatures holding it
     gate: dict[str, list[int]]  # a signature's rarest required word -> signatures
     ungated: list[int]  # signatures with no required word: always tried
+    triage: TriageContract  # for triage.js, which engine.js asks about a multi-rank paste
 
 
 def _constants() -> dict[str, Any]:
@@ -255,6 +270,31 @@ def engine_patterns() -> dict[str, re.Pattern[str]]:
     }
 
 
+def rules_data(rules: ReadRules | DecideRules) -> dict[str, Any]:
+    """A frozen rules object as JSON, every field under its own name: a regex as [source, flags] of the
+    JavaScript regex with Python's meaning, a set as a sorted list, a table as an object."""
+    out: dict[str, Any] = {}
+    for field in dataclasses.fields(rules):
+        value = getattr(rules, field.name)
+        if isinstance(value, re.Pattern):
+            out[field.name] = js_regex(value)
+        elif isinstance(value, frozenset):
+            out[field.name] = sorted(value)
+        elif isinstance(value, tuple):
+            out[field.name] = list(value)
+        elif isinstance(value, Mapping):
+            out[field.name] = dict(value)
+        elif isinstance(value, int | float | str):
+            out[field.name] = value
+        else:
+            raise TypeError(f"{type(rules).__name__}.{field.name}: no JSON form for {type(value).__name__}")
+    return out
+
+
+def _triage() -> TriageContract:
+    return {"version": TRIAGE_RULES_VERSION, "read": rules_data(READ), "decide": rules_data(DECIDE)}
+
+
 def _patterns() -> dict[str, Any]:
     out: dict[str, Any] = {name: js_regex(pattern) for name, pattern in engine_patterns().items()}
     out["MASKS"] = [[holder, *js_regex(pattern)] for holder, pattern in _normalize.MASKS]
@@ -342,4 +382,5 @@ def engine_contract(index: Index) -> EngineContract:
         "sig_terms": index.sig_terms,
         "gate": index.gate,
         "ungated": index.ungated,
+        "triage": _triage(),
     }

@@ -6,17 +6,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .._terminal import printable
-from ..ranklog import Triage
+from ..ranklog import DECIDE, Triage
 
 __all__ = ["to_json", "to_text"]
-
-_BASIS = {
-    "own-error": "its own error came first",
-    "mismatch": "its collective differs from the other ranks' (TORCH_DISTRIBUTED_DEBUG fingerprints)",
-    "behind": "it is behind the other ranks in the collective sequence (NCCL watchdog counters)",
-    "silent": "it reported no error while its peers timed out or lost their connection to it",
-    "none": "no rank shows an error of its own",
-}
 
 
 def _when(seconds: float | None) -> str | None:
@@ -42,7 +34,7 @@ def to_json(triage: Triage, first_line: int = 1) -> dict[str, Any]:
         "culprits": triage.culprits,
         "sole_culprit": triage.sole_culprit,
         "basis": triage.basis,
-        "reason": _BASIS[triage.basis],
+        "reason": DECIDE.basis[triage.basis],
         "root_cause_rank": triage.root_cause,
         "root_cause_is_victim": triage.root_cause_is_victim,
         "gap_seconds": triage.gap_seconds,
@@ -91,7 +83,7 @@ def to_text(triage: Triage, heading: str = "kb triage", first_line: int = 1) -> 
     spelled out (a pasted log may carry escape sequences)."""
     n = len(triage.ranks)
     if triage.sole_culprit is not None:
-        head = f"rank {triage.sole_culprit} broke first — {_BASIS[triage.basis]}"
+        head = f"rank {triage.sole_culprit} broke first — {DECIDE.basis[triage.basis]}"
     elif triage.culprits:
         listed = ", ".join(str(r) for r in triage.culprits)
         head = (
