@@ -13,8 +13,10 @@ from trainkb.tui._paste import PasteBox
 
 
 async def settle(pilot, app):
-    await pilot.pause()
-    await app.workers.wait_for_complete()
+    """Until the search and the entry render it starts (a worker started by the first) are both done."""
+    for _ in range(2):
+        await pilot.pause()
+        await app.workers.wait_for_complete()
     await pilot.pause()
 
 

@@ -20,7 +20,7 @@ from ._entry import HINTS, EntryView
 from ._help import KeysHelp
 from ._model import ENTRY_SCHEME, KnowledgeBase, fix_blocks, inline, plural
 from ._palette import EntryCommands
-from ._paste import PasteBox
+from ._paste import PasteBox, read_from
 from ._results import ResultsList
 from ._triage import TriagePanel
 
@@ -145,6 +145,7 @@ class TrainKBApp(App[None]):
     @on(PasteBox.Pasted)
     def _paste_arrived(self) -> None:
         self._pasted = True
+        self.query_one("#detail", EntryView).show_searching()  # the last paste's answer is gone at once
 
     @on(TextArea.Changed, "#paste")
     def _text_changed(self, event: TextArea.Changed) -> None:
@@ -168,6 +169,8 @@ class TrainKBApp(App[None]):
         self.current_response = response
         results = self.query_one("#results", ResultsList)
         results.show(response)
+        if response is None:
+            self.query_one("#detail", EntryView).show_idle()
         matched = bool(response and response.results and response.status == "answered")
         if matched:
             results.highlighted = next(i for i, o in enumerate(results._options) if not o.disabled)
@@ -181,6 +184,9 @@ class TrainKBApp(App[None]):
             self._pasted = False  # they pasted, and the footer's keys act on the list
             if matched:
                 self.query_one("#paste").add_class("-collapsed")
+            elif response is not None:  # nothing answered: the box shows the line the candidates read
+                paste = self.query_one("#paste", PasteBox)
+                paste.show_line(read_from(paste.text, response))
             if response is not None:
                 results.focus()
 
@@ -344,9 +350,8 @@ class TrainKBApp(App[None]):
 
     def action_copy_block(self, n: int) -> None:
         """Copy the n-th code block of the fix (1-based): a fix's blocks are alternatives, not one snippet."""
-        entry_id = self.current_entry
+        entry_id = self._shown_entry()
         if entry_id is None:
-            self.notify("Open an entry first: Enter on a match or candidate.", severity="warning")
             return
         blocks = fix_blocks(self.kb.catalogue.entries[entry_id])
         if not blocks:
@@ -363,12 +368,23 @@ class TrainKBApp(App[None]):
 
     def action_copy_diagnosis(self) -> None:
         """A Markdown summary of what the paste is and how to fix it, for an issue tracker or a chat."""
-        entry_id = self.current_entry
+        entry_id = self._shown_entry()
         if entry_id is None:
-            self.notify("Open an entry first: Enter on a match or candidate.", severity="warning")
             return
         self.copy_to_clipboard(self._diagnosis(entry_id))
         self.notify(f"Copied a Markdown diagnosis naming {entry_id} to the clipboard.")
+
+    def _shown_entry(self) -> str | None:
+        """The entry on screen, which the copy keys act on; None (and a word why) while none is."""
+        detail = self.query_one("#detail", EntryView)
+        if detail.entry_id is None:
+            why = (
+                "Wait: the entry is still loading."
+                if detail.busy
+                else "Open an entry first: Enter on a match or candidate."
+            )
+            self.notify(why, severity="warning")
+        return detail.entry_id
 
     def _diagnosis(self, entry_id: str) -> str:
         entry = self.kb.catalogue.entries[entry_id]

@@ -21,6 +21,7 @@ SYMPTOM_CHARS = 160  # of the symptom line quoted at the top of a differential
 # One key follows a link: the letter shown beside it. Not c d f o (the app's own keys), nor q (quit, elsewhere)
 # or j k (a vim user's down and up): pressing them out of habit must not jump to another entry.
 HINTS = "abeghilmnprstuvwxyz"
+EMPTY = "Nothing selected yet: paste above, or Ctrl+P to jump to an entry."
 
 
 def _md(text: str) -> str:
@@ -96,15 +97,52 @@ class EntryView(VerticalScroll):
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="find in entry (Enter: next, Esc: close)", id="find")
-        yield Static("Nothing selected yet: paste above, or Ctrl+P to jump to an entry.", id="title")
+        yield Static(EMPTY, id="title")
         yield Static("", id="aka", classes="-hidden")
         yield Static("", id="summary", classes="-hidden")
         yield Vertical(id="candidates")
         yield EntryMarkdown("", id="doc", open_links=False)
         yield OptionList(id="related")
 
+    entry_id: str | None = None  # whose fix and body are on screen (what the copy keys act on); None: no entry
+    busy = False  # a search or an entry's render is under way, and the pane says so
+
     def on_mount(self) -> None:
         self.border_title = "Entry"
+
+    def _busy(self, border_title: str, headline: str) -> None:
+        """Say what is under way and hide all of what was shown: the pane never shows one entry's title over
+        another's body (a Markdown body takes seconds to mount on a loaded machine)."""
+        self.entry_id = None
+        self.busy = True
+        self.border_title = border_title
+        self.remove_class("-guess")
+        self.query_one("#title", Static).update(Text(headline, style="italic"))
+        for part in ("#aka", "#summary"):
+            self.query_one(part).add_class("-hidden")
+        self.query_one("#candidates").remove_class("-shown")
+        for part in ("#doc", "#related"):
+            self.query_one(part).display = False
+        self.scroll_home(animate=False)
+
+    def _ready(self, entry_id: str | None) -> None:
+        """The new content is all in place: show its body (called inside one batch update with the header)."""
+        self.entry_id = entry_id
+        self.busy = False
+        for part in ("#doc", "#related"):
+            self.query_one(part).display = True
+        self.scroll_home(animate=False)
+
+    def show_searching(self) -> None:
+        """A paste was taken: the last answer is gone until this one's is ready."""
+        self._busy("Searching…", "Searching the catalogue for this paste…")
+
+    def show_idle(self) -> None:
+        """Nothing to search (an empty paste): back to the first screen's words, unless an entry is shown."""
+        if self.busy:
+            self.border_title = "Entry"
+            self.query_one("#title", Static).update(EMPTY)
+            self.busy = False
 
     async def show(
         self,
@@ -118,6 +156,15 @@ class EntryView(VerticalScroll):
     ) -> None:
         """An entry, fix first. ``verdict``: why search answered with it; "guess" when it was only a
         candidate or the closest entry (the fix is then marked as unconfirmed)."""
+        self._busy(f"Loading {entry.id}…", f"Loading {entry.id}…")
+        await self._candidates([])
+        await self.query_one("#doc", Markdown).update(markdown)  # mounted while hidden: no layout per block
+        with self.app.batch_update():
+            self._header(entry, where, aliases, verdict)
+            self._related(related, titles)
+            self._ready(entry.id)
+
+    def _header(self, entry: Entry, where: str, aliases: str, verdict: str | None) -> None:
         guess = verdict == "guess"
         self.border_title = f"{entry.id} · unconfirmed candidate" if guess else entry.id
         self.set_class(guess, "-guess")
@@ -137,8 +184,8 @@ class EntryView(VerticalScroll):
         summary.update(fix)
         summary.set_class(guess, "-guess")
         summary.set_class(False, "-hidden")
-        await self._candidates([])
-        await self.query_one("#doc", Markdown).update(markdown)
+
+    def _related(self, related: list[tuple[str, str]], titles: dict[str, str]) -> None:
         options = self.query_one("#related", OptionList)
         options.clear_options()
         widths = [max((len(part) for part in parts), default=0) + 1 for parts in zip(*related, strict=True)]
@@ -158,10 +205,22 @@ class EntryView(VerticalScroll):
                 )
             )
         options.border_title = "Follow: press a link's letter (or ↑↓ and Enter)" if related else ""
-        self.scroll_home(animate=False)
 
     async def show_diagnosis(self, response: SearchResponse) -> None:
         """No single entry answers: the differential (candidates, what decides, each fix) or the closest entries."""
+        shown = view(response)
+        differential = shown.kind == "differential"
+        self._busy(shown.title, "Reading the closest entries…")
+        await self._candidates(candidate_lines(response) if differential else [])
+        await self.query_one("#doc", Markdown).update(diagnosis_markdown(response))
+        with self.app.batch_update():
+            self._diagnosis_header(response)
+            self.query_one("#related", OptionList).clear_options()
+            self.query_one("#related", OptionList).border_title = ""
+            self._ready(None)
+            self.query_one("#candidates").set_class(differential, "-shown")
+
+    def _diagnosis_header(self, response: SearchResponse) -> None:
         shown = view(response)
         differential = shown.kind == "differential"
         self.border_title = shown.title
@@ -176,18 +235,11 @@ class EntryView(VerticalScroll):
         summary.update(inline_code(printable(advice, newlines=False)))
         summary.set_class(True, "-guess")
         summary.set_class(differential or not advice, "-hidden")  # a differential's advice is in its candidates
-        await self._candidates(candidate_lines(response) if differential else [])
-        await self.query_one("#doc", Markdown).update(diagnosis_markdown(response))
-        options = self.query_one("#related", OptionList)
-        options.clear_options()
-        options.border_title = ""
-        self.scroll_home(animate=False)
 
     async def _candidates(self, lines: list[tuple[Text, Text, Text]]) -> None:
-        """Show a differential's candidates (none: hide the list), each as its head, sign and fix lines."""
+        """Fill the list of a differential's candidates (none: empty it), each as its head, sign and fix lines."""
         box = self.query_one("#candidates", Vertical)
         await box.remove_children()
-        box.set_class(bool(lines), "-shown")
         if lines:
             await box.mount_all(
                 Vertical(

@@ -18,9 +18,26 @@ def _keys(app: App[object], binding: Binding) -> str:
     return " ".join(app.get_key_display(Binding(key, binding.action)) for key in binding.key.split(","))
 
 
+PANES = {  # what the reader calls the boxes the panel may list the keys of (not the widgets' class names)
+    "paste": "paste box",
+    "results": "matches",
+    "triage": "ranks panel",
+    "detail": "entry",
+    "related": "links",
+    "find": "find box",
+    "filter": "filter box",
+    "tree": "catalogue tree",
+}
+
+
 class KeysHelp(Static):
+    """On a layer of its own over the right of the screen: it hides part of the entry rather than squeezing
+    it (at 80 columns a split left the entry fourteen columns)."""
+
+    SCOPED_CSS = False  # the screen's layers are declared here, next to the one widget that uses them
     DEFAULT_CSS = """
-    KeysHelp { split: right; width: 33%; min-width: 30; max-width: 46; height: 100%;
+    Screen { layers: default keys; }
+    KeysHelp { layer: keys; split: right; width: 33%; min-width: 30; max-width: 46; height: 100%;
                border-left: vkey $primary; padding: 0 1; background: $panel; overflow-y: auto; }
     """
 
@@ -61,7 +78,8 @@ class KeysHelp(Static):
         ]
         if focused is not None and own:
             table.add_row("", "")
-            table.add_row("", Text(f"In the focused {type(focused).__name__}", style="bold underline"))
+            name = PANES.get(focused.id or "", "box")
+            table.add_row("", Text(f"In the focused {name}", style="bold underline"))
             for active in own:
                 table.add_row(
                     _keys(self.app, active.binding), active.binding.description, style="" if active.enabled else "dim"

@@ -12,11 +12,24 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widgets import TextArea
 
-from ..search import MAX_CHARS, paste_tail
+from ..search import MAX_CHARS, SearchResponse, paste_tail
 
-__all__ = ["PasteBox"]
+__all__ = ["PasteBox", "read_from"]
 
 _MARK = "▶"
+
+
+def read_from(text: str, response: SearchResponse) -> int:
+    """The 1-based line of ``text`` to show first when no entry answered: the closest entry's evidence, else the
+    symptom line search keyed on, else the first line."""
+    for result in response.results:
+        if result.evidence:
+            return result.evidence[0].line
+    if response.symptom:
+        for number, line in enumerate(text.splitlines(), 1):
+            if response.symptom.strip() and response.symptom.strip() in line:
+                return number
+    return 1
 
 
 class PasteBox(TextArea):
@@ -71,6 +84,16 @@ class PasteBox(TextArea):
         if self.evidence_row is not None:
             top = self.wrapped_document.location_to_offset((self.evidence_row, 0)).y
             self.scroll_to(x=0, y=top, animate=False)
+
+    def show_line(self, line: int) -> None:
+        """Scroll a 1-based input line to the top and fully left, unmarked: after a paste nothing matched, the
+        box would otherwise stay at the paste's end, where the cursor was left."""
+        row = min(max(line - 1, 0), max(self.document.line_count - 1, 0))
+
+        def scroll() -> None:
+            self.scroll_to(x=0, y=self.wrapped_document.location_to_offset((row, 0)).y, animate=False)
+
+        self.call_after_refresh(scroll)
 
     def on_resize(self) -> None:
         """Collapsing the box after a match must keep the marked line in view."""
