@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import signal
 import sys
@@ -44,7 +45,14 @@ def run_app(app: TrainKBApp) -> None:
     """Run ``app``; SIGTERM or SIGHUP exit it the way a key would, so the terminal is restored."""
 
     def stop(_signum: int, _frame: Any) -> None:
-        app.exit()
+        # The handler runs while the event loop may sleep in select() with no timer due (focus on a list, no
+        # blinking cursor): scheduling through the loop's self-pipe wakes it, a plain app.exit() would not.
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # before the loop starts or after it ends
+            app.exit()
+        else:
+            loop.call_soon_threadsafe(app.exit)
 
     previous = {sig: signal.signal(sig, stop) for sig in STOP_SIGNALS}
     try:
