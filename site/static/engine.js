@@ -18,7 +18,7 @@
   var CONTRACT = {
     version: CONTRACT_VERSION,
     fields: ["version", "constants", "patterns", "advice", "entries", "sigs", "phrases", "excludes", "tells",
-             "aliases", "postings", "idf", "background", "sig_terms", "gate", "ungated"],
+             "aliases", "postings", "idf", "background", "sig_terms", "gate", "ungated", "triage"],
     constants: ["MAX_CHARS", "MAX_LINES", "MAX_LINE_CHARS", "MAX_CONTINUATION", "NEWLINE_SEARCH", "MAX_PREFIXES",
                 "ROOT_CAUSE_LINES", "SENTENCE_WORDS", "MIN_DUMP_ITEMS", "FAILURE_WEIGHT", "OTHER_WEIGHT",
                 "WRAPPER_WEIGHT", "WRAPPER_TYPES", "STOP", "MAX_HITS_PER_SIG", "EXACT_STRENGTH", "FUZZY_STRENGTH",
