@@ -8,6 +8,7 @@ import sys
 import textwrap
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from trainkb.catalogue import MODELINE
 
@@ -70,6 +71,8 @@ def checks_yaml(*checks: dict) -> str:
 
 
 # A real two-rank DDP failure as a terminal shows it (the TUI tests paste it).
+# a Django traceback as its user posted it (https://github.com/DMOJ/online-judge/issues/1929): not a training failure
+DJANGO = (Path(__file__).parent / "fixtures" / "foreign" / "django_operational_error.txt").read_text(encoding="utf-8")
 TRACEBACK = """\
 Epoch 0:  12%|█▏        | 12/100 [00:03<00:22,  3.9it/s]
 [rank1]: Traceback (most recent call last):

@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from helpers import TRACEBACK
+from helpers import DJANGO, TRACEBACK
 from test_flows import bracketed_paste, settle
 from textual.widgets import Markdown, Static
 
@@ -18,22 +18,6 @@ from trainkb.tui._code import EntryMarkdown
 from trainkb.tui._paste import PasteBox
 
 UNRELATED = "ModuleNotFoundError: No module named 'foo_bar_baz'"
-# a Django traceback as its user posted it: https://github.com/DMOJ/online-judge/issues/1929
-DJANGO = """\
-  File "/root/dmojsite/lib/python3.8/site-packages/django/db/backends/utils.py", line 67, in execute
-    return self._execute_with_wrappers(sql, params, many=False, executor=self._execute)
-  File "/root/dmojsite/lib/python3.8/site-packages/django/db/backends/utils.py", line 76, in _execute_with_wrappers
-    return executor(sql, params, many, context)
-  File "/root/dmojsite/lib/python3.8/site-packages/django/db/backends/utils.py", line 84, in _execute
-    return self.cursor.execute(sql, params)
-  File "/root/dmojsite/lib/python3.8/site-packages/django/db/utils.py", line 89, in __exit__
-    raise dj_exc_value.with_traceback(traceback) from exc_value
-  File "/root/dmojsite/lib/python3.8/site-packages/django/db/backends/utils.py", line 82, in _execute
-    return self.cursor.execute(sql)
-  File "/root/dmojsite/lib/python3.8/site-packages/django/db/backends/sqlite3/base.py", line 382, in execute
-    return Database.Cursor.execute(self, query)
-django.db.utils.OperationalError: near "INNER": syntax error
-"""
 
 
 def _slow_markdown(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:

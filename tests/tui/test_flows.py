@@ -201,14 +201,19 @@ async def test_copy_fix_code_is_dedented(app):
         compile(app.clipboard, "<copied fix>", "exec")
 
 
+async def palette_jump(pilot, app, query: str) -> None:
+    """Ctrl+P, type ``query``, Enter on the first match, then let the entry render."""
+    await pilot.press("ctrl+p")
+    await pilot.pause()
+    await pilot.press(*query)
+    await pilot.pause(0.5)
+    await pilot.press("enter")
+    await settle(pilot, app)
+
+
 async def test_palette_jumps_by_alias(app):
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.press("ctrl+p")
-        await pilot.pause()
-        await pilot.press(*"nan loss")
-        await pilot.pause(0.5)
-        await pilot.press("enter")
-        await settle(pilot, app)
+        await palette_jump(pilot, app, "nan loss")
         assert app.current_entry == "P1"
 
 

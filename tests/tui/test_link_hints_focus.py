@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from helpers import TRACEBACK
-from test_flows import bracketed_paste, settle, visible
+from helpers import DJANGO, TRACEBACK
+from test_flows import bracketed_paste, palette_jump, settle, visible
 from test_paste_focus_copy import real_app  # noqa: F401 (a fixture)
 from textual.widgets import OptionList
 
@@ -17,22 +17,6 @@ from trainkb.tui._paste import PasteBox
 ROOT = Path(__file__).resolve().parents[2]
 SIGKILL = ROOT / "tests/triage/fixtures/nccl/sigkill-n2-r1/combined.log"  # several causes print it
 D1_CODE = "model = DDP(model, find_unused_parameters=True)\n"
-# a Django traceback as its user posted it: https://github.com/DMOJ/online-judge/issues/1929
-DJANGO = """\
-  File "/root/dmojsite/lib/python3.8/site-packages/django/db/backends/utils.py", line 67, in execute
-    return self._execute_with_wrappers(sql, params, many=False, executor=self._execute)
-  File "/root/dmojsite/lib/python3.8/site-packages/django/db/backends/utils.py", line 76, in _execute_with_wrappers
-    return executor(sql, params, many, context)
-  File "/root/dmojsite/lib/python3.8/site-packages/django/db/backends/utils.py", line 84, in _execute
-    return self.cursor.execute(sql, params)
-  File "/root/dmojsite/lib/python3.8/site-packages/django/db/utils.py", line 89, in __exit__
-    raise dj_exc_value.with_traceback(traceback) from exc_value
-  File "/root/dmojsite/lib/python3.8/site-packages/django/db/backends/utils.py", line 82, in _execute
-    return self.cursor.execute(sql)
-  File "/root/dmojsite/lib/python3.8/site-packages/django/db/backends/sqlite3/base.py", line 382, in execute
-    return Database.Cursor.execute(self, query)
-django.db.utils.OperationalError: near "INNER": syntax error
-"""
 
 
 def footer(app: TrainKBApp) -> dict[str, str]:
@@ -129,12 +113,7 @@ async def test_every_footer_key_fits_at_80_columns(app: TrainKBApp) -> None:
 
 async def test_after_a_palette_jump_a_letter_follows_and_in_the_paste_box_it_types(app: TrainKBApp) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.press("ctrl+p")
-        await pilot.pause()
-        await pilot.press(*"D1")
-        await pilot.pause(0.5)
-        await pilot.press("enter")
-        await settle(pilot, app)
+        await palette_jump(pilot, app, "D1")
         await pilot.pause(0.2)
         assert app.current_entry == "D1" and app.focused.id == "detail"
         await pilot.press(HINTS[0])

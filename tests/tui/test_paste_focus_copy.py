@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from helpers import TRACEBACK
-from test_flows import bracketed_paste, settle, visible
+from test_flows import bracketed_paste, palette_jump, settle, visible
 from textual.widgets import Markdown, OptionList, Static
 
 from trainkb.catalogue import find_catalogue
@@ -109,12 +109,7 @@ async def test_f_then_enter_follows_a_related_entry(app: TrainKBApp) -> None:
 
 async def test_palette_jump_leaves_focus_where_the_footer_keys_act(app: TrainKBApp) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.press("ctrl+p")
-        await pilot.pause()
-        await pilot.press(*"D1")
-        await pilot.pause(0.5)
-        await pilot.press("enter")
-        await settle(pilot, app)
+        await palette_jump(pilot, app, "D1")
         await pilot.pause(0.2)
         assert app.current_entry == "D1" and app.focused is app.query_one("#detail")
         await pilot.press("c")
