@@ -31,7 +31,7 @@
                 "MIN_SCORE", "ADVICE_MESSAGE_CHARS", "MIN_CANDIDATES", "MAX_CANDIDATES", "WHY_CHARS",
                 "WHY_VOUCHED", "MAX_OUTPUT_CHARS",
                 "RISE_MIN_POINTS", "RISE_RATIO", "RISE_MAJORITY", "MAX_SERIES", "SIZE_UNITS",
-                "OWN_MARK", "RANKS_NOTE", "RANKS_TEARDOWN", "RANKS_ABORTED", "RANKS_SILENT_BASES",
+                "OWN_MARK", "RANKS_NOTE", "RANKS_TEARDOWN", "RANKS_SILENT_BASES",
                 "RANKS_WAITED"],
     patterns: ["ANSI", "CONTROL", "PREFIX", "BOX", "TB_HEADER", "FRAME", "FRAME_START", "CHAIN", "NCCL_LINE",
                "EXC_LINE", "WARN_LINE", "WHAT", "EXC_INLINE", "WRAPPER", "ROOT_CAUSE", "LAUNCHER_FAILED", "FIELD",
@@ -1233,9 +1233,7 @@
       list = list.slice().sort(function (a, b) { return a - b; });
       return list.length === 1 ? "rank " + list[0] : "ranks " + list.join(", ");
     }
-    var aborted = query.lines.some(function (l) {
-      return skip.has(l.number) && C.RANKS_ABORTED.some(function (mark) { return l.text.indexOf(mark) >= 0; });
-    });
+    var aborted = query.lines.some(function (l) { return skip.has(l.number) && T.aborted(l.text); });
     var note = C.RANKS_NOTE.split("{culprit}").join(ranks(found.culprits))
       .split("{victims}").join(ranks(Array.from(timedOut.keys())))
       .split("{teardown}").join(C.RANKS_TEARDOWN[aborted ? 0 : 1]);

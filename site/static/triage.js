@@ -32,20 +32,20 @@
    * (window.TRAINKB_INDEX.search.triage), which src/trainkb/search/contract.py writes from the objects
    * `kb triage` runs (src/trainkb/ranklog/_rules.py); this file holds the algorithm only. A version or
    * field this file does not find is an Error, never a triage with undefined rules. */
-  var RULES_VERSION = 1;
+  var RULES_VERSION = 2;
   var RULES = {
     read: ["context_chars", "max_events", "tail_lines", "max_summary_lines", "max_inferred_rank", "last_line_chars",
            "error_chars", "keywords", "prefix", "nccl_rank", "exc", "summary_field", "summary_rank", "exitcode", "sent",
            "watchdog", "enqueued", "fingerprint", "signal_trace", "fatal", "iso", "glog", "timeout", "connection",
            "mismatch", "barrier", "wrappers", "summary_start", "summary_root", "summary_end",
            "mismatch_report"],
-    decide: ["tie_seconds", "victim_kinds", "waited", "timed_out", "frame", "how", "basis", "tips"],
+    decide: ["tie_seconds", "victim_kinds", "waited", "timed_out", "frame", "aborted", "how", "basis", "tips"],
     tips: ["no_majority", "tie", "barrier", "ended_first", "all_victims", "flight_recorder", "detail", "summary", "tee",
            "record"]
   };
   var loaded = null;
   var CONTEXT_CHARS, MAX_EVENTS, TAIL_LINES, MAX_SUMMARY_LINES, MAX_INFERRED_RANK, LAST_LINE_CHARS, ERROR_CHARS;
-  var KEYWORDS, PREFIX, PREFIX_ANY, NCCL_RANK, EXC, SUMMARY_FIELD, SUMMARY_RANK, EXITCODE, SENT, WATCHDOG, ENQUEUED;
+  var ABORTED, KEYWORDS, PREFIX, PREFIX_ANY, NCCL_RANK, EXC, SUMMARY_FIELD, SUMMARY_RANK, EXITCODE, SENT, WATCHDOG, ENQUEUED;
   var FINGERPRINT, SIGNAL_TRACE, FATAL, ISO, GLOG, TIMEOUT, CONNECTION, MISMATCH, BARRIER, FRAME;
   var SUMMARY_START, SUMMARY_ROOT, SUMMARY_END, MISMATCH_REPORT;
   var WRAPPERS, VICTIM_KINDS, WAITED, TIMED_OUT, TIE_SECONDS, HOW, BASIS, TIPS;
@@ -82,7 +82,7 @@
     SUMMARY_START = r.summary_start; SUMMARY_ROOT = r.summary_root; SUMMARY_END = r.summary_end;
     MISMATCH_REPORT = r.mismatch_report;
     TIE_SECONDS = d.tie_seconds; VICTIM_KINDS = d.victim_kinds; WAITED = d.waited; TIMED_OUT = d.timed_out;
-    FRAME = re(d.frame); HOW = d.how; BASIS = d.basis; TIPS = d.tips;
+    FRAME = re(d.frame); ABORTED = re(d.aborted); HOW = d.how; BASIS = d.basis; TIPS = d.tips;
     loaded = data;
   }
 
@@ -286,7 +286,7 @@
     var launcher = state.pid !== null ? reader.sent.get(state.pid) : undefined;
     if (ev.text.indexOf("SIGTERM") >= 0 || launcher === "SIGTERM") return "sigterm";
     if (launcher) return "sigterm";
-    if ((ev.text.indexOf("SIGABRT") >= 0 || ev.text.endsWith("Aborted")) && state.events.some(function (e) { return VICTIM_KINDS.indexOf(e.kind) >= 0; })) return "abort";
+    if (ABORTED.test(ev.text) && state.events.some(function (e) { return VICTIM_KINDS.indexOf(e.kind) >= 0; })) return "abort";
     return "signal";
   }
   function classifyRank(state, reader) {
@@ -463,7 +463,10 @@
     return result;
   }
 
-  var api = { triage: triage };
+  /* _ranks.teardown asks whether a teardown line says its rank was aborted (DecideRules.aborted) */
+  function aborted(text) { load(); return ABORTED.test(text); }
+
+  var api = { triage: triage, aborted: aborted };
   root.TrainkbTriage = api;
   if (typeof module !== "undefined" && module.exports) module.exports = api;
 })(typeof window !== "undefined" ? window : globalThis);

@@ -84,8 +84,7 @@ def _signal_kind(state: RankState, event: Event, reader: Reader) -> str:
         return "sigterm"
     if launcher:  # torchrun escalates to SIGKILL when SIGTERM is ignored
         return "sigterm"
-    aborted = "SIGABRT" in event.text or event.text.endswith("Aborted")  # summary, or faulthandler's own line
-    if aborted and any(e.kind in DECIDE.victim_kinds for e in state.events):
+    if DECIDE.aborted.search(event.text) and any(e.kind in DECIDE.victim_kinds for e in state.events):
         return "abort"
     return "signal"
 

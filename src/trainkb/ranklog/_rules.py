@@ -88,6 +88,7 @@ class DecideRules:
     waited: tuple[str, ...]  # a victim's endings that show it waited on a peer
     timed_out: tuple[str, ...]  # ... and those a hung peer causes (it closes no connection)
     frame: re.Pattern[str]  # a traceback frame: where a suspect's own code called its collective
+    aborted: re.Pattern[str]  # a line saying the rank was aborted: torchrun's summary, or faulthandler's own line
     how: Mapping[str, str]  # how a rank ended, as a person reads it
     basis: Mapping[str, str]  # why the culprits were named, by the basis of the verdict
     tips: Mapping[str, str]  # what to collect next time, by the situation that calls for it
@@ -155,6 +156,7 @@ DECIDE = DecideRules(
     waited=("timeout", "connection", "abort", "barrier"),
     timed_out=("timeout", "abort", "barrier"),
     frame=re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+), in \S+'),
+    aborted=re.compile(r"SIGABRT|Aborted$"),
     how=MappingProxyType(
         {
             "timeout": "timed out waiting in a collective",

@@ -27,7 +27,6 @@ RANKS_NOTE = (
 )
 # {teardown}: the aborts when a victim's teardown shows one (NCCL's watchdog), else only what the lines show
 RANKS_TEARDOWN = ("the aborts (SIGABRT)", "the other ranks' exits")
-ABORTED = ("SIGABRT", "Aborted")  # in a teardown line: torchrun's "Signal 6 (SIGABRT)", faulthandler's own line
 
 
 @dataclass(frozen=True)
@@ -50,7 +49,7 @@ def teardown(text: str, query: Query, first_line: int = 1) -> Teardown | None:
     """
     if not any(line.rank is not None for line in query.lines):
         return None
-    from ..ranklog import decide_text  # standard library only; imported when ranks speak
+    from ..ranklog import DECIDE, decide_text  # standard library only; imported when ranks speak
 
     decided = decide_text(text)
     triage = decided[0] if decided else None
@@ -66,7 +65,7 @@ def teardown(text: str, query: Query, first_line: int = 1) -> Teardown | None:
         if (line.rank in timed_out and line.number > timed_out[line.rank])
         or (line.rank is None and line.number > first)
     )
-    aborted = any(mark in line.text for line in query.lines if line.number in skip for mark in ABORTED)
+    aborted = any(DECIDE.aborted.search(line.text) for line in query.lines if line.number in skip)
     note = (
         RANKS_NOTE.replace("{culprit}", _ranks(sorted(triage.culprits)))
         .replace("{victims}", _ranks(sorted(timed_out)))

@@ -38,7 +38,7 @@ __all__ = [
 ]
 
 ENGINE_CONTRACT_VERSION = 3  # 2: tells, the answer's status, why and candidates; 3: kb's own blocks, ranks' teardown
-TRIAGE_RULES_VERSION = 1  # the ``triage`` part, which site/static/triage.js reads (and declares the version of)
+TRIAGE_RULES_VERSION = 2  # the ``triage`` part, which site/static/triage.js reads (and declares the version of)
 
 
 class EntryContract(TypedDict):
@@ -223,7 +223,6 @@ def _constants() -> dict[str, Any]:
         "OWN_MARK": _ownoutput.MARK,
         "RANKS_NOTE": _ranks.RANKS_NOTE,
         "RANKS_TEARDOWN": list(_ranks.RANKS_TEARDOWN),
-        "RANKS_ABORTED": list(_ranks.ABORTED),
         "RANKS_SILENT_BASES": list(_ranks.SILENT_BASES),
         "RANKS_WAITED": _ranks.WAITED,
     }
