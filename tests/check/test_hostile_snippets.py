@@ -63,6 +63,44 @@ def test_a_snippet_that_exits_without_an_outcome_is_not_said_to_have_completed(m
     assert "exited with status 1" in result.message and "completed" not in result.message
 
 
+SPOOFED = {
+    "own class of the same name": "class TypeError(Exception):\n    pass\nraise TypeError('spoofed')\n",
+    "renamed to a builtin": (
+        "class Fake(BaseException):\n    pass\n"
+        "Fake.__module__, Fake.__qualname__ = 'builtins', 'TypeError'\nraise Fake('spoofed')\n"
+    ),
+    "own warning of the same name": (
+        "import warnings\nclass UserWarning(Warning):\n    pass\nwarnings.warn('spoofed', UserWarning)\n"
+    ),
+    "warning renamed to a builtin": (
+        "import warnings\nclass Fake(Warning):\n    pass\n"
+        "Fake.__module__, Fake.__qualname__ = 'builtins', 'UserWarning'\nwarnings.warn('spoofed', Fake)\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("how", sorted(SPOOFED))
+def test_a_class_named_like_the_expected_one_does_not_pass(make_catalogue, pool, how):
+    """The verdict compares classes, not the names a snippet can give its own."""
+    code = SPOOFED[how]
+    kind = {"warns": {"category": "UserWarning", "match": "spoofed"}}
+    expect = kind if "warning" in how else {"raises": {"type": "TypeError", "match": "spoofed"}}
+    [result] = _run(make_catalogue, pool, {"code": code, "expect": expect})
+    assert result.status == "failed", result.message
+
+
+def test_a_snippets_subclass_of_the_expected_class_still_passes(make_catalogue, pool):
+    code = "import warnings\nclass Mine(UserWarning):\n    pass\nwarnings.warn('own', Mine)\n"
+    code += "class Local(TypeError):\n    pass\nraise Local('own')\n"
+    [raised, warned] = _run(
+        make_catalogue,
+        pool,
+        {"code": code, "expect": {"raises": {"type": "TypeError", "match": "own"}}},
+        {"code": code.split("class Local")[0], "expect": {"warns": {"category": "UserWarning", "match": "own"}}},
+    )
+    assert (raised.status, warned.status) == ("passed", "passed"), (raised.message, warned.message)
+
+
 # Writes the pid of its forkserver (the supervisor's parent), then sleeps while the test kills it.
 REPORTS_ITS_SERVER = """\
 import os, time

@@ -69,8 +69,28 @@ def _contain(spec: dict[str, Any], stdout: Connection, stderr: Connection) -> No
     torch.set_num_threads(int(spec.get("threads", 1)))
 
 
+_UNVERIFIED = " (unverified name)"  # no expected type or category ends with this
+
+
+def _resolves(cls: type) -> bool:
+    """Whether ``module.qualname`` leads back to this very class: a snippet can set both
+    attributes, so only a name that resolves is evidence of which class was raised."""
+    try:
+        found: object = sys.modules[cls.__module__]
+        for part in cls.__qualname__.split("."):
+            found = getattr(found, part)
+    except Exception:
+        return False
+    return found is cls
+
+
+def _class_name(cls: type) -> str:
+    name = f"{cls.__module__}.{cls.__qualname__}"
+    return name if _resolves(cls) else name + _UNVERIFIED
+
+
 def _mro_names(cls: type) -> list[str]:
-    return [f"{c.__module__}.{c.__qualname__}" for c in cls.__mro__ if c is not object]
+    return [_class_name(c) for c in cls.__mro__ if c is not object]
 
 
 def _message(exc: BaseException) -> str:
@@ -132,7 +152,7 @@ def _report(result: Connection, identity: tuple[int, int], outcome: dict[str, An
     for item in caught:
         outcome["warnings"].append(
             {
-                "category": f"{item.category.__module__}.{item.category.__qualname__}",
+                "category": _class_name(item.category),
                 "mro": _mro_names(item.category),
                 "message": _cap(str(item.message)),
                 "text": _cap(warnings.formatwarning(item.message, item.category, item.filename, item.lineno)),
@@ -196,7 +216,7 @@ def run_snippet(spec: dict[str, Any], result: Connection, stdout: Connection, st
                 _flush_and_close(close=False)
                 _exit(1)
             outcome["raised"] = {
-                "type": f"{type(exc).__module__}.{type(exc).__qualname__}",
+                "type": _class_name(type(exc)),
                 "mro": _mro_names(type(exc)),
                 "message": _cap(_message(exc)),
                 "traceback": _cap(text),

@@ -38,7 +38,10 @@ class Verdict:
 
 
 def _type_matches(mro: list[str], wanted: str) -> bool:
-    return any(name == wanted or name.endswith("." + wanted) for name in mro)
+    """A class in the MRO whose resolved name is ``wanted`` or ends with ``.wanted``; a class the
+    snippet defines (``__main__``) satisfies only its own full name, so it cannot stand in for
+    the library's class of the same name."""
+    return any(name == wanted or (name.endswith("." + wanted) and not name.startswith("__main__.")) for name in mro)
 
 
 def _short(name: str) -> str:
