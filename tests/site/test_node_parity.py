@@ -219,13 +219,15 @@ def _python_triage(text: str, index: Index) -> Json:
 
 
 def _benchmark_cases() -> list[Case]:
-    """Every benchmark case (the extra cases too when set) and every check's captured evidence."""
+    """Every benchmark case (the extra cases too when set), the test pastes and every check's captured evidence."""
     cases: list[Case] = []
     for path in [p for p in EXTRA_CASES if p.is_file()] + CASE_FILES:
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if line.strip():
                 case = json.loads(line)
                 cases.append((f"{path.name}:{case.get('id', n)}", case["text"]))
+    for path in sorted((ROOT / "tests" / "fixtures").rglob("*.txt")):
+        cases.append((str(path.relative_to(ROOT)), path.read_text(encoding="utf-8")))
     for path in sorted((ROOT / "reports").glob("*.json")):
         for row in json.loads(path.read_text(encoding="utf-8"))["results"]:
             if row.get("evidence"):
