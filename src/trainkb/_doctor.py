@@ -23,11 +23,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
+from typing import Literal
 
 __all__ = ["IMPORT_TIMEOUT", "PROBES", "Context", "Finding", "TorchImport", "import_torch", "run_probes"]
 
 MAX_SOURCE_BYTES = 4 * 1024 * 1024  # of one scanned source file: a script, not a device or a dump
 
+# "error": the environment is broken (torch does not import)
+Status = Literal["ok", "warn", "info", "n/a", "error"]
 SHM_WARN_BYTES = 1 << 30  # PyTorch workers routinely need more than Docker's 64 MB default
 
 
@@ -35,7 +38,7 @@ SHM_WARN_BYTES = 1 << 30  # PyTorch workers routinely need more than Docker's 64
 class Finding:
     entry: str
     probe: str
-    status: str  # ok | warn | info | n/a | error (the environment is broken: torch does not import)
+    status: Status
     observed: str
     message: str
 

@@ -10,9 +10,15 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..ranklog import CHUNK, Reader, Triage, decide, decide_text, is_multirank
+
+if TYPE_CHECKING:
+    from ..catalogue import PathList
+    from ..search import Index
+
+    Catalogue = PathList | Index | None  # where search finds the entries (see search.search)
 
 __all__ = ["explain", "read_chunks", "triage_block", "triage_path", "triage_reader", "triage_text"]
 
@@ -26,7 +32,7 @@ def read_chunks(path: Path) -> Iterator[str]:
             yield chunk
 
 
-def explain(triage: Triage, reader: Reader, catalogue: Any) -> None:
+def explain(triage: Triage, reader: Reader, catalogue: Catalogue) -> None:
     """Attach the catalogue entry that explains the sole culprit's own error (its lines only)."""
     verdict = triage.verdict()
     if verdict is None or verdict.how not in ("exception", "signal", "exited") or not verdict.error:
@@ -47,7 +53,7 @@ def explain(triage: Triage, reader: Reader, catalogue: Any) -> None:
         triage.entry = {"id": best.id, "title": best.title, "confidence": best.confidence, "score": best.score}
 
 
-def triage_reader(reader: Reader, catalogue: Any = None, match: bool = True) -> Triage | None:
+def triage_reader(reader: Reader, catalogue: Catalogue = None, match: bool = True) -> Triage | None:
     if not is_multirank(reader):
         return None
     triage = decide(reader)
@@ -56,7 +62,7 @@ def triage_reader(reader: Reader, catalogue: Any = None, match: bool = True) -> 
     return triage
 
 
-def triage_text(text: str | Iterable[str], catalogue: Any = None, match: bool = True) -> Triage | None:
+def triage_text(text: str | Iterable[str], catalogue: Catalogue = None, match: bool = True) -> Triage | None:
     """Triage interleaved output (a string, or chunks of one); None when it is not multi-rank."""
     decided = decide_text(text)
     if decided is None:
@@ -104,7 +110,7 @@ def _feed_dir(reader: Reader, path: Path) -> None:
 
 
 def triage_path(
-    path: Path, catalogue: Any = None, match: bool = True, warn: Callable[[str], None] | None = None
+    path: Path, catalogue: Catalogue = None, match: bool = True, warn: Callable[[str], None] | None = None
 ) -> Triage | None:
     """Triage a log file, an error.json, or a folder of per-rank logs; ``warn`` hears of each file left out."""
     reader = Reader()
@@ -134,7 +140,9 @@ def log_dir_of(cmd: Sequence[str]) -> Path | None:
     return None
 
 
-def triage_block(tail: str, catalogue: Any = None, cmd: Sequence[str] = (), heading: str = "kb run: triage") -> str:
+def triage_block(
+    tail: str, catalogue: Catalogue = None, cmd: Sequence[str] = (), heading: str = "kb run: triage"
+) -> str:
     """The text block for `kb run`: from the captured tail and, when the command had one, its --log-dir.
 
     Returns '' when the output is not multi-rank; never raises, so a diagnosis cannot fail the run.
