@@ -12,9 +12,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from oom_family import captures
+from oom_family import captures, oom_line
 from test_browser import TRACEBACK, in_view, paste_into
 
+from trainkb._present import diagnosis
 from trainkb.catalogue import Catalogue
 from trainkb.search import Index, search
 from trainkb.search._index import build_data
@@ -216,6 +217,29 @@ def test_copy_diagnosis_puts_markdown_on_the_clipboard(real_site: Path, page) ->
     assert "- Fix: " in copied and "`find_unused_parameters=True`" in copied
     assert "`kb show D8`" in copied  # from disk: the entry by id, not a file path with a home folder in it
     assert "/home/me" not in copied
+
+
+def test_copy_diagnosis_of_a_differential_lists_every_candidate(
+    real_site: Path, real_catalogue: Catalogue, page
+) -> None:  # type: ignore[no-untyped-def]
+    """The bare OOM message: several causes print it, so the Markdown names the line once, then each candidate
+    with its title, its sign, its fix and where to read it: what `d` copies in the TUI (trainkb._present)."""
+    oom = oom_line(captures()["real-oom-message-fields"])
+    response = search(oom, top=5, catalogue=Index(build_data(real_catalogue.ordered(), real_catalogue.content_hash())))
+    assert response.status == "differential" and response.candidates >= 2
+    page.goto((real_site / "index.html").as_uri())
+    page.evaluate("""() => {
+        if (navigator.clipboard) navigator.clipboard.writeText = t => { window.copied = t; return Promise.resolve(); };
+        document.addEventListener('copy', e => { window.copied = e.target.value; }, true); }""")
+    paste_into(page, "#paste-input", oom)
+    page.locator("#paste-results .copy-diagnosis").click()
+    copied = page.wait_for_function("() => window.copied").json_value()
+    assert copied == diagnosis(response, lambda _: None)
+    assert copied.count("- Evidence, line 1: `torch.OutOfMemoryError: CUDA out of memory") == 1
+    for result in response.results[: response.candidates]:
+        assert f"**{result.id}: {result.title}** (candidate)" in copied
+        assert result.tell is not None and result.tell.says in copied
+        assert f"- Fix: {result.fix_summary}" in copied and f"`kb show {result.id}`" in copied
 
 
 def test_a_traceback_from_another_stack_is_named_not_matched(real_site: Path, real_catalogue: Catalogue, page) -> None:  # type: ignore[no-untyped-def]

@@ -12,13 +12,12 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import ContentSwitcher, Footer, Header, Input, Markdown, OptionList, TextArea, Tree
 from textual.worker import get_current_worker
 
-from .._present import view
-from .._terminal import printable
+from .._present import diagnosis, entry_diagnosis, view
 from ..search import SearchResponse
 from ._browse import BrowsePane
 from ._entry import HINTS, EntryView
 from ._help import KeysHelp
-from ._model import ENTRY_SCHEME, KnowledgeBase, fix_blocks, inline, plural
+from ._model import ENTRY_SCHEME, KnowledgeBase, fix_blocks, plural
 from ._palette import EntryCommands
 from ._paste import PasteBox, read_from
 from ._results import ResultsList
@@ -338,7 +337,9 @@ class TrainKBApp(App[None]):
             index = parameters[0]
             assert isinstance(index, int)
             return True if index < len(self.links) else (None if index == 0 else False)
-        if action in ("copy_fix", "copy_diagnosis", "follow") and self.shown is None:
+        if action == "copy_diagnosis" and self.shown is None:  # a differential or the closest entries: their summary
+            return True if self.current_response is not None and self.current_response.results else None
+        if action in ("copy_fix", "follow") and self.shown is None:
             return None
         return True
 
@@ -367,7 +368,16 @@ class TrainKBApp(App[None]):
         self.notify(f"Copied {entry_id}'s fix {which} ({plural(len(code.splitlines()), 'line')}){more}.")
 
     def action_copy_diagnosis(self) -> None:
-        """A Markdown summary of what the paste is and how to fix it, for an issue tracker or a chat."""
+        """A Markdown summary of what the paste is and how to fix it, for an issue tracker or a chat: the entry
+        shown, or the differential's candidates (or the closest entry) while the pane shows those."""
+        detail = self.query_one("#detail", EntryView)
+        response = self.current_response
+        if self.shown is None and response is not None and response.results and not detail.busy:
+            shown = view(response)
+            self.copy_to_clipboard(diagnosis(response, self._link))
+            named = " ".join(row.result.id for row in shown.rows[: shown.leads or 1])
+            self.notify(f"Copied a Markdown diagnosis naming {named} to the clipboard.")
+            return
         entry_id = self._shown_entry()
         if entry_id is None:
             return
@@ -387,23 +397,17 @@ class TrainKBApp(App[None]):
         return detail.entry_id
 
     def _diagnosis(self, entry_id: str) -> str:
-        entry = self.kb.catalogue.entries[entry_id]
+        """The search's diagnosis when the entry is one of its results, else the entry read on its own."""
         response = self.current_response
-        result = next((r for r in response.results if r.id == entry_id), None) if response else None
-        lines = [f"**{entry.id} — {entry.title}** (trainkb)", ""]
-        if response is None or result is None:
-            lines.append("- Status: opened by hand, not matched against a paste")
-        elif self._verdict(entry_id) == "guess":
-            lines.append(f"- Status: unconfirmed, one of {len(response.results)} candidates ({response.status})")
-        else:
-            lines.append(f"- Status: {response.status}, confidence {result.confidence}")
-        if result is not None and result.evidence:
-            evidence = printable(result.evidence[0].text.strip(), newlines=False)
-            lines.append(f"- Evidence (line {result.evidence[0].line}): {inline(evidence)}")
-        lines.append(f"- Fix: {entry.fix_summary}")
+        if response is not None and entry_id in {r.id for r in response.results}:
+            return diagnosis(response, self._link, also=entry_id)
+        entry = self.kb.catalogue.entries[entry_id]
+        return entry_diagnosis(entry.id, entry.title, entry.fix_summary, self._link)
+
+    def _link(self, entry_id: str) -> str | None:
+        """The entry's page for a reader elsewhere: the site's web address, never a local file path."""
         url = self.kb.site_url(entry_id)
-        lines.append(f"- Entry: {url}" if url else f"- Entry: `kb show {entry_id}`")
-        return "\n".join(lines) + "\n"
+        return url if url and url.startswith(("https://", "http://")) else None
 
     def action_follow(self) -> None:
         """Straight to the entry's links, in view with their letters, the first highlighted: Enter follows it."""
