@@ -15,8 +15,9 @@ from textual.worker import get_current_worker
 from .._present import diagnosis, entry_diagnosis, view
 from ..search import SearchResponse
 from ._browse import BrowsePane
-from ._entry import HINTS, EntryView
+from ._entry import EntryView
 from ._help import KeysHelp
+from ._hints import HINTS, hint_labels
 from ._model import ENTRY_SCHEME, KnowledgeBase, fix_blocks, plural
 from ._palette import EntryCommands
 from ._paste import PasteBox, read_from
@@ -60,8 +61,8 @@ class TrainKBApp(App[None]):
             for n in range(1, 10)
         ),
         Binding("d", "copy_diagnosis", "Copy diagnosis", id="copy-diagnosis"),
-        *(  # the letter shown beside each of the entry's links follows it: one key
-            Binding(key, f"follow_hint({n})", "Follow", show=n == 0, key_display="a-z", id=f"follow-{key}")
+        *(  # the key shown beside each of the entry's links follows it: one letter, or two past the 19th link
+            Binding(key, f"follow_hint({key!r})", "Follow", show=n == 0, key_display="a-z", id=f"follow-{key}")
             for n, key in enumerate(HINTS)
         ),
         Binding("f", "follow", "Show the links", show=False, id="follow"),
@@ -79,7 +80,8 @@ class TrainKBApp(App[None]):
         self.history: list[str] = []
         self.position = -1
         self.shown: str | None = None  # the entry in the pane; None while it shows a differential or nothing
-        self.links: list[str] = []  # the shown entry's links, in the order of their letters
+        self.links: list[str] = []  # the shown entry's links, in the order of their keys (hint_labels)
+        self.hint_typed = ""  # the first letter of a link's two-letter key, waiting for the second
         self.current_response: SearchResponse | None = None
         self._find_at = -1
         self.results_shown_at = 0.0
@@ -109,7 +111,14 @@ class TrainKBApp(App[None]):
             self.run_search(self.initial_text)
 
     async def on_event(self, event: events.Event) -> None:
-        """A paste anywhere on the main screen but a one-line box (find, filter) is a new crash to search."""
+        """A paste anywhere on the main screen but a one-line box (find, filter) is a new crash to search. A key
+        that does not continue a two-letter link key drops its first letter (Esc only that)."""
+        if isinstance(event, events.Key) and not event.is_forwarded and self.hint_typed:
+            typed = self.hint_typed + (event.character if event.is_printable and event.character else "\0")
+            if not any(key.startswith(typed) for key in hint_labels(len(self.links))):
+                self._hint("")
+                if event.key == "escape":
+                    return
         if (
             isinstance(event, events.Paste)
             and not event.is_forwarded
@@ -230,7 +239,7 @@ class TrainKBApp(App[None]):
         """What the entry pane shows, for the keys that act on it (c, d, o, a link's letter)."""
         self.shown = entry_id
         self.links = links or []
-        self.refresh_bindings()
+        self._hint("")
 
     def _focus_entry(self) -> None:
         """The entry pane takes focus once it changed: the footer's keys act there, and its border says so (the
@@ -334,20 +343,31 @@ class TrainKBApp(App[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Keys that act on the shown entry are dimmed while the pane shows none; a letter with no link is off."""
         if action == "follow_hint":
-            index = parameters[0]
-            assert isinstance(index, int)
-            return True if index < len(self.links) else (None if index == 0 else False)
+            typed = self.hint_typed + str(parameters[0])
+            if any(key.startswith(typed) for key in hint_labels(len(self.links))):
+                return True
+            return None if parameters[0] == HINTS[0] else False
         if action == "copy_diagnosis" and self.shown is None:  # a differential or the closest entries: their summary
             return True if self.current_response is not None and self.current_response.results else None
         if action in ("copy_fix", "follow") and self.shown is None:
             return None
         return True
 
-    def action_follow_hint(self, index: int) -> None:
-        """Follow the entry's link that shows this letter, and read it."""
-        if index < len(self.links):
-            self.open_entry(self.links[index])
+    def action_follow_hint(self, letter: str) -> None:
+        """Follow the entry's link whose key this letter completes, and read it; the first letter of a two-letter
+        key waits for the second."""
+        typed = self.hint_typed + letter
+        keys = hint_labels(len(self.links))
+        if typed in keys:
+            self.open_entry(self.links[keys.index(typed)])
             self._focus_entry()
+        else:
+            self._hint(typed if any(key.startswith(typed) for key in keys) else "")
+
+    def _hint(self, typed: str) -> None:
+        self.hint_typed = typed
+        self.query_one("#detail", EntryView).hint_typed(typed)
+        self.refresh_bindings()
 
     def action_copy_block(self, n: int) -> None:
         """Copy the n-th code block of the fix (1-based): a fix's blocks are alternatives, not one snippet."""
