@@ -169,6 +169,19 @@
       return inner.length > 160 ? "`" + inner.slice(0, 160) + "\u2026`" : all;
     });
   }
+  /* why the answer, above its fix; a phone shows its first lines (style.css) and a tap or Enter shows it all, so a
+   * long why (a quoted line, triage's note) does not push the fix off the first screen */
+  function reason(why) {
+    var node = codeSpans("span", "reason", "Why: " + shortQuotes(why));
+    node.tabIndex = 0;
+    node.setAttribute("aria-expanded", "false");
+    function toggle() { node.setAttribute("aria-expanded", String(node.getAttribute("aria-expanded") !== "true")); }
+    node.addEventListener("click", toggle);
+    node.addEventListener("keydown", function (event) {
+      if (event.key === "Enter" || event.key === " ") { event.preventDefault(); toggle(); }
+    });
+    return node;
+  }
   /* the evidence line, unless this response already showed that line */
   function evidenceOnce(ev, seen) {
     var key = ev.line + "\u0000" + ev.text;
@@ -183,7 +196,7 @@
     li.appendChild(entryLink(r.id, r.title));
     li.appendChild(document.createTextNode(" "));
     li.appendChild(label(row));
-    if (why) li.appendChild(codeSpans("span", "reason", "Why: " + shortQuotes(why)));
+    if (why) li.appendChild(reason(why));
     if (r.tell && !why) {  // a candidate's sign, or the one known cause's among unknown others
       li.appendChild(codeSpans("span", "tell" + (r.tell.fired ? " fired" : ""),
                                (r.tell.fired ? "in your paste: " : "look for: ") + r.tell.says));

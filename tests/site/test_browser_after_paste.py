@@ -21,6 +21,9 @@ from trainkb.search import Index, search
 from trainkb.search._index import build_data
 
 OWN_OUTPUT = Path(__file__).resolve().parents[1] / "own_output"
+NCCL_TIMEOUT = (Path(__file__).resolve().parents[1] / "fixtures" / "oom" / "nccl_timeout.txt").read_text(
+    encoding="utf-8"
+)
 DDP_2RANK = (OWN_OUTPUT / "hook-ddp-unused-2rank-tee.log").read_text(encoding="utf-8")  # torchrun --tee 3, two ranks
 VIEWS = [(1280, 900), (390, 844)]
 # a Django traceback as its user posted it: https://github.com/DMOJ/online-judge/issues/1929
@@ -45,9 +48,16 @@ def phone(page) -> bool:  # type: ignore[no-untyped-def]
     return page.viewport_size["width"] < 600
 
 
-@pytest.mark.parametrize("paste", ["ddp", "ddp-2rank", "oom"])
+@pytest.mark.parametrize("paste", ["ddp", "ddp-2rank", "oom", "nccl-timeout"])
 def test_the_answer_and_its_fix_fill_the_first_screen(real_site: Path, page, paste: str) -> None:  # type: ignore[no-untyped-def]
-    text = {"ddp": TRACEBACK, "ddp-2rank": DDP_2RANK, "oom": captures()["real-oom-message-fields"]}[paste]
+    """The NCCL timeout puts triage's ranks above the answer, and the answer's why is long: on a phone the why
+    shows its first lines, and a tap shows all of it."""
+    text = {
+        "ddp": TRACEBACK,
+        "ddp-2rank": DDP_2RANK,
+        "oom": captures()["real-oom-message-fields"],
+        "nccl-timeout": NCCL_TIMEOUT,
+    }[paste]
     page.goto((real_site / "index.html").as_uri())
     paste_into(page, "#paste-input", text)
     first = page.locator("#paste-results li.result").first
@@ -55,8 +65,14 @@ def test_the_answer_and_its_fix_fill_the_first_screen(real_site: Path, page, pas
     page.wait_for_timeout(100)
     assert in_view(page, "#paste-results li.result a.entry-link")
     assert in_view(page, "#paste-results li.result .fix-line")
-    if paste != "oom":
+    if paste in ("ddp", "ddp-2rank"):
         assert first.locator("a").inner_text().startswith("D8 ")
+    why = first.locator(".reason")
+    if paste == "nccl-timeout":
+        assert first.locator("a").inner_text().startswith("D20 ")
+        shown = why.bounding_box()["height"]
+        why.click()  # the whole why, on a phone too
+        assert why.evaluate("n => n.scrollHeight <= n.clientHeight + 1") and why.bounding_box()["height"] >= shown
 
 
 def test_the_paste_stays_out_of_the_address_bar(real_site: Path, page) -> None:  # type: ignore[no-untyped-def]
