@@ -294,3 +294,17 @@ def test_no_surface_spells_a_headline_of_its_own() -> None:
             plain = literal.replace("\\u2014", "—").casefold()
             found += [f"{path.relative_to(ROOT)}: {word!r}" for word in WORDS if word.casefold() in plain]
     assert not found, "\n".join(found)
+
+
+def test_a_diagnosis_names_the_result_the_reader_opened() -> None:
+    """`d` on a result ranked after the answer: the summary keeps the answer and adds that one, marked unconfirmed."""
+    response = search(PASTES["readme/0"], top=TOP)
+    shown = view(response)
+    assert shown.kind == "answer" and len(shown.rows) > 1
+    other = shown.rows[1].result
+    plain = diagnosis(response, lambda _: None)
+    assert f"**{other.id}:" not in plain
+    opened = diagnosis(response, lambda i: f"https://kb.example.org/{i}/", also=other.id)
+    assert f"**{shown.rows[0].result.id}: " in opened
+    assert f"**{other.id}: {other.title}** ({LABELS['closest']})" in opened
+    assert f"- Entry: https://kb.example.org/{other.id}/" in opened
