@@ -236,7 +236,7 @@ class TrainKBApp(App[None]):
         self._highlight_evidence(entry_id)
 
     def _show_entry(self, entry_id: str | None, links: list[str] | None = None) -> None:
-        """What the entry pane shows, for the keys that act on it (c, d, o, a link's letter)."""
+        """What the entry pane shows, for the keys that act on it (c, d, o, a link's key)."""
         self.shown = entry_id
         self.links = links or []
         self._hint("")
