@@ -22,11 +22,12 @@ from typing import Any
 import pytest
 
 from trainkb._advice import advise
-from trainkb._present import ADVICE_LEAD, ALSO_RANKED, BANNERS, HEADLINES, LABELS, TITLES, View, view
+from trainkb._present import ADVICE_LEAD, ALSO_RANKED, BANNERS, HEADLINES, LABELS, TITLES, View, diagnosis, view
 from trainkb._terminal import printable
 from trainkb.catalogue import Catalogue, find_catalogue, load_catalogue
 from trainkb.cli import main
-from trainkb.search import SearchResponse, SearchResult, search
+from trainkb.search import Evidence, SearchResponse, SearchResult, search
+from trainkb.search._search import Tell
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -152,7 +153,8 @@ async def test_the_tui_results_list() -> None:
             for row, prompt in zip(shown.rows, rows, strict=False):
                 assert prompt.startswith(row.result.id) and f" {row.label_text} " in prompt, (name, prompt)
                 assert ("\n      fix: " in prompt) == row.shows_fix, (name, row.result.id)
-            assert rows[len(shown.rows) :] == ([shown.advice] if shown.advice else []), name
+            # the advice, its `code` shown as code (no backticks)
+            assert rows[len(shown.rows) :] == ([shown.advice.replace("`", "")] if shown.advice else []), name
 
 
 def _site_views(cat: Catalogue, tmp_path: Path) -> dict[str, dict[str, Any]]:
@@ -173,7 +175,8 @@ def _site_views(cat: Catalogue, tmp_path: Path) -> dict[str, dict[str, Any]]:
       const response = engine.search(text, {TOP}, 1), v = present.view(response, window.TRAINKB_INDEX.present);
       out[name] = {{response: response,
                    view: {{kind: v.kind, headline: v.headline, title: v.title, leads: v.leads, advice: v.advice,
-                          rows: v.rows.map(r => [r.result.id, r.label, r.label_text, r.shows_fix])}}}};
+                          rows: v.rows.map(r => [r.result.id, r.label, r.label_text, r.shows_fix])}},
+                   diagnosis: present.diagnosis(response, window.TRAINKB_INDEX.present, id => null)}};
     }}
     process.stdout.write(JSON.stringify(out));
     """
@@ -207,10 +210,42 @@ def test_the_site_words_each_paste_as_kb_does(tmp_path: Path) -> None:
     assert kinds == set(HEADLINES), kinds
 
 
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js (`node` on PATH)")
+def test_the_site_copies_the_diagnosis_kb_copies(tmp_path: Path) -> None:
+    """The Markdown "copy diagnosis" puts on the clipboard: present.js writes what trainkb._present.diagnosis
+    writes for the same answer, a differential's evidence line and every candidate's sign, fix and link included."""
+    site = _site_views(load_catalogue(find_catalogue()), tmp_path)
+    differentials = 0
+    for name in PASTES:
+        response = _response(site[name]["response"])
+        copied = diagnosis(response, lambda _: None)
+        assert site[name]["diagnosis"] == copied, name
+        shown = view(response)
+        if shown.kind != "differential":
+            continue
+        differentials += 1
+        assert copied.startswith(f"trainkb: {shown.headline}\n- Evidence, line "), name
+        for row in shown.rows[: shown.leads]:
+            result = row.result
+            assert f"**{result.id}: {result.title}** (candidate)" in copied, name
+            assert result.tell is not None and result.tell.says in copied, name
+            assert f"- Fix: {result.fix_summary}" in copied and f"`kb show {result.id}`" in copied, name
+    assert differentials, "no paste gives a differential"
+
+
 def _response(data: dict[str, Any]) -> SearchResponse:
     """The browser engine's answer as the dataclass the view reads."""
     results = [
-        SearchResult(r["id"], r["title"], r["area"], r["score"], r["confidence"], fix_summary=r["fix_summary"])
+        SearchResult(
+            r["id"],
+            r["title"],
+            r["area"],
+            r["score"],
+            r["confidence"],
+            [Evidence(e["line"], e["text"], e["signature"], None, via=e["via"]) for e in r["evidence"]],
+            fix_summary=r["fix_summary"],
+            tell=Tell(r["tell"]["says"], r["tell"]["fired"]) if r["tell"] else None,
+        )
         for r in data["results"]
     ]
     return SearchResponse(
@@ -260,3 +295,17 @@ def test_no_surface_spells_a_headline_of_its_own() -> None:
             plain = literal.replace("\\u2014", "—").casefold()
             found += [f"{path.relative_to(ROOT)}: {word!r}" for word in WORDS if word.casefold() in plain]
     assert not found, "\n".join(found)
+
+
+def test_a_diagnosis_names_the_result_the_reader_opened() -> None:
+    """`d` on a result ranked after the answer: the summary keeps the answer and adds that one, marked unconfirmed."""
+    response = search(PASTES["readme/0"], top=TOP)
+    shown = view(response)
+    assert shown.kind == "answer" and len(shown.rows) > 1
+    other = shown.rows[1].result
+    plain = diagnosis(response, lambda _: None)
+    assert f"**{other.id}:" not in plain
+    opened = diagnosis(response, lambda i: f"https://kb.example.org/{i}/", also=other.id)
+    assert f"**{shown.rows[0].result.id}: " in opened
+    assert f"**{other.id}: {other.title}** ({LABELS['closest']})" in opened
+    assert f"- Entry: https://kb.example.org/{other.id}/" in opened

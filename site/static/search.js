@@ -64,7 +64,7 @@
     return { paste: function (text, top) { return engine.search(text, top === undefined ? 10 : top); },
              view: function (response) { return window.TrainkbPresent.view(response, words); },
              triage: function (text) { return window.TrainkbTriage ? window.TrainkbTriage.triage(text, engine) : null; },
-             fullText: fullText, pages: pages };
+             fullText: fullText, pages: pages, words: words };
   }
 
   function el(tag, cls, text) {
@@ -169,6 +169,19 @@
       return inner.length > 160 ? "`" + inner.slice(0, 160) + "\u2026`" : all;
     });
   }
+  /* why the answer, above its fix; a phone shows its first lines (style.css) and a tap or Enter shows it all, so a
+   * long why (a quoted line, triage's note) does not push the fix off the first screen */
+  function reason(why) {
+    var node = codeSpans("span", "reason", "Why: " + shortQuotes(why));
+    node.tabIndex = 0;
+    node.setAttribute("aria-expanded", "false");
+    function toggle() { node.setAttribute("aria-expanded", String(node.getAttribute("aria-expanded") !== "true")); }
+    node.addEventListener("click", toggle);
+    node.addEventListener("keydown", function (event) {
+      if (event.key === "Enter" || event.key === " ") { event.preventDefault(); toggle(); }
+    });
+    return node;
+  }
   /* the evidence line, unless this response already showed that line */
   function evidenceOnce(ev, seen) {
     var key = ev.line + "\u0000" + ev.text;
@@ -183,7 +196,7 @@
     li.appendChild(entryLink(r.id, r.title));
     li.appendChild(document.createTextNode(" "));
     li.appendChild(label(row));
-    if (why) li.appendChild(codeSpans("span", "reason", "Why: " + shortQuotes(why)));
+    if (why) li.appendChild(reason(why));
     if (r.tell && !why) {  // a candidate's sign, or the one known cause's among unknown others
       li.appendChild(codeSpans("span", "tell" + (r.tell.fired ? " fired" : ""),
                                (r.tell.fired ? "in your paste: " : "look for: ") + r.tell.says));
@@ -237,47 +250,22 @@
     store.setItem(PICK, JSON.stringify({ id: a.dataset.id, kind: group.kind, entries: group.entries, depth: 1 }));
   }
 
-  /* the diagnosis as Markdown, for an issue tracker or a chat: entry, status, evidence line, fix, link */
+  /* the diagnosis as Markdown, for an issue tracker or a chat (present.js words it as kb does): the answer, or a
+   * differential's evidence line and every candidate with its sign, fix and link */
   function entryUrl(id) {
     var url = new URL(root + id + "/index.html", window.location.href);
     return /^https?:$/.test(url.protocol) ? url.href : null;  // a file:// path would carry the reader's home folder
   }
-  function mdCode(text) {
-    var cut = text.length > 200 ? text.slice(0, 200) + "\u2026" : text;
-    var fence = cut.indexOf("`") >= 0 ? "`` " : "`";
-    return fence + cut + (fence === "`" ? "`" : " ``");
+  function diagnosis(response, ranks, words) {
+    var lead = ranks && ranks.sole_culprit !== null ? "Rank " + ranks.sole_culprit + " broke first: " + ranks.reason + ".\n\n" : "";
+    return lead + window.TrainkbPresent.diagnosis(response, words, entryUrl);
   }
-  function mdEntry(row, status) {
-    var r = row.result, url = entryUrl(r.id), lines = ["**" + r.id + ": " + r.title + "** (" + status + ")"];
-    var ev = r.evidence[0];
-    if (ev) lines.push("- Evidence, line " + ev.line + ": " + mdCode(ev.text.trim()));
-    if (r.tell) lines.push("- " + (r.tell.fired ? "In the paste: " : "Look for: ") + r.tell.says);
-    if (row.shows_fix) lines.push("- Fix: " + r.fix_summary);
-    lines.push("- Entry: " + (url ? url : r.id + " in the trainkb catalogue (`kb show " + r.id + "`)"));
-    return lines.join("\n");
-  }
-  function diagnosis(response, shown, ranks) {
-    var out = [], first = shown.rows[0];
-    if (ranks && ranks.sole_culprit !== null) out.push("Rank " + ranks.sole_culprit + " broke first: " + ranks.reason + ".");
-    if (shown.kind === "answer") {
-      out.push("trainkb answer, " + first.label_text + " confidence" + (response.why ? ": " + response.why : ""));
-      out.push(mdEntry(first, "answer, " + first.label_text));
-    } else if (shown.kind === "differential") {
-      out.push("trainkb: " + shown.headline);
-      shown.rows.slice(0, shown.leads).forEach(function (row) { out.push(mdEntry(row, row.label_text)); });
-    } else {
-      out.push("trainkb: " + shown.headline);
-      if (first) out.push(mdEntry(first, first.label_text));
-    }
-    if (shown.advice) out.push(shown.advice);
-    return out.join("\n\n") + "\n";
-  }
-  function copyDiagnosis(response, shown, ranks) {
+  function copyDiagnosis(response, ranks, words) {
     var button = el("button", "copy-diagnosis", "Copy diagnosis");
     button.type = "button";
     button.title = "Copy a Markdown summary (entry, evidence line, fix, link) for an issue or a chat";
     button.addEventListener("click", function () {
-      window.TrainkbCopy(diagnosis(response, shown, ranks), button, "Copy diagnosis");
+      window.TrainkbCopy(diagnosis(response, ranks, words), button, "Copy diagnosis");
     });
     return button;
   }
@@ -312,7 +300,7 @@
         markUnconfirmed(pasteOut, group, "closest");
       }
       var tools = el("p", "result-tools");
-      tools.appendChild(copyDiagnosis(response, shown, ranks));
+      tools.appendChild(copyDiagnosis(response, ranks, search.words));
       pasteOut.insertBefore(tools, pasteOut.firstChild);
       if (scroll === true) pasteOut.scrollIntoView({ block: "start" });  // the answer, not the box, fills the screen
     }, showBroken(pasteOut));

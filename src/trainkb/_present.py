@@ -9,6 +9,8 @@ its index (``present_contract``, applied by site/static/present.js).
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -21,6 +23,7 @@ __all__ = [
     "ADVICE_LEAD",
     "ALSO_RANKED",
     "BANNERS",
+    "DIAGNOSIS",
     "HEADLINES",
     "LABELS",
     "TITLES",
@@ -29,6 +32,8 @@ __all__ = [
     "Row",
     "View",
     "block",
+    "diagnosis",
+    "entry_diagnosis",
     "present_contract",
     "response_lines",
     "view",
@@ -73,6 +78,21 @@ LABELS: dict[Label, str] = {
 ALSO_RANKED = "Also ranked, unconfirmed"  # the results after the answer or the candidates
 ADVICE_LEAD = "What would help:"
 FOREIGN_MARK = "This traceback comes from `"  # how search's advice for another stack's error begins
+
+# the Markdown a "copy diagnosis" puts on the clipboard, for an issue tracker or a chat (present.js fills in the same)
+DIAGNOSIS: dict[str, str] = {
+    "answer": "trainkb answer, {label} confidence",
+    "answer_status": "answer, {label}",
+    "lead": "trainkb: {headline}",
+    "evidence": "Evidence, line {line}:",
+    "seen": "In the paste:",
+    "look": "Look for:",
+    "fix": "Fix:",
+    "entry": "Entry:",
+    "unlinked": "{id} in the trainkb catalogue (`kb show {id}`)",
+    "alone": "read on its own, not matched against a paste",
+}
+MD_CODE_CHARS = 200  # of a quoted line in a diagnosis
 
 TITLE_CHARS = 90  # a title cut to this in tables, so a row fits a terminal
 EVIDENCE_CHARS = 110
@@ -154,6 +174,7 @@ def present_contract() -> dict[str, Any]:
         "also_ranked": ALSO_RANKED,
         "advice_lead": ADVICE_LEAD,
         "foreign_mark": FOREIGN_MARK,
+        "diagnosis": dict(DIAGNOSIS),
     }
 
 
@@ -234,4 +255,82 @@ def block(response: SearchResponse, heading: str) -> str:
     the failure: ``heading`` begins with "kb"."""
     lines = [f"── {heading}: {BANNERS[_kind(response)]} ──"]
     lines += [f"  {line}" if line else "" for line in response_lines(response)]
+    return "\n".join(lines) + "\n"
+
+
+Link = Callable[[str], str | None]  # an entry's page a reader elsewhere can open (http or https), or None
+
+
+def _md_code(text: str) -> str:
+    """One quoted line as Markdown inline code, cut to a glance, whatever backticks it holds."""
+    cut = text if len(text) <= MD_CODE_CHARS else text[:MD_CODE_CHARS] + "…"
+    longest = max((len(run) for run in re.findall("`+", cut)), default=0)
+    pad = " " if longest else ""
+    return f"{'`' * (longest + 1)}{pad}{cut}{pad}{'`' * (longest + 1)}"
+
+
+def _md_line(text: str) -> str:
+    return printable(text, newlines=False)
+
+
+def _md_evidence(result: SearchResult) -> str | None:
+    """The line a signature matched (else the first evidence), as the diagnosis quotes it."""
+    lines = [e for e in result.evidence if e.via == "signature"] or result.evidence
+    if not lines:
+        return None
+    return f"- {DIAGNOSIS['evidence'].format(line=lines[0].line)} {_md_code(_md_line(lines[0].text.strip()))}"
+
+
+def _md_entry(entry_id: str, title: str, status: str) -> str:
+    return f"**{entry_id}: {_md_line(title)}** ({status})"
+
+
+def _md_link(entry_id: str, link: Link) -> str:
+    return f"- {DIAGNOSIS['entry']} {link(entry_id) or DIAGNOSIS['unlinked'].format(id=entry_id)}"
+
+
+def _md_row(row: Row, link: Link, evidence: bool) -> str:
+    """One result: its id and title with what it is, the evidence line, its sign, its fix and its page."""
+    result = row.result
+    status = (
+        DIAGNOSIS["answer_status"].format(label=row.label_text) if row.label in ("high", "medium") else row.label_text
+    )
+    lines = [_md_entry(result.id, result.title, status)]
+    quoted = _md_evidence(result) if evidence else None
+    if quoted:
+        lines.append(quoted)
+    if result.tell:
+        lines.append(f"- {DIAGNOSIS['seen' if result.tell.fired else 'look']} {_md_line(result.tell.says)}")
+    if row.shows_fix:
+        lines.append(f"- {DIAGNOSIS['fix']} {_md_line(result.fix_summary)}")
+    lines.append(_md_link(result.id, link))
+    return "\n".join(lines)
+
+
+def diagnosis(response: SearchResponse, link: Link, also: str | None = None) -> str:
+    """The response as Markdown for an issue tracker or a chat: the answer, or a differential's evidence line
+    and every candidate (its sign, fix and page), or the closest entry; then the advice. ``also``: a result
+    the reader opened that the summary would not list (one ranked after the candidates)."""
+    shown = view(response)
+    differential = shown.kind == "differential"
+    if shown.kind == "answer":
+        head = [DIAGNOSIS["answer"].format(label=shown.rows[0].label_text)]
+        head[0] += f": {_md_line(response.why)}" if response.why else ""
+    else:
+        head = [DIAGNOSIS["lead"].format(headline=shown.headline)]
+    listed = shown.rows[: shown.leads] if shown.leads else shown.rows[:1]
+    listed += [row for row in shown.rows if row.result.id == also and row not in listed]
+    quoted = _md_evidence(listed[0].result) if differential else None
+    if quoted:  # the line the candidates share, once
+        head.append(quoted)
+    parts = ["\n".join(head), *(_md_row(row, link, evidence=not differential) for row in listed)]
+    if shown.advice:
+        parts.append(_md_line(shown.advice))
+    return "\n\n".join(parts) + "\n"
+
+
+def entry_diagnosis(entry_id: str, title: str, fix_summary: str, link: Link) -> str:
+    """An entry read on its own (opened by id, followed from another): what it is, its fix and its page."""
+    lines = [_md_entry(entry_id, title, DIAGNOSIS["alone"])]
+    lines += [f"- {DIAGNOSIS['fix']} {_md_line(fix_summary)}", _md_link(entry_id, link)]
     return "\n".join(lines) + "\n"

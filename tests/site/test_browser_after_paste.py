@@ -12,14 +12,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from oom_family import captures
+from oom_family import captures, oom_line
 from test_browser import TRACEBACK, in_view, paste_into
 
+from trainkb._present import diagnosis
 from trainkb.catalogue import Catalogue
 from trainkb.search import Index, search
 from trainkb.search._index import build_data
 
 OWN_OUTPUT = Path(__file__).resolve().parents[1] / "own_output"
+NCCL_TIMEOUT = (Path(__file__).resolve().parents[1] / "fixtures" / "oom" / "nccl_timeout.txt").read_text(
+    encoding="utf-8"
+)
 DDP_2RANK = (OWN_OUTPUT / "hook-ddp-unused-2rank-tee.log").read_text(encoding="utf-8")  # torchrun --tee 3, two ranks
 VIEWS = [(1280, 900), (390, 844)]
 # a Django traceback as its user posted it: https://github.com/DMOJ/online-judge/issues/1929
@@ -44,9 +48,16 @@ def phone(page) -> bool:  # type: ignore[no-untyped-def]
     return page.viewport_size["width"] < 600
 
 
-@pytest.mark.parametrize("paste", ["ddp", "ddp-2rank", "oom"])
+@pytest.mark.parametrize("paste", ["ddp", "ddp-2rank", "oom", "nccl-timeout"])
 def test_the_answer_and_its_fix_fill_the_first_screen(real_site: Path, page, paste: str) -> None:  # type: ignore[no-untyped-def]
-    text = {"ddp": TRACEBACK, "ddp-2rank": DDP_2RANK, "oom": captures()["real-oom-message-fields"]}[paste]
+    """The NCCL timeout puts triage's ranks above the answer, and the answer's why is long: on a phone the why
+    shows its first lines, and a tap shows all of it."""
+    text = {
+        "ddp": TRACEBACK,
+        "ddp-2rank": DDP_2RANK,
+        "oom": captures()["real-oom-message-fields"],
+        "nccl-timeout": NCCL_TIMEOUT,
+    }[paste]
     page.goto((real_site / "index.html").as_uri())
     paste_into(page, "#paste-input", text)
     first = page.locator("#paste-results li.result").first
@@ -54,8 +65,14 @@ def test_the_answer_and_its_fix_fill_the_first_screen(real_site: Path, page, pas
     page.wait_for_timeout(100)
     assert in_view(page, "#paste-results li.result a.entry-link")
     assert in_view(page, "#paste-results li.result .fix-line")
-    if paste != "oom":
+    if paste in ("ddp", "ddp-2rank"):
         assert first.locator("a").inner_text().startswith("D8 ")
+    why = first.locator(".reason")
+    if paste == "nccl-timeout":
+        assert first.locator("a").inner_text().startswith("D20 ")
+        shown = why.bounding_box()["height"]
+        why.click()  # the whole why, on a phone too
+        assert why.evaluate("n => n.scrollHeight <= n.clientHeight + 1") and why.bounding_box()["height"] >= shown
 
 
 def test_the_paste_stays_out_of_the_address_bar(real_site: Path, page) -> None:  # type: ignore[no-untyped-def]
@@ -216,6 +233,29 @@ def test_copy_diagnosis_puts_markdown_on_the_clipboard(real_site: Path, page) ->
     assert "- Fix: " in copied and "`find_unused_parameters=True`" in copied
     assert "`kb show D8`" in copied  # from disk: the entry by id, not a file path with a home folder in it
     assert "/home/me" not in copied
+
+
+def test_copy_diagnosis_of_a_differential_lists_every_candidate(
+    real_site: Path, real_catalogue: Catalogue, page
+) -> None:  # type: ignore[no-untyped-def]
+    """The bare OOM message: several causes print it, so the Markdown names the line once, then each candidate
+    with its title, its sign, its fix and where to read it: what `d` copies in the TUI (trainkb._present)."""
+    oom = oom_line(captures()["real-oom-message-fields"])
+    response = search(oom, top=5, catalogue=Index(build_data(real_catalogue.ordered(), real_catalogue.content_hash())))
+    assert response.status == "differential" and response.candidates >= 2
+    page.goto((real_site / "index.html").as_uri())
+    page.evaluate("""() => {
+        if (navigator.clipboard) navigator.clipboard.writeText = t => { window.copied = t; return Promise.resolve(); };
+        document.addEventListener('copy', e => { window.copied = e.target.value; }, true); }""")
+    paste_into(page, "#paste-input", oom)
+    page.locator("#paste-results .copy-diagnosis").click()
+    copied = page.wait_for_function("() => window.copied").json_value()
+    assert copied == diagnosis(response, lambda _: None)
+    assert copied.count("- Evidence, line 1: `torch.OutOfMemoryError: CUDA out of memory") == 1
+    for result in response.results[: response.candidates]:
+        assert f"**{result.id}: {result.title}** (candidate)" in copied
+        assert result.tell is not None and result.tell.says in copied
+        assert f"- Fix: {result.fix_summary}" in copied and f"`kb show {result.id}`" in copied
 
 
 def test_a_traceback_from_another_stack_is_named_not_matched(real_site: Path, real_catalogue: Catalogue, page) -> None:  # type: ignore[no-untyped-def]

@@ -133,3 +133,16 @@ def test_serve_without_a_built_site_is_a_usage_error(tmp_path: Path) -> None:
 def test_templates_are_found_in_the_checkout() -> None:
     assert (site_dir() / "templates" / "base.html.j2").is_file()
     assert (site_dir() / "static" / "engine.js").is_file()
+
+
+def test_ids_in_signature_notes_and_unlinked_references_are_links(real_site: Path) -> None:
+    """An id a signature's note or a reference without an address names links to its entry, as in the prose; the
+    rest stays as written (no Markdown: `DDP.__init__` keeps its underscores) and `code` is code."""
+    m2 = (real_site / "M2" / "index.html").read_text(encoding="utf-8")
+    assert 'same as <a href="../M1/index.html" class="entry-ref">M1</a>&#x27;s; only the history' in m2
+    dp5 = (real_site / "DP5" / "index.html").read_text(encoding="utf-8")
+    assert 'host-to-device copies, <a href="../T6/index.html" class="entry-ref">T6</a>)</li>' in dp5
+    d38 = (real_site / "D38" / "index.html").read_text(encoding="utf-8")
+    assert "torch/nn/parallel/distributed.py, DDP.__init__)" in d38
+    o14 = (real_site / "O14" / "index.html").read_text(encoding="utf-8")
+    assert "print <code>Target 255 is out of bounds</code> for their void label" in o14

@@ -10,8 +10,9 @@ from test_flows import bracketed_paste, palette_jump, settle, visible
 from test_paste_focus_copy import real_app  # noqa: F401 (a fixture)
 from textual.widgets import OptionList
 
+from trainkb._present import diagnosis
 from trainkb.tui import TrainKBApp
-from trainkb.tui._entry import HINTS
+from trainkb.tui._hints import HINTS
 from trainkb.tui._paste import PasteBox
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,7 +43,7 @@ async def test_a_links_letter_follows_it_in_one_key_and_back_returns(app: TrainK
         assert app.current_entry == "D2" and app.focused.id == "detail" and focused_in_view(app)
         await pilot.press("d")  # the footer's keys act on the entry now shown
         await pilot.pause()
-        assert app.clipboard.startswith("**D2 ")
+        assert app.clipboard.startswith("**D2: ")
         await pilot.press("left_square_bracket")
         await settle(pilot, app)
         assert app.current_entry == "D1" and app.focused.id == "detail" and focused_in_view(app)
@@ -91,10 +92,13 @@ async def test_a_paste_without_one_answer_moves_focus_to_the_candidates(real_app
         response = app.current_response
         assert response is not None and response.status != "answered"
         assert app.focused.id == "results" and app.current_entry is None  # the last answer is gone
-        await pilot.press("c", "d", HINTS[0])  # the keys type nothing, and copy no stale entry
+        await pilot.press("c", HINTS[0])  # the keys type nothing, and copy no stale entry
         await settle(pilot, app)
         assert app.query_one("#paste", PasteBox).text == log and app.clipboard == ""
         assert app.current_entry is None
+        await pilot.press("d")  # what the pane shows now: this paste's candidates, not the last answer
+        await pilot.pause()
+        assert app.clipboard == diagnosis(response, lambda _: None) and f"**{before}:" not in app.clipboard
         await pilot.press("left_square_bracket")  # Back: the entry read before this paste
         await settle(pilot, app)
         assert app.current_entry == before and app.focused.id == "detail"

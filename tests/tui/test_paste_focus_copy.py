@@ -197,10 +197,10 @@ async def test_copy_diagnosis_puts_a_markdown_summary_on_the_clipboard(
         await pilot.pause()
         entry = app.kb.catalogue.entries["D1"]
         text = app.clipboard
-        assert text.startswith(f"**D1 — {entry.title}**")
-        assert "Status: answered, confidence high" in text
-        assert "Evidence (line 5): `RuntimeError: Expected to have finished reduction" in text
-        assert f"Fix: {entry.fix_summary}" in text and "https://kb.example.org/D1/" in text
+        assert text.startswith("trainkb answer, high confidence")
+        assert f"**D1: {entry.title}** (answer, high)" in text
+        assert "- Evidence, line 5: `RuntimeError: Expected to have finished reduction" in text
+        assert f"- Fix: {entry.fix_summary}" in text and "- Entry: https://kb.example.org/D1/" in text
         keys = {key.description for key in app.query("FooterKey")}
         assert "Copy diagnosis" in keys
 

@@ -13,7 +13,7 @@ from markupsafe import Markup
 
 from ..catalogue import RELATION_LABELS, Catalogue, CheckStatus, Entry, ReportedResult, VerificationMatrix
 from ._graph import area_graph
-from ._render import code_spans, highlight_code, plain, render_inline, render_markdown
+from ._render import code_spans, highlight_code, linked_line, plain, render_inline, render_markdown
 
 __all__ = ["area_page", "check_rows", "entry_page", "environments", "home_page", "verification_page"]
 
@@ -117,8 +117,12 @@ def entry_page(
             {"subject": n.subject, "note": Markup(render_inline(n.note, ids, root))} for n in entry.version_notes
         ],
         "signatures": entry.signatures,
+        "signature_notes": [linked_line(sig.note, ids, root) if sig.note else "" for sig in entry.signatures],
         "links": links,
-        "external": [{"text": e.text, "url": e.url if e.url and _http(e.url) else None} for e in entry.external],
+        "external": [
+            {"text": e.text, "html": linked_line(e.text, ids, root), "url": e.url if e.url and _http(e.url) else None}
+            for e in entry.external
+        ],
         "references": [{"title": r.title, "url": r.url if _http(r.url) else None} for r in entry.references],
         "summary": ver.summary(entry),
         "envs": envs,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -25,7 +25,16 @@ from pygments.lexer import Lexer
 from pygments.lexers import TextLexer, get_lexer_by_name
 from pygments.util import ClassNotFound
 
-__all__ = ["code_spans", "highlight_code", "plain", "pygments_css", "render_inline", "render_markdown", "safe_url"]
+__all__ = [
+    "code_spans",
+    "highlight_code",
+    "linked_line",
+    "plain",
+    "pygments_css",
+    "render_inline",
+    "render_markdown",
+    "safe_url",
+]
 
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.\-]*:")
 _FORMATTER: HtmlFormatter[str] = HtmlFormatter(nowrap=True)
@@ -60,10 +69,8 @@ def plain(text: str) -> str:
     return text.replace("`", "")
 
 
-def _id_links(text: str, ids: frozenset[str], root: str) -> list[Token] | None:
-    """Text split into text and link tokens at every mention of an existing entry id."""
-    out: list[Token] = []
-    last = 0
+def _id_spans(text: str, ids: frozenset[str]) -> Iterator[re.Match[str]]:
+    """Every mention of an existing entry id in ``text``, but a hardware name (an L4 GPU, an M1 Mac)."""
     for match in _ENTRY_ID.finditer(text):
         found = match.group(0)
         if found not in ids:
@@ -72,6 +79,15 @@ def _id_links(text: str, ids: frozenset[str], root: str) -> list[Token] | None:
             _HARDWARE_BEFORE.search(text[: match.start()]) or _HARDWARE_AFTER.match(text[match.end() :])
         ):
             continue
+        yield match
+
+
+def _id_links(text: str, ids: frozenset[str], root: str) -> list[Token] | None:
+    """Text split into text and link tokens at every mention of an existing entry id."""
+    out: list[Token] = []
+    last = 0
+    for match in _id_spans(text, ids):
+        found = match.group(0)
         if match.start() > last:
             out.append(_text(text[last : match.start()]))
         link = Token("link_open", "a", 1)
@@ -84,6 +100,27 @@ def _id_links(text: str, ids: frozenset[str], root: str) -> list[Token] | None:
     if last < len(text):
         out.append(_text(text[last:]))
     return out
+
+
+def linked_line(text: str, ids: frozenset[str], root: str = "../") -> Markup:
+    """A one-line field of plain text (a signature's note, a reference without a link): `inline code` becomes
+    <code> and an entry id a link to its page; nothing else is markup (not Markdown: `__init__` stays as written)."""
+    parts = text.split("`")
+    if len(parts) % 2 == 0:  # an unpaired backtick stays a backtick
+        parts[-2:] = ["`".join(parts[-2:])]
+    out = []
+    for i, part in enumerate(parts):
+        if i % 2:
+            out.append(f"<code>{html.escape(part)}</code>")
+            continue
+        last = 0
+        for match in _id_spans(part, ids):
+            found = match.group(0)
+            out += [html.escape(part[last : match.start()]), f'<a href="{root}{found}/index.html" class="entry-ref">']
+            out += [found, "</a>"]
+            last = match.end()
+        out.append(html.escape(part[last:]))
+    return Markup("".join(out))
 
 
 def _text(content: str) -> Token:

@@ -12,13 +12,13 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import ContentSwitcher, Footer, Header, Input, Markdown, OptionList, TextArea, Tree
 from textual.worker import get_current_worker
 
-from .._present import view
-from .._terminal import printable
+from .._present import diagnosis, entry_diagnosis, view
 from ..search import SearchResponse
 from ._browse import BrowsePane
-from ._entry import HINTS, EntryView
+from ._entry import EntryView
 from ._help import KeysHelp
-from ._model import ENTRY_SCHEME, KnowledgeBase, fix_blocks, inline, plural
+from ._hints import HINTS, hint_labels
+from ._model import ENTRY_SCHEME, KnowledgeBase, fix_blocks, plural
 from ._palette import EntryCommands
 from ._paste import PasteBox, read_from
 from ._results import ResultsList
@@ -61,8 +61,8 @@ class TrainKBApp(App[None]):
             for n in range(1, 10)
         ),
         Binding("d", "copy_diagnosis", "Copy diagnosis", id="copy-diagnosis"),
-        *(  # the letter shown beside each of the entry's links follows it: one key
-            Binding(key, f"follow_hint({n})", "Follow", show=n == 0, key_display="a-z", id=f"follow-{key}")
+        *(  # the key shown beside each of the entry's links follows it: one letter, or two past the 19th link
+            Binding(key, f"follow_hint({key!r})", "Follow", show=n == 0, key_display="a-z", id=f"follow-{key}")
             for n, key in enumerate(HINTS)
         ),
         Binding("f", "follow", "Show the links", show=False, id="follow"),
@@ -80,7 +80,8 @@ class TrainKBApp(App[None]):
         self.history: list[str] = []
         self.position = -1
         self.shown: str | None = None  # the entry in the pane; None while it shows a differential or nothing
-        self.links: list[str] = []  # the shown entry's links, in the order of their letters
+        self.links: list[str] = []  # the shown entry's links, in the order of their keys (hint_labels)
+        self.hint_typed = ""  # the first letter of a link's two-letter key, waiting for the second
         self.current_response: SearchResponse | None = None
         self._find_at = -1
         self.results_shown_at = 0.0
@@ -110,7 +111,14 @@ class TrainKBApp(App[None]):
             self.run_search(self.initial_text)
 
     async def on_event(self, event: events.Event) -> None:
-        """A paste anywhere on the main screen but a one-line box (find, filter) is a new crash to search."""
+        """A paste anywhere on the main screen but a one-line box (find, filter) is a new crash to search. A key
+        that does not continue a two-letter link key drops its first letter (Esc only that)."""
+        if isinstance(event, events.Key) and not event.is_forwarded and self.hint_typed:
+            typed = self.hint_typed + (event.character if event.is_printable and event.character else "\0")
+            if not any(key.startswith(typed) for key in hint_labels(len(self.links))):
+                self._hint("")
+                if event.key == "escape":
+                    return
         if (
             isinstance(event, events.Paste)
             and not event.is_forwarded
@@ -228,10 +236,10 @@ class TrainKBApp(App[None]):
         self._highlight_evidence(entry_id)
 
     def _show_entry(self, entry_id: str | None, links: list[str] | None = None) -> None:
-        """What the entry pane shows, for the keys that act on it (c, d, o, a link's letter)."""
+        """What the entry pane shows, for the keys that act on it (c, d, o, a link's key)."""
         self.shown = entry_id
         self.links = links or []
-        self.refresh_bindings()
+        self._hint("")
 
     def _focus_entry(self) -> None:
         """The entry pane takes focus once it changed: the footer's keys act there, and its border says so (the
@@ -335,18 +343,31 @@ class TrainKBApp(App[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Keys that act on the shown entry are dimmed while the pane shows none; a letter with no link is off."""
         if action == "follow_hint":
-            index = parameters[0]
-            assert isinstance(index, int)
-            return True if index < len(self.links) else (None if index == 0 else False)
-        if action in ("copy_fix", "copy_diagnosis", "follow") and self.shown is None:
+            typed = self.hint_typed + str(parameters[0])
+            if any(key.startswith(typed) for key in hint_labels(len(self.links))):
+                return True
+            return None if parameters[0] == HINTS[0] else False
+        if action == "copy_diagnosis" and self.shown is None:  # a differential or the closest entries: their summary
+            return True if self.current_response is not None and self.current_response.results else None
+        if action in ("copy_fix", "follow") and self.shown is None:
             return None
         return True
 
-    def action_follow_hint(self, index: int) -> None:
-        """Follow the entry's link that shows this letter, and read it."""
-        if index < len(self.links):
-            self.open_entry(self.links[index])
+    def action_follow_hint(self, letter: str) -> None:
+        """Follow the entry's link whose key this letter completes, and read it; the first letter of a two-letter
+        key waits for the second."""
+        typed = self.hint_typed + letter
+        keys = hint_labels(len(self.links))
+        if typed in keys:
+            self.open_entry(self.links[keys.index(typed)])
             self._focus_entry()
+        else:
+            self._hint(typed if any(key.startswith(typed) for key in keys) else "")
+
+    def _hint(self, typed: str) -> None:
+        self.hint_typed = typed
+        self.query_one("#detail", EntryView).hint_typed(typed)
+        self.refresh_bindings()
 
     def action_copy_block(self, n: int) -> None:
         """Copy the n-th code block of the fix (1-based): a fix's blocks are alternatives, not one snippet."""
@@ -367,7 +388,16 @@ class TrainKBApp(App[None]):
         self.notify(f"Copied {entry_id}'s fix {which} ({plural(len(code.splitlines()), 'line')}){more}.")
 
     def action_copy_diagnosis(self) -> None:
-        """A Markdown summary of what the paste is and how to fix it, for an issue tracker or a chat."""
+        """A Markdown summary of what the paste is and how to fix it, for an issue tracker or a chat: the entry
+        shown, or the differential's candidates (or the closest entry) while the pane shows those."""
+        detail = self.query_one("#detail", EntryView)
+        response = self.current_response
+        if self.shown is None and response is not None and response.results and not detail.busy:
+            shown = view(response)
+            self.copy_to_clipboard(diagnosis(response, self._link))
+            named = " ".join(row.result.id for row in shown.rows[: shown.leads or 1])
+            self.notify(f"Copied a Markdown diagnosis naming {named} to the clipboard.")
+            return
         entry_id = self._shown_entry()
         if entry_id is None:
             return
@@ -387,23 +417,17 @@ class TrainKBApp(App[None]):
         return detail.entry_id
 
     def _diagnosis(self, entry_id: str) -> str:
-        entry = self.kb.catalogue.entries[entry_id]
+        """The search's diagnosis when the entry is one of its results, else the entry read on its own."""
         response = self.current_response
-        result = next((r for r in response.results if r.id == entry_id), None) if response else None
-        lines = [f"**{entry.id} — {entry.title}** (trainkb)", ""]
-        if response is None or result is None:
-            lines.append("- Status: opened by hand, not matched against a paste")
-        elif self._verdict(entry_id) == "guess":
-            lines.append(f"- Status: unconfirmed, one of {len(response.results)} candidates ({response.status})")
-        else:
-            lines.append(f"- Status: {response.status}, confidence {result.confidence}")
-        if result is not None and result.evidence:
-            evidence = printable(result.evidence[0].text.strip(), newlines=False)
-            lines.append(f"- Evidence (line {result.evidence[0].line}): {inline(evidence)}")
-        lines.append(f"- Fix: {entry.fix_summary}")
+        if response is not None and entry_id in {r.id for r in response.results}:
+            return diagnosis(response, self._link, also=entry_id)
+        entry = self.kb.catalogue.entries[entry_id]
+        return entry_diagnosis(entry.id, entry.title, entry.fix_summary, self._link)
+
+    def _link(self, entry_id: str) -> str | None:
+        """The entry's page for a reader elsewhere: the site's web address, never a local file path."""
         url = self.kb.site_url(entry_id)
-        lines.append(f"- Entry: {url}" if url else f"- Entry: `kb show {entry_id}`")
-        return "\n".join(lines) + "\n"
+        return url if url and url.startswith(("https://", "http://")) else None
 
     def action_follow(self) -> None:
         """Straight to the entry's links, in view with their letters, the first highlighted: Enter follows it."""

@@ -14,13 +14,12 @@ from .._terminal import printable
 from ..catalogue import Entry
 from ..search import SearchResponse
 from ._code import EntryMarkdown
+from ._hints import hint_labels
 
-__all__ = ["HINTS", "EntryView", "candidate_lines", "diagnosis_markdown", "inline_code"]
+__all__ = ["EntryView", "candidate_lines", "diagnosis_markdown", "inline_code"]
 
 SYMPTOM_CHARS = 160  # of the symptom line quoted at the top of a differential
-# One key follows a link: the letter shown beside it. Not c d f o (the app's own keys), nor q (quit, elsewhere)
-# or j k (a vim user's down and up): pressing them out of habit must not jump to another entry.
-HINTS = "abeghilmnprstuvwxyz"
+FOLLOW = "Follow: press a link's key (or ↑↓ and Enter)"
 EMPTY = "Nothing selected yet: paste above, or Ctrl+P to jump to an entry."
 
 
@@ -189,13 +188,15 @@ class EntryView(VerticalScroll):
         options = self.query_one("#related", OptionList)
         options.clear_options()
         widths = [max((len(part) for part in parts), default=0) + 1 for parts in zip(*related, strict=True)]
+        keys = hint_labels(len(related))
+        width = max((len(key) for key in keys), default=1)
         for index, (relation, target) in enumerate(related):
-            hint = HINTS[index] if index < len(HINTS) else " "
+            hint = keys[index] if index < len(keys) else ""
             options.add_option(
                 Option(
                     Text.assemble(
-                        (hint, "bold reverse" if hint.strip() else ""),
-                        " ",
+                        (hint, "bold reverse"),
+                        " " * (width - len(hint) + 1),
                         (relation.ljust(widths[0]), "italic"),
                         (target.ljust(widths[1]), "bold"),
                         " ",
@@ -204,7 +205,13 @@ class EntryView(VerticalScroll):
                     id=f"{relation}|{target}",
                 )
             )
-        options.border_title = "Follow: press a link's letter (or ↑↓ and Enter)" if related else ""
+        options.border_title = FOLLOW if related else ""
+
+    def hint_typed(self, typed: str) -> None:
+        """The first letter of a two-letter key was pressed: the links' title says the second one follows."""
+        options = self.query_one("#related", OptionList)
+        if options.option_count:
+            options.border_title = f"{typed}… then the second letter (Esc cancels)" if typed else FOLLOW
 
     async def show_diagnosis(self, response: SearchResponse) -> None:
         """No single entry answers: the differential (candidates, what decides, each fix) or the closest entries."""

@@ -9,7 +9,7 @@ from textual.app import App
 from textual.binding import Binding
 from textual.widgets import Static
 
-from ._entry import HINTS
+from ._hints import HINTS
 
 __all__ = ["KeysHelp"]
 
@@ -64,7 +64,7 @@ class KeysHelp(Static):
                 continue
             if binding.id and binding.id.startswith("follow-"):  # a letter per link, one row
                 if binding.id == f"follow-{HINTS[0]}":
-                    table.add_row("a-z", "Follow the link showing that letter")
+                    table.add_row("a-z", "Follow the link showing that key (two letters: press both, Esc cancels)")
                 continue
             table.add_row(_keys(self.app, binding), binding.description)
         table.add_row("ctrl+p", "Jump to an entry (palette)")

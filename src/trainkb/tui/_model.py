@@ -23,7 +23,7 @@ from ..catalogue import (
 from ..search import Index, SearchResponse, get_index, search
 from ..triage import Triage, triage_text
 
-__all__ = ["ENTRY_SCHEME", "KnowledgeBase", "fix_blocks", "fix_code", "inline", "link_ids", "plural"]
+__all__ = ["ENTRY_SCHEME", "KnowledgeBase", "fix_blocks", "fix_code", "link_ids", "plural"]
 
 ENTRY_SCHEME = "entry:"
 
@@ -112,14 +112,6 @@ def link_ids(markdown: str, ids: set[str], link: str) -> tuple[str, list[str]]:
 def plural(n: int, noun: str) -> str:
     """ "1 line", "3 lines"."""
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
-
-
-def inline(text: str) -> str:
-    """``text`` as Markdown inline code, whatever backticks it holds."""
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def _escape(text: str) -> str:

@@ -69,5 +69,7 @@ class ResultsList(OptionList):
                 label_text.append_text(Text.assemble("\n      ", ("fix: ", "green"), fix))
             self.add_option(Option(label_text, id=result.id))
         if shown.advice:
-            self.add_option(Option(Text(shown.advice, style="italic"), disabled=True))
+            advice = inline_code(printable(shown.advice, newlines=False))  # `django` in bold, not in backticks
+            advice.stylize("italic")
+            self.add_option(Option(advice, disabled=True))
         self.border_subtitle = f"{response.query_kind} · Enter: read"

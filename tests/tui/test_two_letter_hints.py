@@ -1,0 +1,71 @@
+"""Every link has a key: M1 links to more entries than there are hint letters, so the links past the single
+letters get two-letter keys (as in vimium and qutebrowser), none the start of another, typed through Textual's
+real input parser; F1 says how they work."""
+
+from __future__ import annotations
+
+import pytest
+from test_flows import settle
+from test_paste_focus_copy import real_app  # noqa: F401 (a fixture)
+from textual.widgets import OptionList
+
+from trainkb.tui import TrainKBApp
+from trainkb.tui._help import KeysHelp
+from trainkb.tui._hints import HINTS, hint_labels
+
+
+def test_keys_are_unique_and_none_starts_another() -> None:
+    for count in (1, len(HINTS), len(HINTS) + 1, 22, 60):
+        keys = hint_labels(count)
+        assert len(keys) == len(set(keys)) == count
+        assert not [(a, b) for a in keys for b in keys if a != b and b.startswith(a)], count
+    assert hint_labels(len(HINTS)) == list(HINTS)  # while the letters last, one key each
+
+
+def _keys_shown(app: TrainKBApp) -> list[tuple[str, str]]:
+    """Each link's key as the list shows it, and the entry it leads to."""
+    related = app.query_one("#related", OptionList)
+    out = []
+    for i in range(related.option_count):
+        option = related.get_option_at_index(i)
+        assert option.id is not None
+        out.append((str(option.prompt).split(" ", 1)[0], option.id.split("|", 1)[1]))
+    return out
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])
+async def test_every_link_of_m1_has_a_key_that_follows_it(real_app: TrainKBApp, size: tuple[int, int]) -> None:  # noqa: F811
+    app = real_app
+    async with app.run_test(size=size) as pilot:
+        app.jump("M1")
+        await settle(pilot, app)
+        shown = _keys_shown(app)
+        assert len(shown) > len(HINTS)  # more links than letters
+        assert [key for key, _ in shown] == hint_labels(len(shown))
+        last_key, last_target = shown[-1]
+        assert len(last_key) == 2
+        await pilot.press(last_key[0])  # the first letter waits for the second, and says so
+        await settle(pilot, app)
+        assert app.current_entry == "M1"
+        assert "then the second letter" in app.query_one("#related", OptionList).border_title
+        await pilot.press("escape")  # cancels the first letter, and only that
+        await settle(pilot, app)
+        assert app.current_entry == "M1" and app.focused is not None and app.focused.id != "paste"
+        assert app.query_one("#related", OptionList).border_title.startswith("Follow")
+        await pilot.press(*last_key)
+        await settle(pilot, app)
+        assert app.current_entry == last_target
+        await pilot.press("left_square_bracket")
+        await settle(pilot, app)
+        await pilot.press(shown[0][0])  # a single letter still follows at once
+        await settle(pilot, app)
+        assert app.current_entry == shown[0][1]
+
+
+async def test_f1_says_how_two_letter_keys_work(real_app: TrainKBApp) -> None:  # noqa: F811
+    app = real_app
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("f1")
+        await pilot.pause()
+        rows = app.screen.query_one(KeysHelp).table.columns[1]._cells
+        assert any("two letters" in str(cell) for cell in rows)
