@@ -75,8 +75,11 @@ async def test_a_new_paste_says_searching_until_its_answer_is_shown(app: TrainKB
             __import__("textual._xterm_parser")._xterm_parser.XTermParser().feed("\x1b[200~" + TRACEBACK + "\x1b[201~")
         ):
             app._driver.process_message(event)
-        await pilot.pause(0.3)
         detail = app.query_one("#detail")
+        for _ in range(300):  # the search is held back: wait for the paste to reach it, however loaded the machine
+            await pilot.pause(0.1)
+            if "Searching" in str(detail.border_title):
+                break
         assert "No confident match" not in str(detail.border_title)
         assert "Searching" in str(detail.border_title) and "Searching" in _text(app, "#title")
         assert not app.query_one("#summary").display
