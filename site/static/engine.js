@@ -21,13 +21,14 @@
              "aliases", "postings", "idf", "background", "sig_terms", "gate", "ungated", "triage"],
     constants: ["MAX_CHARS", "MAX_LINES", "MAX_LINE_CHARS", "MAX_CONTINUATION", "NEWLINE_SEARCH", "MAX_PREFIXES",
                 "ROOT_CAUSE_LINES", "SENTENCE_WORDS", "MIN_DUMP_ITEMS", "FAILURE_WEIGHT", "OTHER_WEIGHT",
-                "WRAPPER_WEIGHT", "WRAPPER_TYPES", "STOP", "MAX_HITS_PER_SIG", "EXACT_STRENGTH", "FUZZY_STRENGTH",
+                "WRAPPER_WEIGHT", "WRAPPER_TYPES", "STOP", "STEM_SUFFIXES", "STEM_KEEP_CHARS", "STEM_MIN_CHARS",
+                "PART_MIN_CHARS", "MAX_HITS_PER_SIG", "EXACT_STRENGTH", "FUZZY_STRENGTH",
                 "TYPE_BONUS", "MIN_FUZZY_CHARS", "MIN_SHARED_TERMS", "SHARED_TERMS_SHARE", "MIN_LINE_CHARS",
-                "MAX_TERM_REPEATS", "FULL_ALIAS_WORDS", "PROSE_SATURATION", "BM25_SHARE", "COVER_SHARE",
+                "MAX_TERM_REPEATS", "FULL_ALIAS_WORDS", "MIN_ALIAS_WORDS", "PROSE_SATURATION", "BM25_SHARE", "COVER_SHARE",
                 "EXTRA_SIGNATURE", "OTHER_KIND_SHARE", "MAX_EVIDENCE", "SUBSTITUTION_PENALTY", "FUZZY_FLOOR",
                 "PROSE_CANDIDATES", "MAX_QUERY_TERMS", "ALIAS_STRENGTH", "KNOWN_FAILURE", "SOME_EVIDENCE",
                 "MAX_TEXT_SEGMENTS", "MAX_MESSAGE_SEGMENTS", "UNKNOWN_ERROR_CAP", "EXCLUDED_CAP", "AMBIGUOUS_SHARE",
-                "NOISE_MIN_TERMS", "NOISE_KNOWN_SHARE", "ROLE_WEIGHT", "HIGH", "MEDIUM", "SIGNATURE_LEAD",
+                "NOISE_MIN_TERMS", "NOISE_KNOWN_SHARE", "NOISE_MIN_CHARS", "ROLE_WEIGHT", "HIGH", "MEDIUM", "SIGNATURE_LEAD",
                 "MIN_SCORE", "ADVICE_MESSAGE_CHARS", "MIN_CANDIDATES", "MAX_CANDIDATES", "WHY_CHARS",
                 "WHY_VOUCHED", "MAX_OUTPUT_CHARS",
                 "RISE_MIN_POINTS", "RISE_RATIO", "RISE_MAJORITY", "MAX_SERIES", "SIZE_UNITS",
@@ -161,21 +162,25 @@
     this.token = re(P.TOKEN, "g");
     this.number = re(P.NUMBER, "g");
     this.stop = new Set(C.STOP);
+    this.suffixes = C.STEM_SUFFIXES;
+    this.keepChars = C.STEM_KEEP_CHARS;
+    this.minChars = C.STEM_MIN_CHARS;
+    this.partChars = C.PART_MIN_CHARS;
   }
   Normalizer.prototype.normalize = function (line) {
     var out = line;
     for (var i = 0; i < this.masks.length; i++) out = out.replace(this.masks[i][1], this.masks[i][0]);
     return pyStrip(out.replace(this.spaces, " ")).toLowerCase();
   };
-  var SUFFIXES = ["ations", "ation", "ings", "ing", "ies", "ied", "ed", "es", "ly", "s", "e"];
-  function stem(word) {
-    if (word.length <= 4 || word.indexOf("_") >= 0) return word;
-    for (var i = 0; i < SUFFIXES.length; i++) {
-      var s = SUFFIXES[i];
-      if (word.endsWith(s) && word.length - s.length >= 4) return word.slice(0, -s.length);
+  /* stem(): a deliberately crude suffix stripper, by the contract's word rules */
+  Normalizer.prototype.stem = function (word) {
+    if (word.length <= this.keepChars || word.indexOf("_") >= 0) return word;
+    for (var i = 0; i < this.suffixes.length; i++) {
+      var s = this.suffixes[i];
+      if (word.endsWith(s) && word.length - s.length >= this.minChars) return word.slice(0, -s.length);
     }
     return word;
-  }
+  };
   Normalizer.prototype.terms = function (text) {
     for (var i = 0; i < 2; i++) text = text.replace(this.masks[i][1], " ");
     var words = text.toLowerCase().match(this.word) || [];
@@ -183,11 +188,11 @@
     for (var j = 0; j < words.length; j++) {
       var word = words[j];
       if (this.stop.has(word)) continue;
-      out.push(stem(word));
+      out.push(this.stem(word));
       if (word.indexOf("_") >= 0) {
         var parts = word.split("_");
         for (var k = 0; k < parts.length; k++) {
-          if (parts[k].length > 2 && !this.stop.has(parts[k])) out.push(stem(parts[k]));
+          if (parts[k].length >= this.partChars && !this.stop.has(parts[k])) out.push(this.stem(parts[k]));
         }
       }
     }
@@ -199,7 +204,7 @@
     var tokens = text.toLowerCase().match(this.token) || [], out = [];
     for (var i = 0; i < tokens.length; i++) {
       var w = tokens[i];
-      if (/^[a-z]+$/.test(w.replace(/_/g, "")) && !this.stop.has(w)) out.push(stem(w));
+      if (/^[a-z]+$/.test(w.replace(/_/g, "")) && !this.stop.has(w)) out.push(this.stem(w));
     }
     return out;
   };
@@ -961,7 +966,7 @@
     candidates.forEach(function (entry) {
       (aliases[entry] || []).forEach(function (a) {
         var words = a[0], total = a[1];
-        if (words.length < 2 || total <= 0) return;
+        if (words.length < C.MIN_ALIAS_WORDS || total <= 0) return;
         var cover = 0;
         words.forEach(function (w) {
           if (queryTerms.has(w)) cover += (has(idf, w) ? idf[w] : 0) * weight(w);
@@ -975,10 +980,11 @@
 
   /* many distinct words, few of them anywhere in the catalogue: noise, not a description (_score._noise) */
   Engine.prototype.noise = function (queryTerms) {
-    var distinct = new Set(queryTerms.filter(function (t) { return t.length > 1; })), idf = this.idf, known = 0;
-    if (distinct.size < this.C.NOISE_MIN_TERMS) return false;
+    var C = this.C, idf = this.idf, known = 0;
+    var distinct = new Set(queryTerms.filter(function (t) { return t.length >= C.NOISE_MIN_CHARS; }));
+    if (distinct.size < C.NOISE_MIN_TERMS) return false;
     distinct.forEach(function (t) { if (has(idf, t)) known++; });
-    return known < this.C.NOISE_KNOWN_SHARE * distinct.size;
+    return known < C.NOISE_KNOWN_SHARE * distinct.size;
   };
 
   /* skip: the words of a message many root causes print, which cannot tell those causes apart;
@@ -1313,7 +1319,7 @@
   };
 
   var api = { Engine: Engine, CONTRACT: CONTRACT, checkContract: checkContract, partialRatio: partialRatio,
-              alignment: alignment, stem: stem };
+              alignment: alignment };
   root.TrainkbEngine = api;
   if (typeof module !== "undefined" && module.exports) module.exports = api;
 })(typeof window !== "undefined" ? window : globalThis);

@@ -11,6 +11,8 @@ from __future__ import annotations
 import functools
 import re
 
+from ._policy import WORDS
+
 __all__ = ["MASKS", "NUMBER", "content_words", "normalize", "stem", "terms"]
 
 _FILE_TYPES = "py|cpp|cu|cc|h|hpp|so|pth|pt|ckpt|bin|safetensors|json|yaml|yml"  # a bare file name's extensions
@@ -73,103 +75,6 @@ _SPACES = re.compile(r"\s+")
 NUMBER = re.compile(r"(?<![\w.])\d+(?![\w.])")  # a whole number, as a signature spells one out
 _WORD = re.compile(r"[a-z][a-z0-9_]*[a-z0-9]|[a-z]")
 _TOKEN = re.compile(r"[a-z0-9_]+")
-_STOP = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "been",
-        "but",
-        "by",
-        "can",
-        "could",
-        "did",
-        "do",
-        "does",
-        "doing",
-        "for",
-        "from",
-        "get",
-        "got",
-        "had",
-        "has",
-        "have",
-        "how",
-        "i",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "me",
-        "my",
-        "no",
-        "not",
-        "of",
-        "on",
-        "or",
-        "our",
-        "please",
-        "so",
-        "some",
-        "than",
-        "that",
-        "the",
-        "their",
-        "then",
-        "there",
-        "these",
-        "this",
-        "those",
-        "to",
-        "too",
-        "was",
-        "we",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "while",
-        "who",
-        "why",
-        "will",
-        "with",
-        "would",
-        "you",
-        "your",
-        "after",
-        "before",
-        "also",
-        "any",
-        "just",
-        "only",
-        "very",
-        "all",
-        "one",
-        "two",
-        "use",
-        "used",
-        "using",
-        "try",
-        "tried",
-        "run",
-        "running",
-        "same",
-        "other",
-        "more",
-        "most",
-        "here",
-        "out",
-        "up",
-        "about",
-    ]
-)
 
 
 def normalize(line: str) -> str:
@@ -190,21 +95,23 @@ def normalize(line: str) -> str:
 @functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A deliberately crude suffix stripper: 'shuffling', 'shuffled', 'shuffles' -> 'shuffl'."""
-    if len(word) <= 4 or "_" in word:
+    if len(word) <= WORDS.stem_keep_chars or "_" in word:
         return word
-    for suffix in ("ations", "ation", "ings", "ing", "ies", "ied", "ed", "es", "ly", "s", "e"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+    for suffix in WORDS.stem_suffixes:
+        if word.endswith(suffix) and len(word) - len(suffix) >= WORDS.stem_min_chars:
             return word[: -len(suffix)]
     return word
 
 
 def _word_terms(word: str) -> tuple[str, ...]:
     """The terms one word yields: none for a stop word, its stem, then an identifier's parts."""
-    if word in _STOP:
+    stop = WORDS.stop
+    if word in stop:
         return ()
     if "_" not in word:
         return (stem(word),)
-    return (stem(word), *(stem(part) for part in word.split("_") if len(part) > 2 and part not in _STOP))
+    parts = (part for part in word.split("_") if len(part) >= WORDS.part_min_chars and part not in stop)
+    return (stem(word), *(stem(part) for part in parts))
 
 
 def _without_locations(text: str) -> str:
@@ -247,4 +154,5 @@ def terms(text: str) -> list[str]:
 
 def content_words(text: str) -> list[str]:
     """Stemmed whole words without digits: the fixed wording of a message, not its variable parts."""
-    return [stem(w) for w in _TOKEN.findall(text.lower()) if w.replace("_", "").isalpha() and w not in _STOP]
+    stop = WORDS.stop
+    return [stem(w) for w in _TOKEN.findall(text.lower()) if w.replace("_", "").isalpha() and w not in stop]

@@ -22,9 +22,10 @@ from typing import Any, Literal, TypedDict
 
 from .. import _ownoutput
 from ..ranklog import DECIDE, READ, DecideRules, ReadRules
-from . import _hint, _input, _normalize, _ranks, _score, _search, _tells
+from . import _hint, _input, _normalize, _ranks, _score, _tells
 from ._index import Index
 from ._jsregex import js_regex, signature_regex
+from ._policy import ANSWER, SCORE, WORDS, AnswerRules, ScoreRules, WordRules
 
 __all__ = [
     "ENGINE_CONTRACT_VERSION",
@@ -38,6 +39,7 @@ __all__ = [
 ]
 
 ENGINE_CONTRACT_VERSION = 3  # 2: tells, the answer's status, why and candidates; 3: kb's own blocks, ranks' teardown
+RULES = (WORDS, SCORE, ANSWER)  # the search rules engine.js reads, every field of each
 TRIAGE_RULES_VERSION = 2  # the ``triage`` part, which site/static/triage.js reads (and declares the version of)
 
 
@@ -152,8 +154,12 @@ class EngineContract(TypedDict):
 
 
 def _constants() -> dict[str, Any]:
-    """Every number, word list and weight table engine.js reads, by the name it reads it under."""
-    return {
+    """Every number, word list and weight table engine.js reads, by the name it reads it under.
+
+    The search rules (``_policy``: words, scoring, answers) go field by field, each under its upper-cased name.
+    """
+    rules = {name.upper(): value for policy in RULES for name, value in rules_data(policy).items()}
+    return rules | {
         # reading the paste (_input.py)
         "MAX_CHARS": _input.MAX_CHARS,
         "MAX_LINES": _input.MAX_LINES,
@@ -168,51 +174,9 @@ def _constants() -> dict[str, Any]:
         "OTHER_WEIGHT": _input.OTHER_WEIGHT,
         "WRAPPER_WEIGHT": _input.WRAPPER_WEIGHT,
         "WRAPPER_TYPES": sorted(_input._WRAPPER_TYPES),
-        # words (_normalize.py)
-        "STOP": sorted(_normalize._STOP),
-        # scoring (_score.py)
-        "MAX_HITS_PER_SIG": _score.MAX_HITS_PER_SIG,
-        "EXACT_STRENGTH": _score.EXACT_STRENGTH,
-        "FUZZY_STRENGTH": _score.FUZZY_STRENGTH,
-        "TYPE_BONUS": _score.TYPE_BONUS,
-        "MIN_FUZZY_CHARS": _score.MIN_FUZZY_CHARS,
-        "MIN_SHARED_TERMS": _score.MIN_SHARED_TERMS,
-        "SHARED_TERMS_SHARE": _score.SHARED_TERMS_SHARE,
-        "MIN_LINE_CHARS": _score.MIN_LINE_CHARS,
-        "MAX_TERM_REPEATS": _score.MAX_TERM_REPEATS,
-        "FULL_ALIAS_WORDS": _score.FULL_ALIAS_WORDS,
-        "PROSE_SATURATION": _score.PROSE_SATURATION,
-        "BM25_SHARE": _score.BM25_SHARE,
-        "COVER_SHARE": _score.COVER_SHARE,
-        "EXTRA_SIGNATURE": _score.EXTRA_SIGNATURE,
-        "OTHER_KIND_SHARE": _score.OTHER_KIND_SHARE,
-        "MAX_EVIDENCE": _score.MAX_EVIDENCE,
-        "SUBSTITUTION_PENALTY": _score.SUBSTITUTION_PENALTY,
-        "FUZZY_FLOOR": _score.FUZZY_FLOOR,
-        "PROSE_CANDIDATES": _score.PROSE_CANDIDATES,
-        "MAX_QUERY_TERMS": _score.MAX_QUERY_TERMS,
-        "ALIAS_STRENGTH": _score.ALIAS_STRENGTH,
-        "KNOWN_FAILURE": _score.KNOWN_FAILURE,
-        "SOME_EVIDENCE": _score.SOME_EVIDENCE,
-        "MAX_TEXT_SEGMENTS": _score.MAX_TEXT_SEGMENTS,
-        "MAX_MESSAGE_SEGMENTS": _score.MAX_MESSAGE_SEGMENTS,
-        "UNKNOWN_ERROR_CAP": _score.UNKNOWN_ERROR_CAP,
-        "EXCLUDED_CAP": _score.EXCLUDED_CAP,
-        "AMBIGUOUS_SHARE": _score.AMBIGUOUS_SHARE,
-        "NOISE_MIN_TERMS": _score.NOISE_MIN_TERMS,
-        "NOISE_KNOWN_SHARE": _score.NOISE_KNOWN_SHARE,
-        "ROLE_WEIGHT": dict(_score.ROLE_WEIGHT),
-        # confidence (_search.py) and advice (_hint.py)
-        "HIGH": _search.HIGH,
-        "MEDIUM": _search.MEDIUM,
-        "SIGNATURE_LEAD": _search.SIGNATURE_LEAD,
-        "MIN_SCORE": _search.MIN_SCORE,
+        # advice (_hint.py)
         "ADVICE_MESSAGE_CHARS": _hint.ADVICE_MESSAGE_CHARS,
-        # the three answers (_search.py) and tells (_tells.py; a whole output is _input.py's)
-        "MIN_CANDIDATES": _search.MIN_CANDIDATES,
-        "MAX_CANDIDATES": _search.MAX_CANDIDATES,
-        "WHY_CHARS": _search.WHY_CHARS,
-        "WHY_VOUCHED": _search.WHY_VOUCHED,
+        # tells (_tells.py; a whole output is _input.py's)
         "MAX_OUTPUT_CHARS": _input.MAX_OUTPUT_CHARS,
         "RISE_MIN_POINTS": _tells.RISE_MIN_POINTS,
         "RISE_RATIO": _tells.RISE_RATIO,
@@ -269,7 +233,7 @@ def engine_patterns() -> dict[str, re.Pattern[str]]:
     }
 
 
-def rules_data(rules: ReadRules | DecideRules) -> dict[str, Any]:
+def rules_data(rules: ReadRules | DecideRules | WordRules | ScoreRules | AnswerRules) -> dict[str, Any]:
     """A frozen rules object as JSON, every field under its own name: a regex as [source, flags] of the
     JavaScript regex with Python's meaning, a set as a sorted list, a table as an object."""
     out: dict[str, Any] = {}
