@@ -436,18 +436,56 @@ def _prose(index: Index, query: Query, skip: frozenset[str] = frozenset()) -> di
     return out
 
 
+_Hits = dict[int, list[Evidence]]
+
+
+@dataclass(frozen=True)
+class _Paste:
+    """What the whole paste says, which every entry's rules read."""
+
+    owners: list[Message | None]  # the message each line belongs to
+    cut: bool  # the paste stops inside a traceback, before its exception
+    no_failure: bool  # the paste ends in no exception
+    failure_known: bool  # a signature names the failure's cause
+    ambiguously_known: bool  # the failure is known only as a message many causes print
+    noise: bool  # a paste of words the catalogue never uses is not prose
+    excluded: frozenset[int]  # entries whose excludes the paste holds
+
+
 def score_entries(index: Index, query: Query) -> list[Scored]:
-    """Entries with signature evidence or among the best prose matches, best first."""
+    """Entries with signature evidence or among the best prose matches, best first.
+
+    A sequence of named rules, which site/static/engine.js mirrors function for function
+    (``scoreEntries``, ``hits``, ``readPaste``, ``scoreEntry``, ...).
+    """
+    exact, fuzzy = _hits(index, query)
+    owners = _owners(query)
+    prose = _prose(index, query, _ambiguous_words(query, owners, exact, fuzzy))
+    paste = _read_paste(index, query, owners, exact, fuzzy)
+    scored = [
+        _score_entry(entry, exact.get(entry, []) + fuzzy.get(entry, []), prose.get(entry, 0.0), paste)
+        for entry in set(exact) | set(fuzzy) | set(prose)
+    ]
+    return _ranked(index, scored)
+
+
+def _hits(index: Index, query: Query) -> tuple[_Hits, _Hits]:
+    """Exact hits, then fuzzy alignments and verbatim aliases, per entry.
+
+    A line one signature matched exactly is explained: near-misses of others there are other errors.
+    """
     exact = _exact(index, query)
     segments = _segments(query)
-    # a line one signature matched exactly is explained: near-misses of others there are other errors
     explained = {ev.at for evs in exact.values() for ev in evs}
     fuzzy = _fuzzy(index, query, [s for s in segments if s[0] not in explained])
     for entry, found in _phrases(index, query, segments).items():
         fuzzy.setdefault(entry, []).extend(found)
-    owners = _owners(query)
-    # the words of a message many root causes print (and its boilerplate lines) cannot tell those causes apart
-    ambiguous = frozenset(
+    return exact, fuzzy
+
+
+def _ambiguous_words(query: Query, owners: list[Message | None], exact: _Hits, fuzzy: _Hits) -> frozenset[str]:
+    """The words of a message many root causes print (and of its lines): they cannot tell those causes apart."""
+    return frozenset(
         w
         for found in (exact, fuzzy)
         for evs in found.values()
@@ -455,9 +493,16 @@ def score_entries(index: Index, query: Query) -> list[Scored]:
         if ev.ambiguous
         for w in (*ev.words, *terms(_message_text(query, owners, ev.at)))
     )
-    prose = _prose(index, query, ambiguous)
-    noise = _noise(index, terms(query.prose))  # a paste of words the catalogue never uses is not prose
-    on_failure = [
+
+
+def _ends_in_no_exception(query: Query) -> bool:
+    """No exception of the paste's last traceback chain: any line may stand for the failure."""
+    return not any(m.weight >= FAILURE_WEIGHT and m.type for m in query.messages)
+
+
+def _hits_on_failure(owners: list[Message | None], exact: _Hits, fuzzy: _Hits) -> list[Evidence]:
+    """Strong hits on the exception the paste ends in."""
+    return [
         ev
         for found in (exact, fuzzy)
         for evs in found.values()
@@ -466,66 +511,132 @@ def score_entries(index: Index, query: Query) -> list[Scored]:
         and (owner := owners[ev.at]) is not None
         and owner.weight >= FAILURE_WEIGHT
     ]
-    no_failure = not any(m.weight >= FAILURE_WEIGHT and m.type for m in query.messages)
-    # known: a signature names the failure's cause; known only as a message many causes print, it is
-    # known to the entries that claim that message and unknown to the others
-    failure_known = (no_failure or any(not ev.ambiguous for ev in on_failure)) and not query.launcher_only
-    ambiguously_known = bool(on_failure) and not failure_known and not query.launcher_only
+
+
+def _failure_known(query: Query, no_failure: bool, on_failure: list[Evidence]) -> bool:
+    """A signature names the failure's cause (a launcher's summary says a worker failed, not why)."""
+    return (no_failure or any(not ev.ambiguous for ev in on_failure)) and not query.launcher_only
+
+
+def _ambiguously_known(query: Query, on_failure: list[Evidence], failure_known: bool) -> bool:
+    """Known only as a message many causes print: known to the entries that claim it, unknown to the others."""
+    return bool(on_failure) and not failure_known and not query.launcher_only
+
+
+def _excluded(index: Index, query: Query) -> frozenset[int]:
+    """Entries whose excludes the paste holds: output only a different failure prints."""
     data = b"\n".join(utf8(line.text) for line in query.lines)
-    excluded = {
+    return frozenset(
         entry
         for entry, pattern in index.excludes
         if (matcher := compile_signature(pattern)) is not None and matcher.search(data)
-    }
-    scored = []
-    for entry in set(exact) | set(fuzzy) | set(prose):
-        evidence = sorted(exact.get(entry, []) + fuzzy.get(entry, []), key=lambda e: -e.strength)
-        # a message many root causes print is worth little alone; the entry's own words must add the rest
-        signature = max(
-            (e.strength * SCORE.ambiguous_share if e.ambiguous else e.strength for e in evidence), default=0.0
-        )
-        # an answer is only as sure as its evidence: a message that names this entry's cause, printed by
-        # few unrelated reports; a symptom many causes share, or an alias, ranks it but cannot vouch for it
-        cause = max(
-            (e.strength * SCORE.ambiguous_share if e.ambiguous else e.strength for e in evidence if e.names_cause),
-            default=0.0,
-        )
-        # a cause-naming line vouches only for an entry that also explains the exception the paste ends
-        # in: a deprecation warning printed above an unrelated traceback is not that traceback's cause.
-        # When the paste stops before its exception, any line but a warning may stand for the failure.
-        on_it = [
-            e
-            for e in evidence
-            if e.strength >= SCORE.some_evidence
-            and (not _warning(owners[e.at]) if query.cut else _on_failure(owners[e.at]))
-        ]
-        explains = no_failure or bool(on_it)
-        if not explains:
-            cause = 0.0
-        witnesses = [e for e in (evidence if no_failure else on_it) if e.via == "signature"]
-        symptom = witnesses[0].text.strip() if witnesses else None
-        partial = bool(witnesses) and witnesses[0].partial
-        symptom_at = tuple(
-            dict.fromkeys(_message_at(owners, e.at) for e in witnesses if e.strength >= SCORE.some_evidence)
-        )
-        distinct = {e.signature for e in evidence if e.via == "signature"}  # an alias adds no second witness
-        signature = min(100.0, signature + SCORE.extra_signature * max(len(distinct) - 1, 0))
-        known = failure_known or (ambiguously_known and bool(evidence))
-        text_score = prose.get(entry, 0.0)
-        capped = noise or not known  # words alone must not look like a match
-        if capped:
-            text_score = min(text_score, SCORE.unknown_error_cap)
-        best, other = max(signature, text_score), min(signature, text_score)
-        total = min(100.0, best + SCORE.other_kind_share * other)
-        if capped and signature < SCORE.some_evidence:  # topic words and sibling messages only
-            total = min(total, SCORE.unknown_error_cap)
-        if entry in excluded:  # the paste holds output only a different failure prints
-            total, cause, symptom, symptom_at, partial = min(total, SCORE.excluded_cap), 0.0, None, (), False
-        scored.append(
-            Scored(entry, round(total, 1), text_score, _dedupe(evidence), cause, symptom, symptom_at, partial)
-        )
-    scored.sort(key=lambda s: (-s.score, -s.prose, index.entries[s.entry]["id"]))
-    return scored
+    )
+
+
+def _read_paste(index: Index, query: Query, owners: list[Message | None], exact: _Hits, fuzzy: _Hits) -> _Paste:
+    no_failure = _ends_in_no_exception(query)
+    on_failure = _hits_on_failure(owners, exact, fuzzy)
+    known = _failure_known(query, no_failure, on_failure)
+    return _Paste(
+        owners,
+        query.cut,
+        no_failure,
+        known,
+        _ambiguously_known(query, on_failure, known),
+        _noise(index, terms(query.prose)),
+        _excluded(index, query),
+    )
+
+
+def _worth(e: Evidence) -> float:
+    """A message many root causes print is worth little alone: the entry's own words must add the rest."""
+    return e.strength * SCORE.ambiguous_share if e.ambiguous else e.strength
+
+
+def _signature_score(evidence: list[Evidence]) -> float:
+    """The best hit, plus a little per further distinct signature (an alias adds no second witness)."""
+    best = max((_worth(e) for e in evidence), default=0.0)
+    distinct = {e.signature for e in evidence if e.via == "signature"}
+    return min(100.0, best + SCORE.extra_signature * max(len(distinct) - 1, 0))
+
+
+def _cause_score(evidence: list[Evidence], on_it: list[Evidence], paste: _Paste) -> float:
+    """An answer is only as sure as its evidence: the best match of a message that names this entry's cause.
+
+    A symptom many causes share, or an alias, ranks the entry but cannot vouch for it; nor can a
+    cause-naming line of an entry that does not explain the exception the paste ends in.
+    """
+    if not paste.no_failure and not on_it:
+        return 0.0
+    return max((_worth(e) for e in evidence if e.names_cause), default=0.0)
+
+
+def _on_the_failure(evidence: list[Evidence], paste: _Paste) -> list[Evidence]:
+    """Evidence on the exception the paste ends in: a deprecation warning above an unrelated traceback is
+    not that traceback's cause. When the paste stops before its exception, any line but a warning."""
+    owners = paste.owners
+    return [
+        e
+        for e in evidence
+        if e.strength >= SCORE.some_evidence
+        and (not _warning(owners[e.at]) if paste.cut else _on_failure(owners[e.at]))
+    ]
+
+
+def _witnesses(evidence: list[Evidence], on_it: list[Evidence], paste: _Paste) -> list[Evidence]:
+    """The signature hits that say which symptom line the entry explains (an alias names none)."""
+    return [e for e in (evidence if paste.no_failure else on_it) if e.via == "signature"]
+
+
+def _symptom_messages(witnesses: list[Evidence], paste: _Paste) -> tuple[int, ...]:
+    """The messages (first line of each) the strong witnesses belong to: entries sharing the first
+    entry's are the candidates for one symptom."""
+    return tuple(dict.fromkeys(_message_at(paste.owners, e.at) for e in witnesses if e.strength >= SCORE.some_evidence))
+
+
+def _words_capped(evidence: list[Evidence], paste: _Paste) -> bool:
+    """Words alone must not look like a match: of a noisy paste, or of a failure the entry's signatures do not know."""
+    known = paste.failure_known or (paste.ambiguously_known and bool(evidence))
+    return paste.noise or not known
+
+
+def _prose_score(prose: float, capped: bool) -> float:
+    return min(prose, SCORE.unknown_error_cap) if capped else prose
+
+
+def _combined(signature: float, prose: float, capped: bool) -> float:
+    """The stronger kind of evidence, plus a share of the weaker; topic words and sibling messages only stay capped."""
+    best, other = max(signature, prose), min(signature, prose)
+    total = min(100.0, best + SCORE.other_kind_share * other)
+    if capped and signature < SCORE.some_evidence:
+        total = min(total, SCORE.unknown_error_cap)
+    return total
+
+
+def _score_entry(entry: int, evidence: list[Evidence], prose: float, paste: _Paste) -> Scored:
+    evidence = sorted(evidence, key=lambda e: -e.strength)
+    capped = _words_capped(evidence, paste)
+    text_score = _prose_score(prose, capped)
+    total = _combined(_signature_score(evidence), text_score, capped)
+    if entry in paste.excluded:  # listed, never an answer
+        return Scored(entry, round(min(total, SCORE.excluded_cap), 1), text_score, _dedupe(evidence))
+    on_it = _on_the_failure(evidence, paste)
+    witnesses = _witnesses(evidence, on_it, paste)
+    return Scored(
+        entry,
+        round(total, 1),
+        text_score,
+        _dedupe(evidence),
+        _cause_score(evidence, on_it, paste),
+        witnesses[0].text.strip() if witnesses else None,
+        _symptom_messages(witnesses, paste),
+        bool(witnesses) and witnesses[0].partial,
+    )
+
+
+def _ranked(index: Index, scored: list[Scored]) -> list[Scored]:
+    """Best first; a tie goes to more prose, then to the record id."""
+    return sorted(scored, key=lambda s: (-s.score, -s.prose, index.entries[s.entry]["id"]))
 
 
 def _dedupe(evidence: list[Evidence]) -> list[Evidence]:
