@@ -20,6 +20,7 @@ from oom_family import family_records
 from trainkb.catalogue import find_catalogue, load_catalogue
 from trainkb.search import Index, _hint, _tells
 from trainkb.search._index import build_data
+from trainkb.search._jsregex import js_regex
 from trainkb.search._policy import ANSWER, SCORE, WORDS
 from trainkb.search.contract import (
     ENGINE_CONTRACT_VERSION,
@@ -145,20 +146,25 @@ def test_engine_js_declares_the_same_version() -> None:
 
 
 def test_every_search_rule_is_shipped_under_its_name(contract: EngineContract) -> None:
-    """The rules objects are serialised field by field: a new rule reaches engine.js without a hand-kept list,
-    and no hand-listed constant shadows one."""
-    constants = contract["constants"]
+    """The rules objects are serialised field by field, a regex (or a table of them) with the patterns and
+    everything else with the constants: a new rule reaches engine.js without a hand-kept list, and no
+    hand-listed name shadows one."""
     names = [f.name.upper() for rules in RULES for f in dataclasses.fields(rules)]
     assert len(names) == len(set(names))
+    shipped = 0
     for rules in RULES:
         for f in dataclasses.fields(rules):
-            value = getattr(rules, f.name)
-            shipped = constants[f.name.upper()]
-            if isinstance(value, frozenset):
-                assert shipped == sorted(value), f.name
+            name, value = f.name.upper(), getattr(rules, f.name)
+            if isinstance(value, re.Pattern):
+                assert contract["patterns"][name] == js_regex(value), name
+            elif f.name == "masks":
+                assert contract["patterns"][name] == [[holder, *js_regex(p)] for holder, p in value]
+            elif isinstance(value, frozenset):
+                assert contract["constants"][name] == sorted(value), name
             else:
-                assert json.loads(json.dumps(shipped)) == json.loads(json.dumps(value, default=dict)), f.name
-    assert RULES == (WORDS, SCORE, ANSWER)
+                assert json.dumps(contract["constants"][name]) == json.dumps(value, default=dict), name
+            shipped += 1
+    assert shipped == len(names) and RULES == (WORDS, SCORE, ANSWER)
 
 
 def test_engine_js_declares_exactly_the_shipped_constants(contract: EngineContract) -> None:

@@ -10,17 +10,35 @@ tests/search/test_search_constants.py holds the relations between the values tha
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-__all__ = ["ANSWER", "SCORE", "SIGNATURES", "WORDS", "AnswerRules", "ScoreRules", "SignatureRules", "WordRules"]
+__all__ = [
+    "ANSWER",
+    "FILE_TYPES",
+    "SCORE",
+    "SIGNATURES",
+    "WORDS",
+    "AnswerRules",
+    "ScoreRules",
+    "SignatureRules",
+    "WordRules",
+]
 
 
 @dataclass(frozen=True)
 class WordRules:
     """How text becomes search terms: the words left out and the crude stemmer."""
 
+    # (placeholder, pattern) in application order: the variable parts of a line (numbers, shapes, paths,
+    # ranks, ports) masked so that two pastes of one failure compare equal; the first two are locations
+    masks: tuple[tuple[str, re.Pattern[str]], ...]
+    spaces: re.Pattern[str]  # collapsed to one space
+    number: re.Pattern[str]  # a whole number, as a signature spells one out
+    word: re.Pattern[str]  # a word of lower-cased text: a search term before stemming
+    token: re.Pattern[str]  # a word of a message's fixed wording (content_words)
     stop: frozenset[str]  # words too common to tell failures apart
     stem_suffixes: tuple[str, ...]  # stripped in this order, the first that ends the word (a longer one first)
     stem_keep_chars: int  # a word this long or shorter is kept whole
@@ -98,7 +116,50 @@ class AnswerRules:
     max_candidates: int  # entries a differential lists: more is a reading list, not a diagnosis
 
 
+FILE_TYPES = "py|cpp|cu|cc|h|hpp|so|pth|pt|ckpt|bin|safetensors|json|yaml|yml"  # a bare file name's extensions
+# (placeholder, pattern) in application order: wider constructs first, so a path's
+# digits or a shape's numbers are not masked piecemeal.
+_MASKS = (
+    ("<url>", re.compile(r"\b(?:https?|file)://\S+")),
+    (
+        "<path>",
+        re.compile(
+            r"(?:\b[A-Za-z]:)?(?:[\\/][\w.\-~@+]+){2,}[\\/]?|"
+            # one start per run of name characters: "\b" would let every "a" of "a.a.a..." start
+            # a match that rescans the rest of the run (quadratic in the run's length)
+            rf"(?<![\w.\-])[\w.\-]+\.(?:{FILE_TYPES})\b"
+        ),
+    ),
+    ("<addr>", re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b|\[::\d*\](?::\d+)?|\blocalhost:\d+")),
+    ("<hex>", re.compile(r"\b0x[0-9a-fA-F]+\b|\b[0-9a-f]{12,}\b")),
+    (
+        "<shape>",
+        re.compile(
+            r"torch\.Size\(\[[^\]]*\]\)|\[\s*\d+(?:\s*,\s*\d+)+\s*\]|"
+            r"\(\s*\d+(?:\s*,\s*\d+)+\s*,?\s*\)"
+        ),
+    ),
+    ("<size>", re.compile(r"\b\d+(?:\.\d+)?\s?(?:[KMGT]i?B|bytes|[kmgt]b)\b")),
+    (
+        "<time>",
+        re.compile(
+            r"\b\d{1,4}[-/]\d{1,2}[-/]\d{1,4}(?:[ T]\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?)?\b|"
+            r"\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b"
+        ),
+    ),
+    ("pid <num>", re.compile(r"\bpid\s*[:=]?\s*\d+", re.IGNORECASE)),
+    ("rank <num>", re.compile(r"\brank\s*[:=]?\s*\d+", re.IGNORECASE)),
+    ("port <num>", re.compile(r"\bport\s*[:=]?\s*\d+", re.IGNORECASE)),
+    ("<num>", re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?(?![\w])", re.IGNORECASE)),
+)
+
+
 WORDS = WordRules(
+    masks=_MASKS,
+    spaces=re.compile(r"\s+"),
+    number=re.compile(r"(?<![\w.])\d+(?![\w.])"),
+    word=re.compile(r"[a-z][a-z0-9_]*[a-z0-9]|[a-z]"),
+    token=re.compile(r"[a-z0-9_]+"),
     stop=frozenset(
         [
             "a",

@@ -22,7 +22,7 @@ from typing import Any, Literal, TypedDict
 
 from .. import _ownoutput
 from ..ranklog import DECIDE, READ, DecideRules, ReadRules
-from . import _hint, _input, _normalize, _ranks, _score, _tells
+from . import _hint, _input, _ranks, _score, _tells
 from ._index import Index
 from ._jsregex import js_regex, signature_regex
 from ._policy import ANSWER, SCORE, WORDS, AnswerRules, ScoreRules, WordRules
@@ -158,7 +158,7 @@ def _constants() -> dict[str, Any]:
 
     The search rules (``_policy``: words, scoring, answers) go field by field, each under its upper-cased name.
     """
-    rules = {name.upper(): value for policy in RULES for name, value in rules_data(policy).items()}
+    rules = {name: _json(name, value) for name, value in _search_rules(regexes=False).items()}
     return rules | {
         # reading the paste (_input.py)
         "MAX_CHARS": _input.MAX_CHARS,
@@ -193,9 +193,10 @@ def _constants() -> dict[str, Any]:
 
 
 def engine_patterns() -> dict[str, re.Pattern[str]]:
-    """The parser's and normaliser's regexes engine.js runs, by the name it reads them under (MASKS aside)."""
-    i, n = _input, _normalize
-    return {
+    """The parser's and normaliser's regexes engine.js runs, by the name it reads them under (the masks aside)."""
+    i = _input
+    rules = {name: value for name, value in _search_rules(regexes=True).items() if isinstance(value, re.Pattern)}
+    return rules | {
         "LIBRARY_FRAME": _hint._LIBRARY_FRAME,
         "TRAINING": _hint._TRAINING,
         "ANSI": i._ANSI,
@@ -224,10 +225,6 @@ def engine_patterns() -> dict[str, re.Pattern[str]]:
         "DUMP_START": i._DUMP_START,
         "SETTING": i._SETTING,
         "ENVIRONMENT": i._ENVIRONMENT,
-        "SPACES": n._SPACES,
-        "WORD": n._WORD,
-        "TOKEN": n._TOKEN,
-        "NUMBER": n.NUMBER,
         "SIZE_VALUE": _tells._VALUE,
         "OWN_PREFIX": _ownoutput._PREFIX,
     }
@@ -236,22 +233,41 @@ def engine_patterns() -> dict[str, re.Pattern[str]]:
 def rules_data(rules: ReadRules | DecideRules | WordRules | ScoreRules | AnswerRules) -> dict[str, Any]:
     """A frozen rules object as JSON, every field under its own name: a regex as [source, flags] of the
     JavaScript regex with Python's meaning, a set as a sorted list, a table as an object."""
-    out: dict[str, Any] = {}
-    for field in dataclasses.fields(rules):
-        value = getattr(rules, field.name)
-        if isinstance(value, re.Pattern):
-            out[field.name] = js_regex(value)
-        elif isinstance(value, frozenset):
-            out[field.name] = sorted(value)
-        elif isinstance(value, tuple):
-            out[field.name] = list(value)
-        elif isinstance(value, Mapping):
-            out[field.name] = dict(value)
-        elif isinstance(value, int | float | str):
-            out[field.name] = value
-        else:
-            raise TypeError(f"{type(rules).__name__}.{field.name}: no JSON form for {type(value).__name__}")
-    return out
+    name = type(rules).__name__
+    return {f.name: _json(f"{name}.{f.name}", getattr(rules, f.name)) for f in dataclasses.fields(rules)}
+
+
+def _json(where: str, value: object) -> Any:
+    if isinstance(value, re.Pattern):
+        return js_regex(value)
+    if isinstance(value, frozenset):
+        return sorted(value)
+    if isinstance(value, tuple):
+        return [_json(where, item) for item in value]
+    if isinstance(value, Mapping):
+        return dict(value)
+    if isinstance(value, int | float | str):
+        return value
+    raise TypeError(f"{where}: no JSON form for {type(value).__name__}")
+
+
+def _regexes(value: object) -> bool:
+    """A regex, or a table of (name, regex) pairs such as the masks: the ``patterns`` part ships it."""
+    if isinstance(value, re.Pattern):
+        return True
+    return isinstance(value, tuple) and all(
+        isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], re.Pattern) for item in value
+    )
+
+
+def _search_rules(regexes: bool) -> dict[str, Any]:
+    """The search rules' fields, each under its upper-cased name: the regexes, or everything else."""
+    return {
+        field.name.upper(): getattr(rules, field.name)
+        for rules in RULES
+        for field in dataclasses.fields(rules)
+        if _regexes(getattr(rules, field.name)) == regexes
+    }
 
 
 def _triage() -> TriageContract:
@@ -260,7 +276,9 @@ def _triage() -> TriageContract:
 
 def _patterns() -> dict[str, Any]:
     out: dict[str, Any] = {name: js_regex(pattern) for name, pattern in engine_patterns().items()}
-    out["MASKS"] = [[holder, *js_regex(pattern)] for holder, pattern in _normalize.MASKS]
+    for name, value in _search_rules(regexes=True).items():
+        if not isinstance(value, re.Pattern):  # a table of named regexes: [[name, source, flags], ...]
+            out[name] = [[holder, *js_regex(pattern)] for holder, pattern in value]
     return out
 
 
