@@ -21,7 +21,8 @@
              "aliases", "postings", "idf", "background", "sig_terms", "gate", "ungated", "triage"],
     constants: ["MAX_CHARS", "MAX_LINES", "MAX_LINE_CHARS", "MAX_CONTINUATION", "NEWLINE_SEARCH", "MAX_PREFIXES",
                 "ROOT_CAUSE_LINES", "SENTENCE_WORDS", "MIN_DUMP_ITEMS", "FAILURE_WEIGHT", "OTHER_WEIGHT",
-                "WRAPPER_WEIGHT", "WRAPPER_TYPES", "STOP", "STEM_SUFFIXES", "STEM_KEEP_CHARS", "STEM_MIN_CHARS",
+                "WRAPPER_WEIGHT", "WRAPPER_TYPES", "RAW_LINE_CHARS", "MIN_OPTIONS", "WARNING_SUFFIX", "WHAT_TYPE",
+                "NCCL_TYPE", "QUOTES", "NO_TRACEBACK", "STOP", "STEM_SUFFIXES", "STEM_KEEP_CHARS", "STEM_MIN_CHARS",
                 "PART_MIN_CHARS", "MAX_HITS_PER_SIG", "EXACT_STRENGTH", "FUZZY_STRENGTH",
                 "TYPE_BONUS", "MIN_FUZZY_CHARS", "MIN_SHARED_TERMS", "SHARED_TERMS_SHARE", "MIN_LINE_CHARS",
                 "MAX_TERM_REPEATS", "FULL_ALIAS_WORDS", "MIN_ALIAS_WORDS", "PROSE_SATURATION", "BM25_SHARE", "COVER_SHARE",
@@ -268,7 +269,7 @@
   Parser.prototype.isContext = function (text) {
     if (this.progress.test(text) || this.command.test(text) || matchStart(this.setting, text) ||
         matchStart(this.environment, text) || matchStart(this.dumpStart, text)) return true;
-    return count(this.option, text) >= 2 && count(this.sentence, text.replace(this.option, " ")) < this.C.SENTENCE_WORDS;
+    return count(this.option, text) >= this.C.MIN_OPTIONS && count(this.sentence, text.replace(this.option, " ")) < this.C.SENTENCE_WORDS;
   };
 
   /* _prose_line: without the items of a configuration or key list dumped into the line */
@@ -300,7 +301,7 @@
       var segments = raw.split("\r").filter(function (s) { return pyStrip(s); });
       raw = segments.length ? segments[segments.length - 1] : "";
     }
-    raw = pySlice(raw, C.MAX_LINE_CHARS * 2).replace(this.ansi, "").replace(this.control, "");
+    raw = pySlice(raw, C.RAW_LINE_CHARS).replace(this.ansi, "").replace(this.control, "");
     var rank = null;
     for (var i = 0; i < C.MAX_PREFIXES; i++) {
       var m = matchStart(this.prefix, raw);
@@ -341,11 +342,11 @@
       }
     }
     var what = matchStart(this.what, stripped);
-    if (what) return ["c10::Error", pyStrip(what.groups.msg)];
+    if (what) return [this.C.WHAT_TYPE, pyStrip(what.groups.msg)];
     var inline = this.excInline.exec(stripped);
-    if (inline) return [inline.groups.type, rstripChars(pyStrip(inline.groups.msg), "`'\"")];
+    if (inline) return [inline.groups.type, rstripChars(pyStrip(inline.groups.msg), this.C.QUOTES)];
     var nccl = this.ncclLine.exec(stripped);
-    if (nccl) return ["NCCLError", rstripChars(pyStrip(nccl.groups.msg), "`'\"")];
+    if (nccl) return [this.C.NCCL_TYPE, rstripChars(pyStrip(nccl.groups.msg), this.C.QUOTES)];
     return null;
   };
 
@@ -412,7 +413,7 @@
         if (m[1] === "rank") {
           var digits = /^\d+/.exec(m[2]);
           rank = digits ? parseInt(digits[0], 10) : null;
-        } else if (m[1] === "traceback" && m[2].indexOf("enable traceback") < 0) {
+        } else if (m[1] === "traceback" && m[2].indexOf(this.C.NO_TRACEBACK) < 0) {
           extra.push([pyStrip(m[2]), j]);
         }
       }
@@ -454,7 +455,9 @@
   Parser.prototype.kind = function (lines, messages) {
     var self = this;
     if (lines.some(function (l) { return l.role === "header" || l.role === "frame"; }) ||
-        messages.some(function (m) { return (m.type || "").endsWith("ChildFailedError"); })) return "traceback";
+        messages.some(function (m) {
+          return self.C.WRAPPER_TYPES.some(function (t) { return (m.type || "").endsWith(t); });
+        })) return "traceback";
     var loggy = 0, wordy = 0;
     lines.forEach(function (l) {
       var isLoggy = self.loggy.test(l.text);
@@ -1141,7 +1144,7 @@
     return evidence.filter(function (e) {
       var m = own[e.at];
       return e.strength >= C.SOME_EVIDENCE &&
-        (paste.cut ? !(m && (m.type || "").endsWith("Warning")) : Boolean(m && m.weight >= C.FAILURE_WEIGHT));
+        (paste.cut ? !(m && (m.type || "").endsWith(C.WARNING_SUFFIX)) : Boolean(m && m.weight >= C.FAILURE_WEIGHT));
     });
   };
 

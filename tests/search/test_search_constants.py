@@ -1,4 +1,4 @@
-"""The search rules keep the relations the confidence bands and the parser rely on.
+"""The search rules keep the relations the confidence bands, the parser and the normaliser rely on.
 
 Each value of trainkb.search._policy is tuned on its own; these are the orderings between them that
 the answers' meaning depends on (an unknown error is never "medium", a shared symptom line alone
@@ -12,8 +12,7 @@ import dataclasses
 
 import pytest
 
-from trainkb.search import _input
-from trainkb.search._policy import ANSWER, SCORE, SIGNATURES, WORDS
+from trainkb.search._policy import ANSWER, PASTE, SCORE, SIGNATURES, WORDS
 
 
 def test_the_confidence_bands_are_ordered() -> None:
@@ -69,7 +68,23 @@ def test_prose_is_on_the_same_scale() -> None:
 
 def test_failure_weights_and_role_weights_agree() -> None:
     # an exception of the failure outweighs any other exception, which outweighs a wrapper relaying one
-    assert _input.WRAPPER_WEIGHT < _input.OTHER_WEIGHT < _input.FAILURE_WEIGHT <= 1
+    assert 0 < PASTE.wrapper_weight < PASTE.other_weight < PASTE.failure_weight <= 1
+
+
+def test_paste_limits_are_ordered() -> None:
+    # a raw line is cut before its escapes and prefixes go, so it must keep more than a clean line's bound
+    assert PASTE.max_line_chars <= PASTE.raw_line_chars
+    assert PASTE.max_line_chars <= PASTE.max_chars <= PASTE.max_output_chars
+    assert PASTE.max_lines >= 1 and PASTE.max_prefixes >= 1 and PASTE.max_continuation >= 0
+    assert PASTE.min_options >= 2  # one option is a remark about a setting, not a command line
+    assert PASTE.wrapper_types and PASTE.quotes and PASTE.warning_suffix
+
+
+def test_the_first_masks_are_the_locations() -> None:
+    """terms() blanks urls and paths by the first two masks (and engine.js by the first two it is sent)."""
+    assert [holder for holder, _ in WORDS.masks[:2]] == ["<url>", "<path>"]
+    # wider constructs first: the bare number comes last, so a path's or a shape's digits are not masked piecemeal
+    assert WORDS.masks[-1][0] == "<num>"
 
 
 def test_limits_are_positive_and_ordered() -> None:
@@ -101,7 +116,7 @@ def test_stop_words_are_lower_case_words() -> None:
     assert all(w.isalpha() and w == w.lower() for w in WORDS.stop)
 
 
-@pytest.mark.parametrize("rules", [WORDS, SIGNATURES, SCORE, ANSWER], ids=lambda r: type(r).__name__)
+@pytest.mark.parametrize("rules", [PASTE, WORDS, SIGNATURES, SCORE, ANSWER], ids=lambda r: type(r).__name__)
 def test_rules_are_frozen(rules: object) -> None:
     field = dataclasses.fields(rules)[0]  # type: ignore[arg-type]
     with pytest.raises(dataclasses.FrozenInstanceError):

@@ -21,7 +21,7 @@ from trainkb.catalogue import find_catalogue, load_catalogue
 from trainkb.search import Index, _hint, _tells
 from trainkb.search._index import build_data
 from trainkb.search._jsregex import js_regex
-from trainkb.search._policy import ANSWER, SCORE, WORDS
+from trainkb.search._policy import ANSWER, PASTE, SCORE, WORDS
 from trainkb.search.contract import (
     ENGINE_CONTRACT_VERSION,
     RULES,
@@ -164,7 +164,7 @@ def test_every_search_rule_is_shipped_under_its_name(contract: EngineContract) -
             else:
                 assert json.dumps(contract["constants"][name]) == json.dumps(value, default=dict), name
             shipped += 1
-    assert shipped == len(names) and RULES == (WORDS, SCORE, ANSWER)
+    assert shipped == len(names) and RULES == (PASTE, WORDS, SCORE, ANSWER)
 
 
 def test_engine_js_declares_exactly_the_shipped_constants(contract: EngineContract) -> None:

@@ -18,14 +18,72 @@ from types import MappingProxyType
 __all__ = [
     "ANSWER",
     "FILE_TYPES",
+    "PASTE",
     "SCORE",
     "SIGNATURES",
     "WORDS",
     "AnswerRules",
+    "PasteRules",
     "ScoreRules",
     "SignatureRules",
     "WordRules",
 ]
+
+
+@dataclass(frozen=True)
+class PasteRules:
+    """How a paste is cleaned and read: its limits, the regexes that find messages, frames and context lines,
+    and the weight of each kind of message."""
+
+    # THE paste limit: what search reads of a paste, its tail (tracebacks end at the bottom). The TUI's paste
+    # box keeps as much; readers of pipes and files keep more bytes (_tail.PIPE_TAIL_BYTES), for triage.
+    max_chars: int
+    max_lines: int
+    max_output_chars: int  # what tells read of a whole output (its tail): a pipe's or a run's kept tail
+    max_line_chars: int  # bound on what any regex or fuzzy comparison sees of one line
+    max_continuation: int  # lines a multi-line exception message may run on
+    newline_search: int  # characters past a cut searched for a line start, so the tail begins on a whole line
+    max_prefixes: int  # "[rank0]: │ > text" stacks prefixes
+    root_cause_lines: int  # lines after "Root Cause" searched for its rank and traceback fields
+    sentence_words: int  # words that make a plain line a sentence of prose
+    failure_weight: float  # an exception of the last traceback chain (of the root-cause rank): the failure
+    other_weight: float  # any other exception or warning
+    wrapper_weight: float  # a wrapper that only relays another exception (ChildFailedError, "Caught X in ...")
+    min_dump_items: int  # items in one line that make it a dump, not a remark about one setting
+    raw_line_chars: int  # what a raw line is cut to before escapes and prefixes are removed from it
+    min_options: int  # command-line options that make a line a command line
+    wrapper_types: frozenset[str]  # exception types that only relay another one (a launcher's summary)
+    warning_suffix: str  # an exception type ending in this is a warning
+    what_type: str  # the type given to the message of a C++ exception's "what():" line
+    nccl_type: str  # the type given to the message of torch's "NCCL error in:" line
+    quotes: str  # stripped from the end of a message quoted inline
+    no_traceback: str  # a torchrun summary's traceback field holding this names no traceback
+    ansi: re.Pattern[str]
+    control: re.Pattern[str]
+    prefix: re.Pattern[str]
+    box: re.Pattern[str]
+    tb_header: re.Pattern[str]
+    frame: re.Pattern[str]
+    frame_start: re.Pattern[str]
+    chain: re.Pattern[str]
+    nccl_line: re.Pattern[str]
+    exc_line: re.Pattern[str]
+    warn_line: re.Pattern[str]
+    what: re.Pattern[str]
+    exc_inline: re.Pattern[str]
+    wrapper: re.Pattern[str]
+    root_cause: re.Pattern[str]
+    launcher_failed: re.Pattern[str]
+    field: re.Pattern[str]
+    loggy: re.Pattern[str]
+    sentence: re.Pattern[str]
+    progress: re.Pattern[str]
+    command: re.Pattern[str]
+    option: re.Pattern[str]
+    dump_item: re.Pattern[str]
+    dump_start: re.Pattern[str]
+    setting: re.Pattern[str]
+    environment: re.Pattern[str]
 
 
 @dataclass(frozen=True)
@@ -318,4 +376,117 @@ ANSWER = AnswerRules(
     why_vouched="only this cause prints `{matched}`",
     min_candidates=2,
     max_candidates=5,
+)
+
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_PREFIX = re.compile(r"^\s*\[(?:rank|default)\s*(\d+)\]\s*:\s?|^\s*(?:>\s?)+|^\s*[│┃|]\s?")
+_BOX = re.compile(r"^[\s│┃╭╮╰╯─━┌┐└┘]+|[\s│┃╭╮╰╯─━┌┐└┘]+$")
+
+# a Python traceback, or the C++ backtrace c10 prints under a torch error ("Exception raised from ...")
+_TB_HEADER = re.compile(r"Traceback \(most recent call last\)|\(most recent call first\):")
+_FRAME = re.compile(  # a Python frame, an IPython frame or numbered source line, a caret marker line, a rich frame
+    r'^\s*File "[^"]*", line \d+|^\s*(?:-+>\s*|❱\s*)?\d+\s|^\S+\.py in \S+\(|^<ipython-input-|^\s*\.\.\.$|'
+    r"^\s*[~^]{3,}\s*$|^\S*\.py:\d+ in \S+$|^frame #\d+: "
+)
+_FRAME_START = re.compile(r'^\s*File "[^"]*", line \d+, in |^\S+\.py in \S+\(|^\S*\.py:\d+ in \S+$|^frame #\d+: ')
+_CHAIN = re.compile(r"During handling of the above exception|The above exception was the direct cause")
+_TYPE = (
+    r"(?:[A-Za-z_]\w*\.)*(?:[A-Z]\w*(?:Error|Exception|Warning|Interrupt|Exit|Fault|Failure)|KeyboardInterrupt|"
+    r"StopIteration|nccl[A-Z]\w*Error)"
+)
+# torch's NCCL check prints "NCCL error in: <file>:<line>, <message>" with no exception class of its own
+_NCCL_LINE = re.compile(r"\bNCCL error in: [^,]*, (?P<msg>\S.*)$")
+_EXC_LINE = re.compile(rf"^(?P<type>{_TYPE})(?::\s*(?P<msg>.*))?$")
+_WARN_LINE = re.compile(rf"^\S+:\d+:\s*(?P<type>{_TYPE}):\s*(?P<msg>.*)$")
+# a C++ exception that ended the process: "terminate called after throwing an instance of 'c10::Error'"
+# is followed by "  what():  <message>"
+_WHAT = re.compile(r"^what\(\):\s+(?P<msg>\S.*)$")
+_EXC_INLINE = re.compile(rf"(?<![\w.])(?P<type>{_TYPE}):\s+(?P<msg>\S.*)$")
+_WRAPPER = re.compile(r"^Caught \w+ in (?:DataLoader worker process|replica) \d+|^\s*$")
+_ROOT_CAUSE = re.compile(r"Root Cause \(first observed failure\)")
+_LAUNCHER_FAILED = re.compile(r"elastic\.multiprocessing\.api:failed \(exitcode: -?\d+\)")
+_FIELD = re.compile(r"^\s*(rank|exitcode|traceback)\s*:\s*(.*)$")
+_LOGGY = re.compile(
+    r"^\[?[EWIF]\d{4}|^\[?\d{4}-\d\d-\d\d|^(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\b|NCCL|ProcessGroup|"
+    r"\bKilled\b|Bus error|Segmentation fault|core dumped|\bexitcode\b|^\*{5,}|^[=\-]{10,}|^\s*\w[\w.]*:\d+:",
+)
+_SENTENCE = re.compile(r"[A-Za-z]{2,}")
+# Context, not symptoms: what the user pasted around the failure to describe their set-up. These lines
+# name options and packages that many entries mention, so they are kept out of the prose model and the
+# fuzzy alignment (exact signatures still see them).
+_PROGRESS = re.compile(r"\d+%\|.*\||\|\s*\d+/\d+\s*\[|\d\s*(?:it/s|s/it)\b")  # tqdm and similar progress bars
+_COMMAND = re.compile(  # a shell command line, possibly behind a prompt and environment assignments
+    r"^\s*(?:[$#>]\s*|\(\S+\)\s*(?:\S+[$#]\s*)?|\S+@\S+[$#]\s*)?(?:[A-Z_][A-Z0-9_]*=\S*\s+)*"
+    r"(?:python[\d.]*|torchrun|accelerate|deepspeed|srun|sbatch|mpirun|bash|sh|llamafactory-cli|tune|"
+    r"lightning|composer|CUDA_VISIBLE_DEVICES=\S*)\s+\S|\s\\$"
+)
+_OPTION = re.compile(r"(?:^|\s)--[A-Za-z][\w.\-]*")  # a command-line option; two or more make a command line
+# an item of a configuration or key list dumped into a line: `num_processes: 4`, 'loss.beta=0.1', 'encoder.bn.weight'
+# (keys and values are bounded: an unbounded key would rescan a long dotted line from every letter)
+_DUMP_ITEM = re.compile(
+    r"(?<![\w.\-])[A-Za-z_][\w.\-]{0,79}\s{0,3}[:=]\s{0,3}[^\s,;)\]'\"]{1,200}|"
+    r"['\"][\w\-]{1,80}(?:\.[\w\-]{1,80}){1,40}['\"]"
+)
+_DUMP_START = re.compile(r"^\s*(?:Namespace|\w*(?:Config|Arguments|Args))\(")  # a printed arguments object
+_SETTING = re.compile(  # one configuration setting: `key: value` (YAML), `"key": value,` (JSON), `- key: value`
+    r"^\s*(?:[-*]\s+)?[\"'`]?[A-Za-z_][\w.\-]*[\"'`]?\s*:(?!\s*[\"']?[-+]?(?:nan|inf)\b)\s*(?:[^\s(]+)?\s*$",
+    re.IGNORECASE,
+)
+_ENVIRONMENT = re.compile(  # `pip list` rows, `transformers-cli env` / `collect_env` / accelerate env fields
+    r"^\s*(?:[-*]\s+)?`?[\w.\-]+`?\s*(?:==|\s{2,}|\s+version:\s*)v?\d+(?:\.\d+)+\S*\s*$|"
+    r"^\s*(?:[-*]\s+)?`?(?:Platform|Python|PyTorch|Torch|CUDA|cuDNN|CUDNN|Nvidia driver|GPU models?|OS|"
+    r"Is CUDA available|Is debug build|GCC|Clang|CMake|Libc|Numpy|NumPy|DeepSpeed|Accelerate|Transformers|"
+    r"Huggingface_hub|Safetensors|PEFT|TRL|Jax|JaxLib|Tensorflow|Flax|Using GPU in script|"
+    r"Using distributed or parallel set-up in script|`[\w\-]+`)\b[^:]{0,40}:"
+)
+
+PASTE = PasteRules(
+    max_chars=200_000,
+    max_lines=5_000,
+    max_output_chars=4 * 1024 * 1024,
+    max_line_chars=2_000,
+    max_continuation=30,
+    newline_search=2_000,
+    max_prefixes=3,
+    root_cause_lines=14,
+    sentence_words=6,
+    failure_weight=1.0,
+    other_weight=0.9,
+    wrapper_weight=0.5,
+    min_dump_items=3,
+    raw_line_chars=4_000,
+    min_options=2,
+    wrapper_types=frozenset({"ChildFailedError"}),
+    warning_suffix="Warning",
+    what_type="c10::Error",
+    nccl_type="NCCLError",
+    quotes="`'\"",
+    no_traceback="enable traceback",
+    ansi=_ANSI,
+    control=_CONTROL,
+    prefix=_PREFIX,
+    box=_BOX,
+    tb_header=_TB_HEADER,
+    frame=_FRAME,
+    frame_start=_FRAME_START,
+    chain=_CHAIN,
+    nccl_line=_NCCL_LINE,
+    exc_line=_EXC_LINE,
+    warn_line=_WARN_LINE,
+    what=_WHAT,
+    exc_inline=_EXC_INLINE,
+    wrapper=_WRAPPER,
+    root_cause=_ROOT_CAUSE,
+    launcher_failed=_LAUNCHER_FAILED,
+    field=_FIELD,
+    loggy=_LOGGY,
+    sentence=_SENTENCE,
+    progress=_PROGRESS,
+    command=_COMMAND,
+    option=_OPTION,
+    dump_item=_DUMP_ITEM,
+    dump_start=_DUMP_START,
+    setting=_SETTING,
+    environment=_ENVIRONMENT,
 )

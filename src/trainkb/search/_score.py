@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from ._index import Index, Sig
 from ._input import FAILURE_WEIGHT, MAX_LINE_CHARS, OTHER_WEIGHT, Message, Query
 from ._normalize import NUMBER, content_words, normalize, terms
-from ._policy import SCORE, SIGNATURES
+from ._policy import PASTE, SCORE, SIGNATURES
 from ._sigregex import compile_signature, utf8
 
 if TYPE_CHECKING:
@@ -183,7 +183,7 @@ def _exact(index: Index, query: Query) -> dict[int, list[Evidence]]:
 
 
 def _warning(message: Message | None) -> bool:
-    return message is not None and (message.type or "").endswith("Warning")
+    return message is not None and (message.type or "").endswith(PASTE.warning_suffix)
 
 
 def _on_failure(message: Message | None) -> bool:

@@ -22,10 +22,10 @@ from typing import Any, Literal, TypedDict
 
 from .. import _ownoutput
 from ..ranklog import DECIDE, READ, DecideRules, ReadRules
-from . import _hint, _input, _ranks, _score, _tells
+from . import _hint, _ranks, _score, _tells
 from ._index import Index
 from ._jsregex import js_regex, signature_regex
-from ._policy import ANSWER, SCORE, WORDS, AnswerRules, ScoreRules, WordRules
+from ._policy import ANSWER, PASTE, SCORE, WORDS, AnswerRules, PasteRules, ScoreRules, WordRules
 
 __all__ = [
     "ENGINE_CONTRACT_VERSION",
@@ -39,7 +39,7 @@ __all__ = [
 ]
 
 ENGINE_CONTRACT_VERSION = 3  # 2: tells, the answer's status, why and candidates; 3: kb's own blocks, ranks' teardown
-RULES = (WORDS, SCORE, ANSWER)  # the search rules engine.js reads, every field of each
+RULES = (PASTE, WORDS, SCORE, ANSWER)  # the search rules engine.js reads, every field of each
 TRIAGE_RULES_VERSION = 2  # the ``triage`` part, which site/static/triage.js reads (and declares the version of)
 
 
@@ -156,28 +156,13 @@ class EngineContract(TypedDict):
 def _constants() -> dict[str, Any]:
     """Every number, word list and weight table engine.js reads, by the name it reads it under.
 
-    The search rules (``_policy``: words, scoring, answers) go field by field, each under its upper-cased name.
+    The search rules (``_policy``: the paste, words, scoring, answers) go field by field, by upper-cased name.
     """
     rules = {name: _json(name, value) for name, value in _search_rules(regexes=False).items()}
     return rules | {
-        # reading the paste (_input.py)
-        "MAX_CHARS": _input.MAX_CHARS,
-        "MAX_LINES": _input.MAX_LINES,
-        "MAX_LINE_CHARS": _input.MAX_LINE_CHARS,
-        "MAX_CONTINUATION": _input.MAX_CONTINUATION,
-        "NEWLINE_SEARCH": _input.NEWLINE_SEARCH,
-        "MAX_PREFIXES": _input.MAX_PREFIXES,
-        "ROOT_CAUSE_LINES": _input.ROOT_CAUSE_LINES,
-        "SENTENCE_WORDS": _input.SENTENCE_WORDS,
-        "MIN_DUMP_ITEMS": _input.MIN_DUMP_ITEMS,
-        "FAILURE_WEIGHT": _input.FAILURE_WEIGHT,
-        "OTHER_WEIGHT": _input.OTHER_WEIGHT,
-        "WRAPPER_WEIGHT": _input.WRAPPER_WEIGHT,
-        "WRAPPER_TYPES": sorted(_input._WRAPPER_TYPES),
         # advice (_hint.py)
         "ADVICE_MESSAGE_CHARS": _hint.ADVICE_MESSAGE_CHARS,
-        # tells (_tells.py; a whole output is _input.py's)
-        "MAX_OUTPUT_CHARS": _input.MAX_OUTPUT_CHARS,
+        # tells (_tells.py)
         "RISE_MIN_POINTS": _tells.RISE_MIN_POINTS,
         "RISE_RATIO": _tells.RISE_RATIO,
         "RISE_MAJORITY": _tells.RISE_MAJORITY,
@@ -194,43 +179,16 @@ def _constants() -> dict[str, Any]:
 
 def engine_patterns() -> dict[str, re.Pattern[str]]:
     """The parser's and normaliser's regexes engine.js runs, by the name it reads them under (the masks aside)."""
-    i = _input
     rules = {name: value for name, value in _search_rules(regexes=True).items() if isinstance(value, re.Pattern)}
     return rules | {
         "LIBRARY_FRAME": _hint._LIBRARY_FRAME,
         "TRAINING": _hint._TRAINING,
-        "ANSI": i._ANSI,
-        "CONTROL": i._CONTROL,
-        "PREFIX": i._PREFIX,
-        "BOX": i._BOX,
-        "TB_HEADER": i._TB_HEADER,
-        "FRAME": i._FRAME,
-        "FRAME_START": i._FRAME_START,
-        "CHAIN": i._CHAIN,
-        "NCCL_LINE": i._NCCL_LINE,
-        "EXC_LINE": i._EXC_LINE,
-        "WARN_LINE": i._WARN_LINE,
-        "WHAT": i._WHAT,
-        "EXC_INLINE": i._EXC_INLINE,
-        "WRAPPER": i._WRAPPER,
-        "ROOT_CAUSE": i._ROOT_CAUSE,
-        "LAUNCHER_FAILED": i._LAUNCHER_FAILED,
-        "FIELD": i._FIELD,
-        "LOGGY": i._LOGGY,
-        "SENTENCE": i._SENTENCE,
-        "PROGRESS": i._PROGRESS,
-        "COMMAND": i._COMMAND,
-        "OPTION": i._OPTION,
-        "DUMP_ITEM": i._DUMP_ITEM,
-        "DUMP_START": i._DUMP_START,
-        "SETTING": i._SETTING,
-        "ENVIRONMENT": i._ENVIRONMENT,
         "SIZE_VALUE": _tells._VALUE,
         "OWN_PREFIX": _ownoutput._PREFIX,
     }
 
 
-def rules_data(rules: ReadRules | DecideRules | WordRules | ScoreRules | AnswerRules) -> dict[str, Any]:
+def rules_data(rules: ReadRules | DecideRules | PasteRules | WordRules | ScoreRules | AnswerRules) -> dict[str, Any]:
     """A frozen rules object as JSON, every field under its own name: a regex as [source, flags] of the
     JavaScript regex with Python's meaning, a set as a sorted list, a table as an object."""
     name = type(rules).__name__
