@@ -1,11 +1,15 @@
 """The rules search ranks by: every weight, threshold, cap and word list, declared once as frozen objects.
 
-``kb search`` runs these objects (_normalize.py, _score.py, _search.py); ``trainkb.search.contract``
-serialises every field of ``WORDS``, ``SCORE`` and ``ANSWER`` under its upper-cased name into the
-site's search index, where site/static/engine.js reads them. ``SIGNATURES`` is read once per catalogue
-build: the contract ships what it computes (each signature's specificity and ambiguity), not the rule.
+``kb search`` runs these objects (_input.py, _normalize.py, _score.py, _search.py);
+``trainkb.search.contract`` serialises every field of ``PASTE``, ``WORDS``, ``SCORE`` and ``ANSWER``
+under its upper-cased name into the site's search index (a regex, or a table of them, with the
+patterns; anything else with the constants), where site/static/engine.js reads them. ``SIGNATURES``
+is read once per catalogue build: the contract ships what it computes (each signature's specificity
+and ambiguity), not the rule.
 A retuned value reaches the browser at the next build, and the JavaScript holds no copy to drift.
 tests/search/test_search_constants.py holds the relations between the values that the answers rely on.
+Each class is built at every start of ``kb search``: it is frozen and has only the methods used (no
+generated equality or repr, which would cost start-up time for nothing).
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False, match_args=False)
 class PasteRules:
     """How a paste is cleaned and read: its limits, the regexes that find messages, frames and context lines,
     and the weight of each kind of message."""
@@ -86,7 +90,7 @@ class PasteRules:
     environment: re.Pattern[str]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False, match_args=False)
 class WordRules:
     """How text becomes search terms: the words left out and the crude stemmer."""
 
@@ -104,7 +108,7 @@ class WordRules:
     part_min_chars: int  # characters an identifier's ``_``-separated part needs to be a term of its own
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False, match_args=False)
 class SignatureRules:
     """How surely one signature or alias names its failure: computed once per catalogue build."""
 
@@ -117,7 +121,7 @@ class SignatureRules:
     ambiguous_family: int  # entries carrying the very same pattern that make it a family's, not a cause's
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False, match_args=False)
 class ScoreRules:
     """How signature hits, fuzzy alignments and prose become one 0-100 score per entry."""
 
@@ -160,7 +164,7 @@ class ScoreRules:
     role_weight: Mapping[str, float]  # a line's weight by its role, when it belongs to no exception message
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False, match_args=False)
 class AnswerRules:
     """How scores become confidence bands and one of the three answers."""
 
