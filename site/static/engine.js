@@ -14,7 +14,7 @@
   /* The engine contract this file reads: its version and every field it relies on. An index of
    * another version, or one lacking a field, is refused with an Error rather than searched wrongly.
    * Bump with ENGINE_CONTRACT_VERSION in src/trainkb/search/contract.py (docs/search.md says when). */
-  var CONTRACT_VERSION = 3;
+  var CONTRACT_VERSION = 4;
   var CONTRACT = {
     version: CONTRACT_VERSION,
     fields: ["version", "constants", "patterns", "advice", "entries", "sigs", "phrases", "excludes", "tells",

@@ -38,7 +38,7 @@ __all__ = [
     "rules_data",
 ]
 
-ENGINE_CONTRACT_VERSION = 3  # 2: tells, the answer's status, why and candidates; 3: kb's own blocks, ranks' teardown
+ENGINE_CONTRACT_VERSION = 4  # 2: tells, status, why, candidates; 3: kb's own blocks, ranks' teardown; 4: all rules
 RULES = (PASTE, WORDS, SCORE, ANSWER)  # the search rules engine.js reads, every field of each
 TRIAGE_RULES_VERSION = 2  # the ``triage`` part, which site/static/triage.js reads (and declares the version of)
 
