@@ -14,20 +14,22 @@
   /* The engine contract this file reads: its version and every field it relies on. An index of
    * another version, or one lacking a field, is refused with an Error rather than searched wrongly.
    * Bump with ENGINE_CONTRACT_VERSION in src/trainkb/search/contract.py (docs/search.md says when). */
-  var CONTRACT_VERSION = 3;
+  var CONTRACT_VERSION = 4;
   var CONTRACT = {
     version: CONTRACT_VERSION,
     fields: ["version", "constants", "patterns", "advice", "entries", "sigs", "phrases", "excludes", "tells",
              "aliases", "postings", "idf", "background", "sig_terms", "gate", "ungated", "triage"],
     constants: ["MAX_CHARS", "MAX_LINES", "MAX_LINE_CHARS", "MAX_CONTINUATION", "NEWLINE_SEARCH", "MAX_PREFIXES",
                 "ROOT_CAUSE_LINES", "SENTENCE_WORDS", "MIN_DUMP_ITEMS", "FAILURE_WEIGHT", "OTHER_WEIGHT",
-                "WRAPPER_WEIGHT", "WRAPPER_TYPES", "STOP", "MAX_HITS_PER_SIG", "EXACT_STRENGTH", "FUZZY_STRENGTH",
+                "WRAPPER_WEIGHT", "WRAPPER_TYPES", "RAW_LINE_CHARS", "MIN_OPTIONS", "WARNING_SUFFIX", "WHAT_TYPE",
+                "NCCL_TYPE", "QUOTES", "NO_TRACEBACK", "STOP", "STEM_SUFFIXES", "STEM_KEEP_CHARS", "STEM_MIN_CHARS",
+                "PART_MIN_CHARS", "MAX_HITS_PER_SIG", "EXACT_STRENGTH", "FUZZY_STRENGTH",
                 "TYPE_BONUS", "MIN_FUZZY_CHARS", "MIN_SHARED_TERMS", "SHARED_TERMS_SHARE", "MIN_LINE_CHARS",
-                "MAX_TERM_REPEATS", "FULL_ALIAS_WORDS", "PROSE_SATURATION", "BM25_SHARE", "COVER_SHARE",
+                "MAX_TERM_REPEATS", "FULL_ALIAS_WORDS", "MIN_ALIAS_WORDS", "PROSE_SATURATION", "BM25_SHARE", "COVER_SHARE",
                 "EXTRA_SIGNATURE", "OTHER_KIND_SHARE", "MAX_EVIDENCE", "SUBSTITUTION_PENALTY", "FUZZY_FLOOR",
                 "PROSE_CANDIDATES", "MAX_QUERY_TERMS", "ALIAS_STRENGTH", "KNOWN_FAILURE", "SOME_EVIDENCE",
                 "MAX_TEXT_SEGMENTS", "MAX_MESSAGE_SEGMENTS", "UNKNOWN_ERROR_CAP", "EXCLUDED_CAP", "AMBIGUOUS_SHARE",
-                "NOISE_MIN_TERMS", "NOISE_KNOWN_SHARE", "ROLE_WEIGHT", "HIGH", "MEDIUM", "SIGNATURE_LEAD",
+                "NOISE_MIN_TERMS", "NOISE_KNOWN_SHARE", "NOISE_MIN_CHARS", "ROLE_WEIGHT", "HIGH", "MEDIUM", "SIGNATURE_LEAD",
                 "MIN_SCORE", "ADVICE_MESSAGE_CHARS", "MIN_CANDIDATES", "MAX_CANDIDATES", "WHY_CHARS",
                 "WHY_VOUCHED", "MAX_OUTPUT_CHARS",
                 "RISE_MIN_POINTS", "RISE_RATIO", "RISE_MAJORITY", "MAX_SERIES", "SIZE_UNITS",
@@ -161,21 +163,25 @@
     this.token = re(P.TOKEN, "g");
     this.number = re(P.NUMBER, "g");
     this.stop = new Set(C.STOP);
+    this.suffixes = C.STEM_SUFFIXES;
+    this.keepChars = C.STEM_KEEP_CHARS;
+    this.minChars = C.STEM_MIN_CHARS;
+    this.partChars = C.PART_MIN_CHARS;
   }
   Normalizer.prototype.normalize = function (line) {
     var out = line;
     for (var i = 0; i < this.masks.length; i++) out = out.replace(this.masks[i][1], this.masks[i][0]);
     return pyStrip(out.replace(this.spaces, " ")).toLowerCase();
   };
-  var SUFFIXES = ["ations", "ation", "ings", "ing", "ies", "ied", "ed", "es", "ly", "s", "e"];
-  function stem(word) {
-    if (word.length <= 4 || word.indexOf("_") >= 0) return word;
-    for (var i = 0; i < SUFFIXES.length; i++) {
-      var s = SUFFIXES[i];
-      if (word.endsWith(s) && word.length - s.length >= 4) return word.slice(0, -s.length);
+  /* stem(): a deliberately crude suffix stripper, by the contract's word rules */
+  Normalizer.prototype.stem = function (word) {
+    if (word.length <= this.keepChars || word.indexOf("_") >= 0) return word;
+    for (var i = 0; i < this.suffixes.length; i++) {
+      var s = this.suffixes[i];
+      if (word.endsWith(s) && word.length - s.length >= this.minChars) return word.slice(0, -s.length);
     }
     return word;
-  }
+  };
   Normalizer.prototype.terms = function (text) {
     for (var i = 0; i < 2; i++) text = text.replace(this.masks[i][1], " ");
     var words = text.toLowerCase().match(this.word) || [];
@@ -183,11 +189,11 @@
     for (var j = 0; j < words.length; j++) {
       var word = words[j];
       if (this.stop.has(word)) continue;
-      out.push(stem(word));
+      out.push(this.stem(word));
       if (word.indexOf("_") >= 0) {
         var parts = word.split("_");
         for (var k = 0; k < parts.length; k++) {
-          if (parts[k].length > 2 && !this.stop.has(parts[k])) out.push(stem(parts[k]));
+          if (parts[k].length >= this.partChars && !this.stop.has(parts[k])) out.push(this.stem(parts[k]));
         }
       }
     }
@@ -199,7 +205,7 @@
     var tokens = text.toLowerCase().match(this.token) || [], out = [];
     for (var i = 0; i < tokens.length; i++) {
       var w = tokens[i];
-      if (/^[a-z]+$/.test(w.replace(/_/g, "")) && !this.stop.has(w)) out.push(stem(w));
+      if (/^[a-z]+$/.test(w.replace(/_/g, "")) && !this.stop.has(w)) out.push(this.stem(w));
     }
     return out;
   };
@@ -263,7 +269,7 @@
   Parser.prototype.isContext = function (text) {
     if (this.progress.test(text) || this.command.test(text) || matchStart(this.setting, text) ||
         matchStart(this.environment, text) || matchStart(this.dumpStart, text)) return true;
-    return count(this.option, text) >= 2 && count(this.sentence, text.replace(this.option, " ")) < this.C.SENTENCE_WORDS;
+    return count(this.option, text) >= this.C.MIN_OPTIONS && count(this.sentence, text.replace(this.option, " ")) < this.C.SENTENCE_WORDS;
   };
 
   /* _prose_line: without the items of a configuration or key list dumped into the line */
@@ -295,7 +301,7 @@
       var segments = raw.split("\r").filter(function (s) { return pyStrip(s); });
       raw = segments.length ? segments[segments.length - 1] : "";
     }
-    raw = pySlice(raw, C.MAX_LINE_CHARS * 2).replace(this.ansi, "").replace(this.control, "");
+    raw = pySlice(raw, C.RAW_LINE_CHARS).replace(this.ansi, "").replace(this.control, "");
     var rank = null;
     for (var i = 0; i < C.MAX_PREFIXES; i++) {
       var m = matchStart(this.prefix, raw);
@@ -336,11 +342,11 @@
       }
     }
     var what = matchStart(this.what, stripped);
-    if (what) return ["c10::Error", pyStrip(what.groups.msg)];
+    if (what) return [this.C.WHAT_TYPE, pyStrip(what.groups.msg)];
     var inline = this.excInline.exec(stripped);
-    if (inline) return [inline.groups.type, rstripChars(pyStrip(inline.groups.msg), "`'\"")];
+    if (inline) return [inline.groups.type, rstripChars(pyStrip(inline.groups.msg), this.C.QUOTES)];
     var nccl = this.ncclLine.exec(stripped);
-    if (nccl) return ["NCCLError", rstripChars(pyStrip(nccl.groups.msg), "`'\"")];
+    if (nccl) return [this.C.NCCL_TYPE, rstripChars(pyStrip(nccl.groups.msg), this.C.QUOTES)];
     return null;
   };
 
@@ -407,7 +413,7 @@
         if (m[1] === "rank") {
           var digits = /^\d+/.exec(m[2]);
           rank = digits ? parseInt(digits[0], 10) : null;
-        } else if (m[1] === "traceback" && m[2].indexOf("enable traceback") < 0) {
+        } else if (m[1] === "traceback" && m[2].indexOf(this.C.NO_TRACEBACK) < 0) {
           extra.push([pyStrip(m[2]), j]);
         }
       }
@@ -449,7 +455,9 @@
   Parser.prototype.kind = function (lines, messages) {
     var self = this;
     if (lines.some(function (l) { return l.role === "header" || l.role === "frame"; }) ||
-        messages.some(function (m) { return (m.type || "").endsWith("ChildFailedError"); })) return "traceback";
+        messages.some(function (m) {
+          return self.C.WRAPPER_TYPES.some(function (t) { return (m.type || "").endsWith(t); });
+        })) return "traceback";
     var loggy = 0, wordy = 0;
     lines.forEach(function (l) {
       var isLoggy = self.loggy.test(l.text);
@@ -961,7 +969,7 @@
     candidates.forEach(function (entry) {
       (aliases[entry] || []).forEach(function (a) {
         var words = a[0], total = a[1];
-        if (words.length < 2 || total <= 0) return;
+        if (words.length < C.MIN_ALIAS_WORDS || total <= 0) return;
         var cover = 0;
         words.forEach(function (w) {
           if (queryTerms.has(w)) cover += (has(idf, w) ? idf[w] : 0) * weight(w);
@@ -975,10 +983,11 @@
 
   /* many distinct words, few of them anywhere in the catalogue: noise, not a description (_score._noise) */
   Engine.prototype.noise = function (queryTerms) {
-    var distinct = new Set(queryTerms.filter(function (t) { return t.length > 1; })), idf = this.idf, known = 0;
-    if (distinct.size < this.C.NOISE_MIN_TERMS) return false;
+    var C = this.C, idf = this.idf, known = 0;
+    var distinct = new Set(queryTerms.filter(function (t) { return t.length >= C.NOISE_MIN_CHARS; }));
+    if (distinct.size < C.NOISE_MIN_TERMS) return false;
     distinct.forEach(function (t) { if (has(idf, t)) known++; });
-    return known < this.C.NOISE_KNOWN_SHARE * distinct.size;
+    return known < C.NOISE_KNOWN_SHARE * distinct.size;
   };
 
   /* skip: the words of a message many root causes print, which cannot tell those causes apart;
@@ -1020,106 +1029,183 @@
     return parseFloat(x.toFixed(1));
   }
 
-  Engine.prototype.score = function (query) {
-    var C = this.C, self = this, exact = this.exact(query), segments = this.segments(query);
-    // a line one signature matched exactly is explained: near-misses of others there are other errors
-    var explained = new Set();
+  /* _score.score_entries: entries with signature evidence or among the best prose matches, best first. The
+   * rules below mirror _score.py's function for function, under the same names (camelCase). */
+  Engine.prototype.scoreEntries = function (query) {
+    var self = this, found = this.hits(query), exact = found[0], fuzzy = found[1], own = owners(query);
+    var prose = this.prose(query, this.ambiguousWords(query, own, exact, fuzzy));
+    var paste = this.readPaste(query, own, exact, fuzzy);
+    var ids = new Set(); [exact, fuzzy, prose].forEach(function (m) { m.forEach(function (_v, k) { ids.add(k); }); });
+    var scored = [];
+    ids.forEach(function (entry) {
+      var evidence = (exact.get(entry) || []).concat(fuzzy.get(entry) || []);
+      scored.push(self.scoreEntry(entry, evidence, prose.get(entry) || 0, paste));
+    });
+    return this.ranked(scored);
+  };
+
+  /* _hits: exact hits, then fuzzy alignments and verbatim aliases, per entry; a line one signature matched
+   * exactly is explained: near-misses of others there are other errors */
+  Engine.prototype.hits = function (query) {
+    var exact = this.exact(query), segments = this.segments(query), explained = new Set();
     exact.forEach(function (evs) { evs.forEach(function (ev) { explained.add(ev.at); }); });
     var fuzzy = this.fuzzy(query, segments.filter(function (s) { return !explained.has(s[0]); }));
     this.phraseHits(query, segments).forEach(function (found, entry) {
       found.forEach(function (ev) { addHit(fuzzy, entry, ev); });
     });
-    var own = owners(query), skip = new Set();
-    [exact, fuzzy].forEach(function (found) {
-      found.forEach(function (evs) {
-        evs.forEach(function (ev) {
-          if (!ev.ambiguous) return;
-          ev.words.forEach(function (w) { skip.add(w); });
-          self.norm.terms(own[ev.at] ? own[ev.at].text : query.lines[ev.at].text).forEach(function (w) { skip.add(w); });
-        });
-      });
+    return [exact, fuzzy];
+  };
+
+  function eachHit(exact, fuzzy, visit) {
+    [exact, fuzzy].forEach(function (found) { found.forEach(function (evs) { evs.forEach(visit); }); });
+  }
+
+  /* _ambiguous_words: the words of a message many root causes print (and of its lines) */
+  Engine.prototype.ambiguousWords = function (query, own, exact, fuzzy) {
+    var self = this, words = new Set();
+    eachHit(exact, fuzzy, function (ev) {
+      if (!ev.ambiguous) return;
+      ev.words.forEach(function (w) { words.add(w); });
+      self.norm.terms(own[ev.at] ? own[ev.at].text : query.lines[ev.at].text).forEach(function (w) { words.add(w); });
     });
-    var prose = this.prose(query, skip);
-    var noise = this.noise(this.norm.terms(query.prose));  // a paste of words the catalogue never uses
-    // known: a signature names the failure's cause; known only as a message many causes print, it is
-    // known to the entries that claim that message and unknown to the others
-    var noFailure = !query.messages.some(function (m) { return m.weight >= C.FAILURE_WEIGHT && m.type; });
-    var known = noFailure;
-    var onFailure = false;
-    [exact, fuzzy].forEach(function (found) {
-      found.forEach(function (evs) {
-        evs.forEach(function (ev) {
-          if (ev.strength >= C.KNOWN_FAILURE && own[ev.at] && own[ev.at].weight >= C.FAILURE_WEIGHT) {
-            onFailure = true;
-            if (!ev.ambiguous) known = true;
-          }
-        });
-      });
+    return words;
+  };
+
+  /* _ends_in_no_exception: no exception of the paste's last traceback chain */
+  Engine.prototype.endsInNoException = function (query) {
+    var C = this.C;
+    return !query.messages.some(function (m) { return m.weight >= C.FAILURE_WEIGHT && m.type; });
+  };
+
+  /* _hits_on_failure: strong hits on the exception the paste ends in */
+  Engine.prototype.hitsOnFailure = function (own, exact, fuzzy) {
+    var C = this.C, out = [];
+    eachHit(exact, fuzzy, function (ev) {
+      if (ev.strength >= C.KNOWN_FAILURE && own[ev.at] && own[ev.at].weight >= C.FAILURE_WEIGHT) out.push(ev);
     });
-    known = known && !query.launcherOnly;  // a summary says a worker failed, not why
-    var ambiguouslyKnown = onFailure && !known && !query.launcherOnly;
-    var excluded = new Set();  // run line by line, as RE2 runs them in Python
+    return out;
+  };
+
+  /* _failure_known: a signature names the failure's cause (a launcher's summary says a worker failed, not why) */
+  Engine.prototype.failureKnown = function (query, noFailure, onFailure) {
+    return (noFailure || onFailure.some(function (ev) { return !ev.ambiguous; })) && !query.launcherOnly;
+  };
+
+  /* _ambiguously_known: known only as a message many causes print */
+  Engine.prototype.ambiguouslyKnown = function (query, onFailure, failureKnown) {
+    return onFailure.length > 0 && !failureKnown && !query.launcherOnly;
+  };
+
+  /* _excluded: entries whose excludes the paste holds, run line by line as RE2 runs them in Python */
+  Engine.prototype.excluded = function (query) {
+    var out = new Set();
     this.excludes.forEach(function (x) {
-      if (query.lines.some(function (l) { return x[1].test(l.text); })) excluded.add(x[0]);
+      if (query.lines.some(function (l) { return x[1].test(l.text); })) out.add(x[0]);
     });
-    var ids = new Set(); [exact, fuzzy, prose].forEach(function (m) { m.forEach(function (_v, k) { ids.add(k); }); });
-    var scored = [];
-    ids.forEach(function (entry) {
-      var evidence = (exact.get(entry) || []).concat(fuzzy.get(entry) || []);
-      evidence.sort(function (a, b) { return b.strength - a.strength; });
-      // a message many root causes print is worth little alone; the entry's own words must add the rest
-      var signature = 0, cause = 0;
-      evidence.forEach(function (e) {
-        signature = Math.max(signature, e.ambiguous ? e.strength * C.AMBIGUOUS_SHARE : e.strength);
-        // a symptom many causes share, or an alias, ranks the entry but cannot vouch for it
-        if (e.namesCause) cause = Math.max(cause, e.ambiguous ? e.strength * C.AMBIGUOUS_SHARE : e.strength);
-      });
-      // an alias adds no second witness
-      var distinct = new Set(evidence.filter(function (e) { return e.via === "signature"; })
-        .map(function (e) { return e.signature; })).size;
-      signature = Math.min(100, signature + C.EXTRA_SIGNATURE * Math.max(distinct - 1, 0));
-      var text = prose.get(entry) || 0;
-      var entryKnown = known || (ambiguouslyKnown && evidence.length > 0);
-      var capped = noise || !entryKnown;  // words alone must not look like a match
-      if (capped) text = Math.min(text, C.UNKNOWN_ERROR_CAP);
-      var total = Math.min(100, Math.max(signature, text) + C.OTHER_KIND_SHARE * Math.min(signature, text));
-      if (capped && signature < C.SOME_EVIDENCE) total = Math.min(total, C.UNKNOWN_ERROR_CAP);
-      // a cause-naming line vouches only for an entry that also explains the exception the paste ends in;
-      // when the paste stops before its exception, any line but a warning may stand for the failure
-      var onIt = evidence.filter(function (e) {
-        var m = own[e.at];
-        return e.strength >= C.SOME_EVIDENCE &&
-          (query.cut ? !(m && (m.type || "").endsWith("Warning")) : Boolean(m && m.weight >= C.FAILURE_WEIGHT));
-      });
-      if (!noFailure && !onIt.length) cause = 0;
-      var witnesses = (noFailure ? evidence : onIt).filter(function (e) { return e.via === "signature"; });
-      var symptom = witnesses.length ? pyStrip(witnesses[0].text) : null;
-      var partial = witnesses.length ? Boolean(witnesses[0].partial) : false;
-      // the messages (first line of each) the witnesses belong to: entries sharing the first entry's are
-      // the candidates for one symptom
-      var symptomAt = [];
-      witnesses.forEach(function (e) {
-        if (e.strength < C.SOME_EVIDENCE) return;
-        var at = own[e.at] ? own[e.at].line : e.at;
-        if (symptomAt.indexOf(at) < 0) symptomAt.push(at);
-      });
-      if (excluded.has(entry)) {  // the paste holds output only a different failure prints
-        total = Math.min(total, C.EXCLUDED_CAP);
-        cause = 0;
-        symptom = null;
-        symptomAt = [];
-        partial = false;
-      }
-      scored.push({ entry: entry, score: round1(total), prose: text, evidence: self.dedupe(evidence), cause: cause,
-                    symptom: symptom, symptomAt: symptomAt, partial: partial });
+    return out;
+  };
+
+  /* _read_paste: what the whole paste says, which every entry's rules read */
+  Engine.prototype.readPaste = function (query, own, exact, fuzzy) {
+    var noFailure = this.endsInNoException(query), onFailure = this.hitsOnFailure(own, exact, fuzzy);
+    var known = this.failureKnown(query, noFailure, onFailure);
+    return { owners: own, cut: query.cut, noFailure: noFailure, failureKnown: known,
+             ambiguouslyKnown: this.ambiguouslyKnown(query, onFailure, known),
+             noise: this.noise(this.norm.terms(query.prose)), excluded: this.excluded(query) };
+  };
+
+  /* _worth: a message many root causes print is worth little alone */
+  Engine.prototype.worth = function (e) {
+    return e.ambiguous ? e.strength * this.C.AMBIGUOUS_SHARE : e.strength;
+  };
+
+  /* _signature_score: the best hit, plus a little per further distinct signature (an alias adds no second witness) */
+  Engine.prototype.signatureScore = function (evidence) {
+    var self = this, best = 0, distinct = new Set();
+    evidence.forEach(function (e) {
+      best = Math.max(best, self.worth(e));
+      if (e.via === "signature") distinct.add(e.signature);
     });
-    scored.sort(function (a, b) {
+    return Math.min(100, best + this.C.EXTRA_SIGNATURE * Math.max(distinct.size - 1, 0));
+  };
+
+  /* _cause_score: the best match of a message that names this entry's cause, when the entry explains the failure */
+  Engine.prototype.causeScore = function (evidence, onIt, paste) {
+    var self = this, cause = 0;
+    if (!paste.noFailure && !onIt.length) return 0;
+    evidence.forEach(function (e) { if (e.namesCause) cause = Math.max(cause, self.worth(e)); });
+    return cause;
+  };
+
+  /* _on_the_failure: evidence on the exception the paste ends in; when the paste stops before its exception,
+   * any line but a warning */
+  Engine.prototype.onTheFailure = function (evidence, paste) {
+    var C = this.C, own = paste.owners;
+    return evidence.filter(function (e) {
+      var m = own[e.at];
+      return e.strength >= C.SOME_EVIDENCE &&
+        (paste.cut ? !(m && (m.type || "").endsWith(C.WARNING_SUFFIX)) : Boolean(m && m.weight >= C.FAILURE_WEIGHT));
+    });
+  };
+
+  /* _witnesses: the signature hits that say which symptom line the entry explains */
+  Engine.prototype.witnesses = function (evidence, onIt, paste) {
+    return (paste.noFailure ? evidence : onIt).filter(function (e) { return e.via === "signature"; });
+  };
+
+  /* _symptom_messages: the messages (first line of each) the strong witnesses belong to */
+  Engine.prototype.symptomMessages = function (witnesses, paste) {
+    var C = this.C, own = paste.owners, out = [];
+    witnesses.forEach(function (e) {
+      if (e.strength < C.SOME_EVIDENCE) return;
+      var at = own[e.at] ? own[e.at].line : e.at;
+      if (out.indexOf(at) < 0) out.push(at);
+    });
+    return out;
+  };
+
+  /* _words_capped: words alone must not look like a match */
+  Engine.prototype.wordsCapped = function (evidence, paste) {
+    var known = paste.failureKnown || (paste.ambiguouslyKnown && evidence.length > 0);
+    return paste.noise || !known;
+  };
+
+  Engine.prototype.proseScore = function (prose, capped) {
+    return capped ? Math.min(prose, this.C.UNKNOWN_ERROR_CAP) : prose;
+  };
+
+  /* _combined: the stronger kind of evidence, plus a share of the weaker */
+  Engine.prototype.combined = function (signature, prose, capped) {
+    var C = this.C, total = Math.min(100, Math.max(signature, prose) + C.OTHER_KIND_SHARE * Math.min(signature, prose));
+    if (capped && signature < C.SOME_EVIDENCE) total = Math.min(total, C.UNKNOWN_ERROR_CAP);
+    return total;
+  };
+
+  /* _score_entry */
+  Engine.prototype.scoreEntry = function (entry, evidence, prose, paste) {
+    evidence = evidence.slice().sort(function (a, b) { return b.strength - a.strength; });
+    var capped = this.wordsCapped(evidence, paste), text = this.proseScore(prose, capped);
+    var total = this.combined(this.signatureScore(evidence), text, capped);
+    if (paste.excluded.has(entry)) {  // listed, never an answer
+      return { entry: entry, score: round1(Math.min(total, this.C.EXCLUDED_CAP)), prose: text,
+               evidence: this.dedupe(evidence), cause: 0, symptom: null, symptomAt: [], partial: false };
+    }
+    var onIt = this.onTheFailure(evidence, paste), witnesses = this.witnesses(evidence, onIt, paste);
+    return { entry: entry, score: round1(total), prose: text, evidence: this.dedupe(evidence),
+             cause: this.causeScore(evidence, onIt, paste), symptom: witnesses.length ? pyStrip(witnesses[0].text) : null,
+             symptomAt: this.symptomMessages(witnesses, paste),
+             partial: witnesses.length ? Boolean(witnesses[0].partial) : false };
+  };
+
+  /* _ranked: best first; a tie goes to more prose, then to the record id */
+  Engine.prototype.ranked = function (scored) {
+    var self = this;
+    return scored.slice().sort(function (a, b) {
       if (a.score !== b.score) return b.score - a.score;
       if (a.prose !== b.prose) return b.prose - a.prose;
       var x = self.entries[a.entry].id, y = self.entries[b.entry].id;
       return x < y ? -1 : x > y ? 1 : 0;
     });
-    return scored;
   };
 
   /* the strongest few, one per (line, signature) */
@@ -1244,7 +1330,7 @@
    * victims' teardown (tells read all of it) */
   Engine.prototype.respond = function (query, top, output, unskipped) {
     var C = this.C, self = this;
-    var scored = this.score(query).filter(function (s) { return s.score >= C.MIN_SCORE; });
+    var scored = this.scoreEntries(query).filter(function (s) { return s.score >= C.MIN_SCORE; });
     /* high needs a high score, a clear lead and a signature that names the entry's cause */
     function confidence(score, runnerUp, cause) {
       if (score >= C.HIGH && cause >= C.KNOWN_FAILURE && score - runnerUp >= C.SIGNATURE_LEAD) return "high";
@@ -1313,7 +1399,7 @@
   };
 
   var api = { Engine: Engine, CONTRACT: CONTRACT, checkContract: checkContract, partialRatio: partialRatio,
-              alignment: alignment, stem: stem };
+              alignment: alignment };
   root.TrainkbEngine = api;
   if (typeof module !== "undefined" && module.exports) module.exports = api;
 })(typeof window !== "undefined" ? window : globalThis);

@@ -7,6 +7,7 @@ exactly its declared fields and that engine.js reads no constant or regex outsid
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Callable
@@ -17,10 +18,13 @@ import pytest
 from oom_family import family_records
 
 from trainkb.catalogue import find_catalogue, load_catalogue
-from trainkb.search import Index, _hint, _search, _tells
+from trainkb.search import Index, _hint, _tells
 from trainkb.search._index import build_data
+from trainkb.search._jsregex import js_regex
+from trainkb.search._policy import ANSWER, PASTE, SCORE, WORDS
 from trainkb.search.contract import (
     ENGINE_CONTRACT_VERSION,
+    RULES,
     CompareContract,
     EngineContract,
     EntryContract,
@@ -109,12 +113,9 @@ def test_the_new_constants_come_from_the_python_modules(contract: EngineContract
     assert constants["SIZE_UNITS"] == _tells._UNITS and constants["SIZE_UNITS"] is not _tells._UNITS
     assert (constants["RISE_MIN_POINTS"], constants["RISE_RATIO"]) == (_tells.RISE_MIN_POINTS, _tells.RISE_RATIO)
     assert (constants["RISE_MAJORITY"], constants["MAX_SERIES"]) == (_tells.RISE_MAJORITY, _tells.MAX_SERIES)
-    assert (constants["MIN_CANDIDATES"], constants["MAX_CANDIDATES"]) == (
-        _search.MIN_CANDIDATES,
-        _search.MAX_CANDIDATES,
-    )
-    assert constants["WHY_VOUCHED"] == _search.WHY_VOUCHED and "{matched}" in constants["WHY_VOUCHED"]
-    assert constants["WHY_CHARS"] == _search.WHY_CHARS
+    assert (constants["MIN_CANDIDATES"], constants["MAX_CANDIDATES"]) == (ANSWER.min_candidates, ANSWER.max_candidates)
+    assert constants["WHY_VOUCHED"] == ANSWER.why_vouched and "{matched}" in constants["WHY_VOUCHED"]
+    assert constants["WHY_CHARS"] == ANSWER.why_chars
     assert patterns["SIZE_VALUE"][0].startswith("^")
     assert set(contract["advice"]) == set(_hint.ADVICE) and "symptom_output" in contract["advice"]
 
@@ -142,3 +143,31 @@ def test_engine_js_reads_exactly_the_declared_constants_and_patterns(contract: E
 def test_engine_js_declares_the_same_version() -> None:
     found = re.findall(r"var CONTRACT_VERSION = (\d+);", ENGINE_JS.read_text(encoding="utf-8"))
     assert found == [str(ENGINE_CONTRACT_VERSION)]
+
+
+def test_every_search_rule_is_shipped_under_its_name(contract: EngineContract) -> None:
+    """The rules objects are serialised field by field, a regex (or a table of them) with the patterns and
+    everything else with the constants: a new rule reaches engine.js without a hand-kept list, and no
+    hand-listed name shadows one."""
+    names = [f.name.upper() for rules in RULES for f in dataclasses.fields(rules)]
+    assert len(names) == len(set(names))
+    shipped = 0
+    for rules in RULES:
+        for f in dataclasses.fields(rules):
+            name, value = f.name.upper(), getattr(rules, f.name)
+            if isinstance(value, re.Pattern):
+                assert contract["patterns"][name] == js_regex(value), name
+            elif f.name == "masks":
+                assert contract["patterns"][name] == [[holder, *js_regex(p)] for holder, p in value]
+            elif isinstance(value, frozenset):
+                assert contract["constants"][name] == sorted(value), name
+            else:
+                assert json.dumps(contract["constants"][name]) == json.dumps(value, default=dict), name
+            shipped += 1
+    assert shipped == len(names) and RULES == (PASTE, WORDS, SCORE, ANSWER)
+
+
+def test_engine_js_declares_exactly_the_shipped_constants(contract: EngineContract) -> None:
+    """engine.js's CONTRACT lists the constants it refuses an index without: the ones the contract ships."""
+    declared = ENGINE_JS.read_text(encoding="utf-8").split("constants: [", 1)[1].split("]", 1)[0]
+    assert set(re.findall(r'"([A-Z][A-Z0-9_]*)"', declared)) == set(contract["constants"])

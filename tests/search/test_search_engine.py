@@ -8,7 +8,7 @@ from pathlib import Path
 from trainkb.search import get_index, search
 from trainkb.search._hint import ADVICE
 from trainkb.search._index import load_index
-from trainkb.search._score import AMBIGUOUS_REPORTS
+from trainkb.search._policy import SIGNATURES
 
 D4_KILLED = r"""
 id: D4
@@ -234,7 +234,7 @@ def test_a_message_many_root_causes_print_is_not_a_confident_answer_alone(catalo
     """Public failure reports print "killed by signal: Killed" for many causes (background.json)."""
     (catalogue / "alpha" / "D4-killed.yaml").write_text(D4_KILLED)
     index = get_index(catalogue, use_cache=False)
-    assert next(s.background for s in index.sigs if s.source.endswith("Killed")) >= AMBIGUOUS_REPORTS
+    assert next(s.background for s in index.sigs if s.source.endswith("Killed")) >= SIGNATURES.ambiguous_reports
     bare = search("RuntimeError: DataLoader worker (pid 77) is killed by signal: Killed.", catalogue=index)
     assert bare.results[0].id == "D4" and bare.abstained
     told = search(

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from trainkb.search import MASKS, normalize
-from trainkb.search._normalize import _STOP, stem, terms
+from trainkb.search._normalize import stem, terms
+from trainkb.search._policy import WORDS
 
 
 @pytest.mark.parametrize(
@@ -53,10 +54,11 @@ def _terms_unskipped(text: str) -> list[str]:
         text = pattern.sub(" ", text)
     out: list[str] = []
     for word in re.findall(r"[a-z][a-z0-9_]*[a-z0-9]|[a-z]", text.lower()):
-        if word not in _STOP:
+        if word not in WORDS.stop:
             out.append(stem(word))
             if "_" in word:
-                out.extend(stem(part) for part in word.split("_") if len(part) > 2 and part not in _STOP)
+                parts = [part for part in word.split("_") if len(part) >= WORDS.part_min_chars]
+                out.extend(stem(part) for part in parts if part not in WORDS.stop)
     return out
 
 

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 __all__ = ["FORMAT", "Index", "build_data", "cache_dir", "load_index", "unreachable_terms"]
 
-FORMAT = 10  # the plain-data layout; the cache key also hashes this module, the normaliser and the background
+FORMAT = 10  # the plain-data layout; the cache key also hashes this module, the normaliser, rules and background
 BACKGROUND = Path(__file__).with_name("background.json")  # words public failure reports share
 BACKGROUND_RATE = 0.01  # a word more failure reports than this share hold weighs that share over its own
 _KEEP = 8  # cached indexes kept (one per catalogue state; old ones are deleted)
@@ -407,7 +407,7 @@ def cache_dir() -> Path:
 def _code_digest() -> str:
     """A digest of the code that shapes the index, so an upgraded trainkb never reads a stale one."""
     digest = hashlib.sha256(str(FORMAT).encode())
-    for name in ("_index.py", "_normalize.py", "_sigregex.py", BACKGROUND.name):
+    for name in ("_index.py", "_normalize.py", "_policy.py", "_sigregex.py", BACKGROUND.name):
         with contextlib.suppress(OSError):
             digest.update((Path(__file__).parent / name).read_bytes())
     return digest.hexdigest()[:8]

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from .._ownoutput import MARK, own_lines
+from ._policy import PASTE
 
 __all__ = [
     "MAX_CHARS",
@@ -31,85 +32,9 @@ __all__ = [
     "paste_tail",
 ]
 
-# THE paste limit: what search reads of a paste, its tail (tracebacks end at the bottom). The TUI's paste
-# box keeps as much; readers of pipes and files keep more bytes (_tail.PIPE_TAIL_BYTES), for triage.
-MAX_CHARS = 200_000
-MAX_LINES = 5_000
-MAX_OUTPUT_CHARS = 4 * 1024 * 1024  # what tells read of a whole output (its tail): a pipe's or a run's kept tail
-MAX_LINE_CHARS = 2_000  # bound on what any regex or fuzzy comparison sees of one line
-MAX_CONTINUATION = 30  # lines a multi-line exception message may run on
-NEWLINE_SEARCH = 2_000  # characters past a cut searched for a line start, so the tail begins on a whole line
-MAX_PREFIXES = 3  # "[rank0]: │ > text" stacks prefixes
-ROOT_CAUSE_LINES = 14  # lines after "Root Cause" searched for its rank and traceback fields
-SENTENCE_WORDS = 6  # words that make a plain line a sentence of prose
-FAILURE_WEIGHT = 1.0  # an exception of the last traceback chain (of the root-cause rank): the failure
-OTHER_WEIGHT = 0.9  # any other exception or warning
-WRAPPER_WEIGHT = 0.5  # a wrapper that only relays another exception (ChildFailedError, "Caught X in ...")
-
-_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-_PREFIX = re.compile(r"^\s*\[(?:rank|default)\s*(\d+)\]\s*:\s?|^\s*(?:>\s?)+|^\s*[│┃|]\s?")
-_BOX = re.compile(r"^[\s│┃╭╮╰╯─━┌┐└┘]+|[\s│┃╭╮╰╯─━┌┐└┘]+$")
-
-# a Python traceback, or the C++ backtrace c10 prints under a torch error ("Exception raised from ...")
-_TB_HEADER = re.compile(r"Traceback \(most recent call last\)|\(most recent call first\):")
-_FRAME = re.compile(  # a Python frame, an IPython frame or numbered source line, a caret marker line, a rich frame
-    r'^\s*File "[^"]*", line \d+|^\s*(?:-+>\s*|❱\s*)?\d+\s|^\S+\.py in \S+\(|^<ipython-input-|^\s*\.\.\.$|'
-    r"^\s*[~^]{3,}\s*$|^\S*\.py:\d+ in \S+$|^frame #\d+: "
-)
-_FRAME_START = re.compile(r'^\s*File "[^"]*", line \d+, in |^\S+\.py in \S+\(|^\S*\.py:\d+ in \S+$|^frame #\d+: ')
-_CHAIN = re.compile(r"During handling of the above exception|The above exception was the direct cause")
-_TYPE = (
-    r"(?:[A-Za-z_]\w*\.)*(?:[A-Z]\w*(?:Error|Exception|Warning|Interrupt|Exit|Fault|Failure)|KeyboardInterrupt|"
-    r"StopIteration|nccl[A-Z]\w*Error)"
-)
-# torch's NCCL check prints "NCCL error in: <file>:<line>, <message>" with no exception class of its own
-_NCCL_LINE = re.compile(r"\bNCCL error in: [^,]*, (?P<msg>\S.*)$")
-_EXC_LINE = re.compile(rf"^(?P<type>{_TYPE})(?::\s*(?P<msg>.*))?$")
-_WARN_LINE = re.compile(rf"^\S+:\d+:\s*(?P<type>{_TYPE}):\s*(?P<msg>.*)$")
-# a C++ exception that ended the process: "terminate called after throwing an instance of 'c10::Error'"
-# is followed by "  what():  <message>"
-_WHAT = re.compile(r"^what\(\):\s+(?P<msg>\S.*)$")
-_EXC_INLINE = re.compile(rf"(?<![\w.])(?P<type>{_TYPE}):\s+(?P<msg>\S.*)$")
-_WRAPPER = re.compile(r"^Caught \w+ in (?:DataLoader worker process|replica) \d+|^\s*$")
-_WRAPPER_TYPES = frozenset({"ChildFailedError"})
-_ROOT_CAUSE = re.compile(r"Root Cause \(first observed failure\)")
-_LAUNCHER_FAILED = re.compile(r"elastic\.multiprocessing\.api:failed \(exitcode: -?\d+\)")
-_FIELD = re.compile(r"^\s*(rank|exitcode|traceback)\s*:\s*(.*)$")
-_LOGGY = re.compile(
-    r"^\[?[EWIF]\d{4}|^\[?\d{4}-\d\d-\d\d|^(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\b|NCCL|ProcessGroup|"
-    r"\bKilled\b|Bus error|Segmentation fault|core dumped|\bexitcode\b|^\*{5,}|^[=\-]{10,}|^\s*\w[\w.]*:\d+:",
-)
-_SENTENCE = re.compile(r"[A-Za-z]{2,}")
-# Context, not symptoms: what the user pasted around the failure to describe their set-up. These lines
-# name options and packages that many entries mention, so they are kept out of the prose model and the
-# fuzzy alignment (exact signatures still see them).
-_PROGRESS = re.compile(r"\d+%\|.*\||\|\s*\d+/\d+\s*\[|\d\s*(?:it/s|s/it)\b")  # tqdm and similar progress bars
-_COMMAND = re.compile(  # a shell command line, possibly behind a prompt and environment assignments
-    r"^\s*(?:[$#>]\s*|\(\S+\)\s*(?:\S+[$#]\s*)?|\S+@\S+[$#]\s*)?(?:[A-Z_][A-Z0-9_]*=\S*\s+)*"
-    r"(?:python[\d.]*|torchrun|accelerate|deepspeed|srun|sbatch|mpirun|bash|sh|llamafactory-cli|tune|"
-    r"lightning|composer|CUDA_VISIBLE_DEVICES=\S*)\s+\S|\s\\$"
-)
-_OPTION = re.compile(r"(?:^|\s)--[A-Za-z][\w.\-]*")  # a command-line option; two or more make a command line
-# an item of a configuration or key list dumped into a line: `num_processes: 4`, 'loss.beta=0.1', 'encoder.bn.weight'
-# (keys and values are bounded: an unbounded key would rescan a long dotted line from every letter)
-_DUMP_ITEM = re.compile(
-    r"(?<![\w.\-])[A-Za-z_][\w.\-]{0,79}\s{0,3}[:=]\s{0,3}[^\s,;)\]'\"]{1,200}|"
-    r"['\"][\w\-]{1,80}(?:\.[\w\-]{1,80}){1,40}['\"]"
-)
-MIN_DUMP_ITEMS = 3  # items in one line that make it a dump, not a remark about one setting
-_DUMP_START = re.compile(r"^\s*(?:Namespace|\w*(?:Config|Arguments|Args))\(")  # a printed arguments object
-_SETTING = re.compile(  # one configuration setting: `key: value` (YAML), `"key": value,` (JSON), `- key: value`
-    r"^\s*(?:[-*]\s+)?[\"'`]?[A-Za-z_][\w.\-]*[\"'`]?\s*:(?!\s*[\"']?[-+]?(?:nan|inf)\b)\s*(?:[^\s(]+)?\s*$",
-    re.IGNORECASE,
-)
-_ENVIRONMENT = re.compile(  # `pip list` rows, `transformers-cli env` / `collect_env` / accelerate env fields
-    r"^\s*(?:[-*]\s+)?`?[\w.\-]+`?\s*(?:==|\s{2,}|\s+version:\s*)v?\d+(?:\.\d+)+\S*\s*$|"
-    r"^\s*(?:[-*]\s+)?`?(?:Platform|Python|PyTorch|Torch|CUDA|cuDNN|CUDNN|Nvidia driver|GPU models?|OS|"
-    r"Is CUDA available|Is debug build|GCC|Clang|CMake|Libc|Numpy|NumPy|DeepSpeed|Accelerate|Transformers|"
-    r"Huggingface_hub|Safetensors|PEFT|TRL|Jax|JaxLib|Tensorflow|Flax|Using GPU in script|"
-    r"Using distributed or parallel set-up in script|`[\w\-]+`)\b[^:]{0,40}:"
-)
+# the paste limits and message weights other modules read by name
+MAX_CHARS, MAX_LINES, MAX_OUTPUT_CHARS = PASTE.max_chars, PASTE.max_lines, PASTE.max_output_chars
+MAX_LINE_CHARS, FAILURE_WEIGHT, OTHER_WEIGHT = PASTE.max_line_chars, PASTE.failure_weight, PASTE.other_weight
 
 
 # what a line is in a traceback or log: an exception or log message, a stack frame, a "Traceback" header,
@@ -159,7 +84,7 @@ def paste_tail(text: str) -> tuple[str, int]:
         return text, 0
     cut = len(text) - MAX_CHARS
     newline = text.find("\n", cut)
-    cut = newline + 1 if 0 <= newline < cut + NEWLINE_SEARCH else cut
+    cut = newline + 1 if 0 <= newline < cut + PASTE.newline_search else cut
     return text[cut:], text.count("\n", 0, cut)
 
 
@@ -178,16 +103,16 @@ def _clean(raw: str) -> tuple[str, int | None]:
     if "\r" in raw:
         segments = [s for s in raw.split("\r") if s.strip()]
         raw = segments[-1] if segments else ""
-    raw = _CONTROL.sub("", _ANSI.sub("", raw[: MAX_LINE_CHARS * 2]))
+    raw = PASTE.control.sub("", PASTE.ansi.sub("", raw[: PASTE.raw_line_chars]))
     rank = None
-    for _ in range(MAX_PREFIXES):
-        match = _PREFIX.match(raw)
+    for _ in range(PASTE.max_prefixes):
+        match = PASTE.prefix.match(raw)
         if not match or not match.group(0):
             break
         if match.group(1) is not None:
             rank = int(match.group(1))
         raw = raw[match.end() :]
-    return _BOX.sub("", raw)[:MAX_LINE_CHARS].rstrip(), rank
+    return PASTE.box.sub("", raw)[:MAX_LINE_CHARS].rstrip(), rank
 
 
 def clean_lines(text: str) -> list[str]:
@@ -215,24 +140,24 @@ def _split(text: str | bytes, first_line: int, skip: frozenset[int] = frozenset(
 def _exception_at(text: str, in_traceback: bool) -> tuple[str, str] | None:
     """(type, message) when ``text`` is an exception or warning line."""
     stripped = text.strip().strip("`")
-    for pattern in (_WARN_LINE, _EXC_LINE):
+    for pattern in (PASTE.warn_line, PASTE.exc_line):
         match = pattern.match(stripped)
-        if match and (match.group("msg") or in_traceback or pattern is _WARN_LINE or "." in match.group("type")):
+        if match and (match.group("msg") or in_traceback or pattern is PASTE.warn_line or "." in match.group("type")):
             return match.group("type"), (match.group("msg") or "").strip()
-    match = _WHAT.match(stripped)
+    match = PASTE.what.match(stripped)
     if match:
-        return "c10::Error", match.group("msg").strip()
-    match = _EXC_INLINE.search(stripped)
+        return PASTE.what_type, match.group("msg").strip()
+    match = PASTE.exc_inline.search(stripped)
     if match:
-        return match.group("type"), match.group("msg").strip().rstrip("`'\"")
-    match = _NCCL_LINE.search(stripped)
+        return match.group("type"), match.group("msg").strip().rstrip(PASTE.quotes)
+    match = PASTE.nccl_line.search(stripped)
     if match:
-        return "NCCLError", match.group("msg").strip().rstrip("`'\"")
+        return PASTE.nccl_type, match.group("msg").strip().rstrip(PASTE.quotes)
     return None
 
 
 def _is_structural(text: str) -> bool:
-    return bool(not text.strip() or _TB_HEADER.search(text) or _CHAIN.search(text) or _FRAME.match(text))
+    return bool(not text.strip() or PASTE.tb_header.search(text) or PASTE.chain.search(text) or PASTE.frame.match(text))
 
 
 def _collect(lines: list[Line]) -> tuple[list[Line], list[tuple[str, str, int, int]]]:
@@ -243,18 +168,18 @@ def _collect(lines: list[Line]) -> tuple[list[Line], list[tuple[str, str, int, i
     while i < len(lines):
         line = lines[i]
         text = line.text
-        if _TB_HEADER.search(text):
+        if PASTE.tb_header.search(text):
             in_tb = True
             out.append(Line(line.number, text, line.rank, "header"))
             i += 1
             continue
-        if _CHAIN.search(text):
+        if PASTE.chain.search(text):
             out.append(Line(line.number, text, line.rank, "header"))
             i += 1
             continue
-        if _FRAME_START.match(text):  # a paste may begin mid-traceback, without its header
+        if PASTE.frame_start.match(text):  # a paste may begin mid-traceback, without its header
             in_tb = True
-        if in_tb and _FRAME.match(text):
+        if in_tb and PASTE.frame.match(text):
             out.append(Line(line.number, text, line.rank, "frame"))
             i += 1
             # the source line under a frame is code, not a message (pastes often lose its indent)
@@ -280,7 +205,7 @@ def _collect(lines: list[Line]) -> tuple[list[Line], list[tuple[str, str, int, i
         runs_on = in_tb or not message or message.endswith(":")
         while (
             i < len(lines)
-            and extra < MAX_CONTINUATION
+            and extra < PASTE.max_continuation
             and not _is_structural(lines[i].text)
             and (runs_on or lines[i].text[:1].isspace())
             and (not message or _exception_at(lines[i].text, False) is None)
@@ -292,8 +217,8 @@ def _collect(lines: list[Line]) -> tuple[list[Line], list[tuple[str, str, int, i
         found.append((kind, message, at, block))
         if in_tb:
             nxt = lines[i].text if i < len(lines) else ""
-            if not _CHAIN.search(nxt) and not (
-                not nxt.strip() and i + 1 < len(lines) and _CHAIN.search(lines[i + 1].text)
+            if not PASTE.chain.search(nxt) and not (
+                not nxt.strip() and i + 1 < len(lines) and PASTE.chain.search(lines[i + 1].text)
             ):
                 block += 1
             in_tb = False
@@ -305,17 +230,17 @@ def _collect(lines: list[Line]) -> tuple[list[Line], list[tuple[str, str, int, i
 def _root_cause(lines: list[Line]) -> tuple[int | None, list[tuple[str, int]]]:
     """The failing rank and its `traceback :` field from a torchrun ChildFailedError summary."""
     for index, line in enumerate(lines):
-        if not _ROOT_CAUSE.search(line.text):
+        if not PASTE.root_cause.search(line.text):
             continue
         rank, extra = None, []
-        for j in range(index + 1, min(index + ROOT_CAUSE_LINES, len(lines))):
-            match = _FIELD.match(lines[j].text)
+        for j in range(index + 1, min(index + PASTE.root_cause_lines, len(lines))):
+            match = PASTE.field.match(lines[j].text)
             if not match:
                 continue
             if match.group(1) == "rank":
                 digits = re.match(r"\d+", match.group(2))
                 rank = int(digits.group(0)) if digits else None
-            elif match.group(1) == "traceback" and "enable traceback" not in match.group(2):
+            elif match.group(1) == "traceback" and PASTE.no_traceback not in match.group(2):
                 extra.append((match.group(2).strip(), j))
         return rank, extra
     return None, []
@@ -324,20 +249,23 @@ def _root_cause(lines: list[Line]) -> tuple[int | None, list[tuple[str, int]]]:
 def _is_context(text: str) -> bool:
     """A configuration dump, command line, environment listing or progress bar line."""
     if (
-        _PROGRESS.search(text)
-        or _COMMAND.search(text)
-        or _SETTING.match(text)
-        or _ENVIRONMENT.match(text)
-        or _DUMP_START.match(text)
+        PASTE.progress.search(text)
+        or PASTE.command.search(text)
+        or PASTE.setting.match(text)
+        or PASTE.environment.match(text)
+        or PASTE.dump_start.match(text)
     ):
         return True
-    options = _OPTION.findall(text)  # a command line's options, unless they are named inside a sentence
-    return len(options) >= 2 and len(_SENTENCE.findall(_OPTION.sub(" ", text))) < SENTENCE_WORDS
+    options = PASTE.option.findall(text)  # a command line's options, unless they are named inside a sentence
+    return (
+        len(options) >= PASTE.min_options
+        and len(PASTE.sentence.findall(PASTE.option.sub(" ", text))) < PASTE.sentence_words
+    )
 
 
 def _prose_line(text: str) -> str:
     """A line for the prose model, without the items of a configuration or key list dumped into it."""
-    return _DUMP_ITEM.sub(" ", text) if len(_DUMP_ITEM.findall(text)) >= MIN_DUMP_ITEMS else text
+    return PASTE.dump_item.sub(" ", text) if len(PASTE.dump_item.findall(text)) >= PASTE.min_dump_items else text
 
 
 def _prose_of(lines: list[Line]) -> str:
@@ -347,13 +275,13 @@ def _prose_of(lines: list[Line]) -> str:
 
 def _real(found: list[tuple[str, str, int, int]]) -> list[tuple[str, str, int, int]]:
     """The exceptions that are not a wrapper relaying another one."""
-    return [f for f in found if f[0].rsplit(".", 1)[-1] not in _WRAPPER_TYPES and not _WRAPPER.match(f[1])]
+    return [f for f in found if f[0].rsplit(".", 1)[-1] not in PASTE.wrapper_types and not PASTE.wrapper.match(f[1])]
 
 
 def _launcher_only(lines: list[Line], found: list[tuple[str, str, int, int]]) -> bool:
     """True when a launcher's failure summary is all the paste says about the failure."""
-    summary = any(f[0].rsplit(".", 1)[-1] in _WRAPPER_TYPES for f in found) or any(
-        _ROOT_CAUSE.search(line.text) or _LAUNCHER_FAILED.search(line.text) for line in lines
+    summary = any(f[0].rsplit(".", 1)[-1] in PASTE.wrapper_types for f in found) or any(
+        PASTE.root_cause.search(line.text) or PASTE.launcher_failed.search(line.text) for line in lines
     )
     return summary and not _real(found) and not _root_cause(lines)[1]
 
@@ -369,7 +297,7 @@ def _weigh(lines: list[Line], found: list[tuple[str, str, int, int]]) -> list[Me
     messages = []
     for kind, text, at, block in found:
         if at not in genuine:
-            weight = WRAPPER_WEIGHT
+            weight = PASTE.wrapper_weight
         elif block == last_block:
             weight = FAILURE_WEIGHT
         else:
@@ -381,14 +309,16 @@ def _weigh(lines: list[Line], found: list[tuple[str, str, int, int]]) -> list[Me
 
 def _kind(lines: list[Line], messages: list[Message]) -> QueryKind:
     if any(line.role in ("header", "frame") for line in lines) or any(
-        (m.type or "").endswith("ChildFailedError") for m in messages
+        (m.type or "").endswith(t) for m in messages for t in PASTE.wrapper_types
     ):
         return "traceback"
-    loggy = sum(1 for line in lines if line.role == "message" or _LOGGY.search(line.text))
+    loggy = sum(1 for line in lines if line.role == "message" or PASTE.loggy.search(line.text))
     wordy = sum(
         1
         for line in lines
-        if line.role == "text" and len(_SENTENCE.findall(line.text)) >= SENTENCE_WORDS and not _LOGGY.search(line.text)
+        if line.role == "text"
+        and len(PASTE.sentence.findall(line.text)) >= PASTE.sentence_words
+        and not PASTE.loggy.search(line.text)
     )
     return "log" if loggy and loggy >= wordy else "prose"
 

@@ -11,51 +11,18 @@ from __future__ import annotations
 import functools
 import re
 
+from ._policy import FILE_TYPES, WORDS
+
 __all__ = ["MASKS", "NUMBER", "content_words", "normalize", "stem", "terms"]
 
-_FILE_TYPES = "py|cpp|cu|cc|h|hpp|so|pth|pt|ckpt|bin|safetensors|json|yaml|yml"  # a bare file name's extensions
-# (placeholder, pattern) in application order: wider constructs first, so a path's
-# digits or a shape's numbers are not masked piecemeal.
-MASKS: list[tuple[str, re.Pattern[str]]] = [
-    ("<url>", re.compile(r"\b(?:https?|file)://\S+")),
-    (
-        "<path>",
-        re.compile(
-            r"(?:\b[A-Za-z]:)?(?:[\\/][\w.\-~@+]+){2,}[\\/]?|"
-            # one start per run of name characters: "\b" would let every "a" of "a.a.a..." start
-            # a match that rescans the rest of the run (quadratic in the run's length)
-            rf"(?<![\w.\-])[\w.\-]+\.(?:{_FILE_TYPES})\b"
-        ),
-    ),
-    ("<addr>", re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b|\[::\d*\](?::\d+)?|\blocalhost:\d+")),
-    ("<hex>", re.compile(r"\b0x[0-9a-fA-F]+\b|\b[0-9a-f]{12,}\b")),
-    (
-        "<shape>",
-        re.compile(
-            r"torch\.Size\(\[[^\]]*\]\)|\[\s*\d+(?:\s*,\s*\d+)+\s*\]|"
-            r"\(\s*\d+(?:\s*,\s*\d+)+\s*,?\s*\)"
-        ),
-    ),
-    ("<size>", re.compile(r"\b\d+(?:\.\d+)?\s?(?:[KMGT]i?B|bytes|[kmgt]b)\b")),
-    (
-        "<time>",
-        re.compile(
-            r"\b\d{1,4}[-/]\d{1,2}[-/]\d{1,4}(?:[ T]\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?)?\b|"
-            r"\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b"
-        ),
-    ),
-    ("pid <num>", re.compile(r"\bpid\s*[:=]?\s*\d+", re.IGNORECASE)),
-    ("rank <num>", re.compile(r"\brank\s*[:=]?\s*\d+", re.IGNORECASE)),
-    ("port <num>", re.compile(r"\bport\s*[:=]?\s*\d+", re.IGNORECASE)),
-    ("<num>", re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?(?![\w])", re.IGNORECASE)),
-]
+MASKS = WORDS.masks  # (placeholder, pattern) in application order
 
 # What a text must hold before each mask can match, in MASKS order (None: always tried). A mask's
 # regex starts with no fixed text, so the engine tries it at every position: on a line without
 # digits or slashes most masks would scan for nothing. A gate starts with fixed text, which the engine
 # finds fast. No placeholder holds a digit, so a line left without digits stays without them.
 _DIGIT = re.compile(r"\d")
-_PATH_GATE = re.compile(rf"[\\/]|\.(?:{_FILE_TYPES})\b")
+_PATH_GATE = re.compile(rf"[\\/]|\.(?:{FILE_TYPES})\b")
 _GATES: list[re.Pattern[str] | None] = [
     re.compile("://"),
     _PATH_GATE,
@@ -69,107 +36,7 @@ _GATES: list[re.Pattern[str] | None] = [
     _DIGIT,
     _DIGIT,
 ]
-_SPACES = re.compile(r"\s+")
-NUMBER = re.compile(r"(?<![\w.])\d+(?![\w.])")  # a whole number, as a signature spells one out
-_WORD = re.compile(r"[a-z][a-z0-9_]*[a-z0-9]|[a-z]")
-_TOKEN = re.compile(r"[a-z0-9_]+")
-_STOP = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "been",
-        "but",
-        "by",
-        "can",
-        "could",
-        "did",
-        "do",
-        "does",
-        "doing",
-        "for",
-        "from",
-        "get",
-        "got",
-        "had",
-        "has",
-        "have",
-        "how",
-        "i",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "me",
-        "my",
-        "no",
-        "not",
-        "of",
-        "on",
-        "or",
-        "our",
-        "please",
-        "so",
-        "some",
-        "than",
-        "that",
-        "the",
-        "their",
-        "then",
-        "there",
-        "these",
-        "this",
-        "those",
-        "to",
-        "too",
-        "was",
-        "we",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "while",
-        "who",
-        "why",
-        "will",
-        "with",
-        "would",
-        "you",
-        "your",
-        "after",
-        "before",
-        "also",
-        "any",
-        "just",
-        "only",
-        "very",
-        "all",
-        "one",
-        "two",
-        "use",
-        "used",
-        "using",
-        "try",
-        "tried",
-        "run",
-        "running",
-        "same",
-        "other",
-        "more",
-        "most",
-        "here",
-        "out",
-        "up",
-        "about",
-    ]
-)
+NUMBER = WORDS.number
 
 
 def normalize(line: str) -> str:
@@ -184,27 +51,29 @@ def normalize(line: str) -> str:
         elif gate is not None and gate.search(out) is None:
             continue
         out = pattern.sub(placeholder, out)
-    return _SPACES.sub(" ", out).strip().lower()
+    return WORDS.spaces.sub(" ", out).strip().lower()
 
 
 @functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A deliberately crude suffix stripper: 'shuffling', 'shuffled', 'shuffles' -> 'shuffl'."""
-    if len(word) <= 4 or "_" in word:
+    if len(word) <= WORDS.stem_keep_chars or "_" in word:
         return word
-    for suffix in ("ations", "ation", "ings", "ing", "ies", "ied", "ed", "es", "ly", "s", "e"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+    for suffix in WORDS.stem_suffixes:
+        if word.endswith(suffix) and len(word) - len(suffix) >= WORDS.stem_min_chars:
             return word[: -len(suffix)]
     return word
 
 
 def _word_terms(word: str) -> tuple[str, ...]:
     """The terms one word yields: none for a stop word, its stem, then an identifier's parts."""
-    if word in _STOP:
+    stop = WORDS.stop
+    if word in stop:
         return ()
     if "_" not in word:
         return (stem(word),)
-    return (stem(word), *(stem(part) for part in word.split("_") if len(part) > 2 and part not in _STOP))
+    parts = (part for part in word.split("_") if len(part) >= WORDS.part_min_chars and part not in stop)
+    return (stem(word), *(stem(part) for part in parts))
 
 
 def _without_locations(text: str) -> str:
@@ -235,7 +104,7 @@ def terms(text: str) -> list[str]:
     text = _without_locations(text)
     known = _WORD_TERMS
     out: list[str] = []
-    for word in _WORD.findall(text.lower()):
+    for word in WORDS.word.findall(text.lower()):
         found = known.get(word)
         if found is None:
             if len(known) >= _MAX_WORDS:
@@ -247,4 +116,5 @@ def terms(text: str) -> list[str]:
 
 def content_words(text: str) -> list[str]:
     """Stemmed whole words without digits: the fixed wording of a message, not its variable parts."""
-    return [stem(w) for w in _TOKEN.findall(text.lower()) if w.replace("_", "").isalpha() and w not in _STOP]
+    stop = WORDS.stop
+    return [stem(w) for w in WORDS.token.findall(text.lower()) if w.replace("_", "").isalpha() and w not in stop]

@@ -28,49 +28,13 @@ from typing import TYPE_CHECKING
 from ._index import Index, Sig
 from ._input import FAILURE_WEIGHT, MAX_LINE_CHARS, OTHER_WEIGHT, Message, Query
 from ._normalize import NUMBER, content_words, normalize, terms
+from ._policy import PASTE, SCORE, SIGNATURES
 from ._sigregex import compile_signature, utf8
 
 if TYPE_CHECKING:
     from rapidfuzz.distance import ScoreAlignment
 
 __all__ = ["Evidence", "Scored", "score_entries"]
-
-MAX_HITS_PER_SIG = 3
-EXACT_STRENGTH = 96.0  # an exact hit of a long, unique signature on the failure line, before the type bonus
-FUZZY_STRENGTH = 90.0  # a perfect, complete fuzzy alignment on the failure line
-TYPE_BONUS = 3.0  # the signature's exception type is the message's
-BREVITY_BASE, BREVITY_CHARS = 0.75, 160  # a signature or alias of n characters counts min(1, base + n / chars)
-SHARED_DISCOUNT, MAX_SHARED = 0.06, 3  # per other entry whose examples a signature also matches, up to a cap
-MIN_FUZZY_CHARS = 12  # a masked message shorter than this is not aligned
-MIN_SHARED_TERMS, SHARED_TERMS_SHARE = 2, 0.5  # words a line must share with a signature before alignment
-MIN_LINE_CHARS = 16  # a plain (non-message) line shorter than this is not aligned
-MAX_TERM_REPEATS = 4  # repeats of a word that still raise its BM25 weight (by the square root)
-FULL_ALIAS_WORDS = 4  # a title or alias of fewer words covers the paste proportionally less
-PROSE_SATURATION = 16.0  # BM25 strength at which prose evidence reaches 1 - 1/e of its range
-BM25_SHARE, COVER_SHARE = 0.55, 0.45  # the prose score's blend of relative BM25 and title/alias coverage
-EXTRA_SIGNATURE = 2.0  # added per further distinct signature that hit the same entry
-OTHER_KIND_SHARE = 0.12  # share of the weaker kind of evidence added to the stronger
-MAX_EVIDENCE = 5  # evidence items kept per entry
-SUBSTITUTION_PENALTY = 0.4  # a fuzzy alignment whose windows trade content words is a sibling message
-FUZZY_FLOOR = 72  # partial_ratio below this is noise for messages of ordinary length
-PROSE_CANDIDATES = 40  # entries scored by prose: the best BM25 matches
-MAX_QUERY_TERMS = 64  # rarest words of the paste given to BM25
-ALIAS_STRENGTH = 78.0  # an alias found verbatim in a failure message: below an exact signature hit
-KNOWN_FAILURE = 60.0  # signature strength on the failure message that makes it a known failure
-SOME_EVIDENCE = 40.0  # below this, evidence cannot lift an unknown failure's entry above the cap
-MAX_TEXT_SEGMENTS = 300  # plain lines aligned against signatures (the last ones of a long log)
-MAX_MESSAGE_SEGMENTS = 200  # exception messages aligned against signatures (the last ones)
-UNKNOWN_ERROR_CAP = 52.0  # score without real evidence when the failure message matched no signature
-AMBIGUOUS_REPORTS = 2  # public failure reports printing a message that make it a symptom of many causes
-AMBIGUOUS_SHARED = 3  # other entries whose examples a signature matches that make it a family's, not a cause's
-AMBIGUOUS_FAMILY = 3  # entries carrying the very same pattern that make it a family's, not a cause's
-EXCLUDED_CAP = 25.0  # score of an entry whose excludes the paste holds: listed, never an answer
-AMBIGUOUS_SHARE = 0.45  # what a hit of such a message is worth alone: the entry's own words must add the rest
-# A paste of many distinct words that the catalogue's records mostly never use (random bytes, a
-# hash dump, a foreign log) is noise: its chance overlaps with titles and aliases are not evidence.
-# Single letters are left out of the count: any byte soup holds most of them. Real pastes: >= 50% known.
-NOISE_MIN_TERMS, NOISE_KNOWN_SHARE = 8, 0.3
-ROLE_WEIGHT = {"message": 0.9, "text": 0.85, "header": 0.6, "frame": 0.6}
 
 
 @dataclass(frozen=True)
@@ -123,29 +87,33 @@ def _owners(query: Query) -> list[Message | None]:
 
 def _brevity(size: int) -> float:
     """A signature or alias of ``size`` characters names the failure less surely the shorter it is."""
-    return min(1.0, BREVITY_BASE + size / BREVITY_CHARS)
+    return min(1.0, SIGNATURES.brevity_base + size / SIGNATURES.brevity_chars)
 
 
 def _specificity(sig: Sig) -> float:
     """Short or shared signatures name the failure less surely than long, unique ones."""
     size = len(sig.literal) if sig.literal is not None else len(sig.source)
-    return _brevity(size) * (1.0 - SHARED_DISCOUNT * min(sig.shared, MAX_SHARED))
+    return _brevity(size) * (1.0 - SIGNATURES.shared_discount * min(sig.shared, SIGNATURES.max_shared))
 
 
 def _widely_printed(reports: int) -> bool:
     """Public failure reports holding a message this often show that many root causes print it."""
-    return reports >= AMBIGUOUS_REPORTS
+    return reports >= SIGNATURES.ambiguous_reports
 
 
 def _ambiguous(sig: Sig) -> bool:
     """Many root causes print this message: public failure reports share it, or many entries claim it."""
-    return _widely_printed(sig.background) or sig.shared >= AMBIGUOUS_SHARED or sig.family >= AMBIGUOUS_FAMILY
+    return (
+        _widely_printed(sig.background)
+        or sig.shared >= SIGNATURES.ambiguous_shared
+        or sig.family >= SIGNATURES.ambiguous_family
+    )
 
 
 def _type_bonus(sig: Sig, message: Message | None) -> float:
     if not sig.type or message is None or not message.type:
         return 0.0
-    return TYPE_BONUS if sig.type.rsplit(".", 1)[-1] == message.type.rsplit(".", 1)[-1] else 0.0
+    return SCORE.type_bonus if sig.type.rsplit(".", 1)[-1] == message.type.rsplit(".", 1)[-1] else 0.0
 
 
 def _chars(encoded: bytes, text: str, offset: int) -> int:
@@ -162,7 +130,10 @@ def _exact(index: Index, query: Query) -> dict[int, list[Evidence]]:
     """Exact signature hits: regex/literal on the cleaned lines, literals also on masked lines."""
     lines = query.lines
     owners = _owners(query)
-    weights = [o.weight if o else ROLE_WEIGHT.get(line.role, 0.85) for o, line in zip(owners, lines, strict=True)]
+    weights = [
+        o.weight if o else SCORE.role_weight.get(line.role, SCORE.role_weight["text"])
+        for o, line in zip(owners, lines, strict=True)
+    ]
     raw = "\n".join(line.text for line in lines)
     # RE2 runs on UTF-8 bytes: encode once per paste, not once per signature ("surrogatepass": a str
     # holding a lone surrogate still searches, its bytes match nothing); spans are mapped back to characters
@@ -186,15 +157,15 @@ def _exact(index: Index, query: Query) -> dict[int, list[Evidence]]:
             at = bisect_right(starts, match.start()) - 1
             start, end = match.start() - starts[at], min(match.end() - starts[at], len(encoded[at]))
             found.append((at, (_chars(encoded[at], lines[at].text, start), _chars(encoded[at], lines[at].text, end))))
-            if len(found) >= MAX_HITS_PER_SIG:
+            if len(found) >= SCORE.max_hits_per_sig:
                 break
         if not found and sig.literal:
             if masked is None:
                 masked = [normalize(line.text) for line in lines]
             found = [(i, None) for i, text in enumerate(masked) if sig.literal in text]
-            del found[MAX_HITS_PER_SIG:]
+            del found[SCORE.max_hits_per_sig :]
         for at, span in found:
-            strength = EXACT_STRENGTH * weights[at] * _specificity(sig) + _type_bonus(sig, owners[at])
+            strength = SCORE.exact_strength * weights[at] * _specificity(sig) + _type_bonus(sig, owners[at])
             hits.setdefault(sig.entry, []).append(
                 Evidence(
                     lines[at].number,
@@ -212,7 +183,7 @@ def _exact(index: Index, query: Query) -> dict[int, list[Evidence]]:
 
 
 def _warning(message: Message | None) -> bool:
-    return message is not None and (message.type or "").endswith("Warning")
+    return message is not None and (message.type or "").endswith(PASTE.warning_suffix)
 
 
 def _on_failure(message: Message | None) -> bool:
@@ -242,13 +213,13 @@ def _segments(query: Query) -> list[tuple[int, str, float, Message | None]]:
     plain = [
         i
         for i, line in enumerate(query.lines)
-        if line.role == "text" and owners[i] is None and len(line.text) >= MIN_LINE_CHARS
+        if line.role == "text" and owners[i] is None and len(line.text) >= SCORE.min_line_chars
     ]
     found: dict[str, tuple[int, str, float, Message | None]] = {}
     candidates: list[tuple[int, str, float, Message | None]] = [
-        (m.line, m.text, m.weight, m) for m in query.messages[-MAX_MESSAGE_SEGMENTS:]
+        (m.line, m.text, m.weight, m) for m in query.messages[-SCORE.max_message_segments :]
     ]
-    candidates += [(i, query.lines[i].text, ROLE_WEIGHT["text"], None) for i in plain[-MAX_TEXT_SEGMENTS:]]
+    candidates += [(i, query.lines[i].text, SCORE.role_weight["text"], None) for i in plain[-SCORE.max_text_segments :]]
     for segment in candidates:
         seen = found.get(segment[1])
         if seen is None or (segment[2], segment[0]) >= (seen[2], seen[0]):
@@ -293,7 +264,7 @@ def _fuzzy(
     hits: dict[int, list[Evidence]] = {}
     for at, raw, weight, message in segments:
         text = normalize(raw[:MAX_LINE_CHARS])
-        if len(text) < MIN_FUZZY_CHARS:
+        if len(text) < SCORE.min_fuzzy_chars:
             continue
         numbers = set(NUMBER.findall(raw[:MAX_LINE_CHARS]))
         overlap: dict[int, int] = {}
@@ -304,23 +275,23 @@ def _fuzzy(
         # by signature number, not in the words' (hash-seeded) set order: evidence of equal strength keeps this order
         for number, shared in sorted(overlap.items()):
             sig = index.sigs[number]
-            if shared < max(MIN_SHARED_TERMS, SHARED_TERMS_SHARE * len(sig.terms)):
+            if shared < max(SCORE.min_shared_terms, SCORE.shared_terms_share * len(sig.terms)):
                 continue
             if not sig.numbers <= numbers:  # "exitcode: -11" is not a retyped "exitcode: -9"
                 continue
             best = 0.0
             for candidate in sig.texts:
-                aligned = _aligner()(candidate, text, score_cutoff=FUZZY_FLOOR)
+                aligned = _aligner()(candidate, text, score_cutoff=SCORE.fuzzy_floor)
                 if aligned is None or not aligned.score:
                     continue
                 coverage = min(len(text), len(candidate)) / max(len(candidate), 1)
-                strength = (aligned.score - FUZZY_FLOOR) / (100 - FUZZY_FLOOR) * math.sqrt(coverage)
+                strength = (aligned.score - SCORE.fuzzy_floor) / (100 - SCORE.fuzzy_floor) * math.sqrt(coverage)
                 if _substituted(candidate, text, aligned):
-                    strength *= SUBSTITUTION_PENALTY
+                    strength *= SCORE.substitution_penalty
                 best = max(best, strength)
             if best > 0:
                 line = query.lines[at]
-                strength = FUZZY_STRENGTH * best * weight * _specificity(sig) + _type_bonus(sig, message)
+                strength = SCORE.fuzzy_strength * best * weight * _specificity(sig) + _type_bonus(sig, message)
                 hits.setdefault(sig.entry, []).append(
                     Evidence(
                         line.number,
@@ -357,7 +328,7 @@ def _phrases(
             if pos < 0 or text[pos - 1].isalnum() or text[pos + len(phrase)].isalnum():
                 continue
             line = query.lines[message.line]
-            strength = ALIAS_STRENGTH * message.weight * _brevity(len(phrase))
+            strength = SCORE.alias_strength * message.weight * _brevity(len(phrase))
             hits.setdefault(entry, []).append(
                 Evidence(
                     line.number,
@@ -386,18 +357,18 @@ def _bm25(
     for term in query_terms:
         if term in index.idf:
             counts[term] = counts.get(term, 0) + 1
-    chosen = heapq.nlargest(MAX_QUERY_TERMS, counts, key=index.idf.__getitem__)
+    chosen = heapq.nlargest(SCORE.max_query_terms, counts, key=index.idf.__getitem__)
     plain: dict[int, float] = {}
     if not any(term in background for term in chosen):
         for term in chosen:
-            boost = index.idf[term] * min(counts[term], MAX_TERM_REPEATS) ** 0.5
+            boost = index.idf[term] * min(counts[term], SCORE.max_term_repeats) ** 0.5
             get = plain.get
             for doc, weight in index.postings[term]:
                 plain[doc] = get(doc, 0.0) + boost * weight
         return plain, plain
     weighted: dict[int, float] = {}
     for term in chosen:
-        idf, repeats = index.idf[term], min(counts[term], MAX_TERM_REPEATS) ** 0.5
+        idf, repeats = index.idf[term], min(counts[term], SCORE.max_term_repeats) ** 0.5
         boost, low = idf * repeats, idf * background.get(term, 1.0) * repeats
         get, get_low = plain.get, weighted.get
         for doc, weight in index.postings[term]:
@@ -419,19 +390,19 @@ def _alias_cover(
     best: dict[int, float] = {}
     for entry in candidates:
         for words, total in index.aliases.get(entry, ()):
-            if len(words) < 2 or total <= 0:
+            if len(words) < SCORE.min_alias_words or total <= 0:
                 continue
             cover = sum(index.idf.get(w, 0.0) * weight.get(w, 1.0) for w in words if w in query_terms) / total
-            best[entry] = max(best.get(entry, 0.0), cover * min(1.0, len(words) / FULL_ALIAS_WORDS))
+            best[entry] = max(best.get(entry, 0.0), cover * min(1.0, len(words) / SCORE.full_alias_words))
     return best
 
 
 def _noise(index: Index, query_terms: list[str]) -> bool:
     """True when the paste has many distinct words and few of them occur anywhere in the catalogue."""
-    distinct = {term for term in query_terms if len(term) > 1}
-    if len(distinct) < NOISE_MIN_TERMS:
+    distinct = {term for term in query_terms if len(term) >= SCORE.noise_min_chars}
+    if len(distinct) < SCORE.noise_min_terms:
         return False
-    return sum(1 for term in distinct if term in index.idf) < NOISE_KNOWN_SHARE * len(distinct)
+    return sum(1 for term in distinct if term in index.idf) < SCORE.noise_known_share * len(distinct)
 
 
 def _prose(index: Index, query: Query, skip: frozenset[str] = frozenset()) -> dict[int, float]:
@@ -442,7 +413,7 @@ def _prose(index: Index, query: Query, skip: frozenset[str] = frozenset()) -> di
     own exception message, where they are the symptom's wording.
     """
     query_terms = [t for t in terms(query.prose) if t not in skip]
-    failures = {m.text for m in query.messages[-MAX_MESSAGE_SEGMENTS:] if m.weight >= FAILURE_WEIGHT and m.type}
+    failures = {m.text for m in query.messages[-SCORE.max_message_segments :] if m.weight >= FAILURE_WEIGHT and m.type}
     symptom = {t for text in failures for t in terms(text)}
     background = index.background  # looked up for the paste's own words only: the table is hundreds long
     weight = {t: background[t] for t in set(query_terms) if t in background and t not in symptom}
@@ -451,30 +422,70 @@ def _prose(index: Index, query: Query, skip: frozenset[str] = frozenset()) -> di
     if not raw:
         return {}
     top = max(raw.values())
-    candidates = heapq.nlargest(PROSE_CANDIDATES, raw, key=raw.__getitem__)
+    candidates = heapq.nlargest(SCORE.prose_candidates, raw, key=raw.__getitem__)
     covered = _alias_cover(index, set(query_terms), candidates, weight)
     # saturating absolute strength: a handful of rare shared terms is already telling; how telling
     # is measured without the words many failure reports share
-    strength = 1 - math.exp(-max(without_shared.values()) / PROSE_SATURATION)
+    strength = 1 - math.exp(-max(without_shared.values()) / SCORE.prose_saturation)
     out = {}
     for doc in candidates:
         relative = raw[doc] / top
-        out[doc] = 100.0 * (BM25_SHARE * strength * relative**2 + COVER_SHARE * covered.get(doc, 0.0) * relative)
+        out[doc] = 100.0 * (
+            SCORE.bm25_share * strength * relative**2 + SCORE.cover_share * covered.get(doc, 0.0) * relative
+        )
     return out
 
 
+_Hits = dict[int, list[Evidence]]
+
+
+@dataclass(frozen=True)
+class _Paste:
+    """What the whole paste says, which every entry's rules read."""
+
+    owners: list[Message | None]  # the message each line belongs to
+    cut: bool  # the paste stops inside a traceback, before its exception
+    no_failure: bool  # the paste ends in no exception
+    failure_known: bool  # a signature names the failure's cause
+    ambiguously_known: bool  # the failure is known only as a message many causes print
+    noise: bool  # a paste of words the catalogue never uses is not prose
+    excluded: frozenset[int]  # entries whose excludes the paste holds
+
+
 def score_entries(index: Index, query: Query) -> list[Scored]:
-    """Entries with signature evidence or among the best prose matches, best first."""
+    """Entries with signature evidence or among the best prose matches, best first.
+
+    A sequence of named rules, which site/static/engine.js mirrors function for function
+    (``scoreEntries``, ``hits``, ``readPaste``, ``scoreEntry``, ...).
+    """
+    exact, fuzzy = _hits(index, query)
+    owners = _owners(query)
+    prose = _prose(index, query, _ambiguous_words(query, owners, exact, fuzzy))
+    paste = _read_paste(index, query, owners, exact, fuzzy)
+    scored = [
+        _score_entry(entry, exact.get(entry, []) + fuzzy.get(entry, []), prose.get(entry, 0.0), paste)
+        for entry in set(exact) | set(fuzzy) | set(prose)
+    ]
+    return _ranked(index, scored)
+
+
+def _hits(index: Index, query: Query) -> tuple[_Hits, _Hits]:
+    """Exact hits, then fuzzy alignments and verbatim aliases, per entry.
+
+    A line one signature matched exactly is explained: near-misses of others there are other errors.
+    """
     exact = _exact(index, query)
     segments = _segments(query)
-    # a line one signature matched exactly is explained: near-misses of others there are other errors
     explained = {ev.at for evs in exact.values() for ev in evs}
     fuzzy = _fuzzy(index, query, [s for s in segments if s[0] not in explained])
     for entry, found in _phrases(index, query, segments).items():
         fuzzy.setdefault(entry, []).extend(found)
-    owners = _owners(query)
-    # the words of a message many root causes print (and its boilerplate lines) cannot tell those causes apart
-    ambiguous = frozenset(
+    return exact, fuzzy
+
+
+def _ambiguous_words(query: Query, owners: list[Message | None], exact: _Hits, fuzzy: _Hits) -> frozenset[str]:
+    """The words of a message many root causes print (and of its lines): they cannot tell those causes apart."""
+    return frozenset(
         w
         for found in (exact, fuzzy)
         for evs in found.values()
@@ -482,70 +493,150 @@ def score_entries(index: Index, query: Query) -> list[Scored]:
         if ev.ambiguous
         for w in (*ev.words, *terms(_message_text(query, owners, ev.at)))
     )
-    prose = _prose(index, query, ambiguous)
-    noise = _noise(index, terms(query.prose))  # a paste of words the catalogue never uses is not prose
-    on_failure = [
+
+
+def _ends_in_no_exception(query: Query) -> bool:
+    """No exception of the paste's last traceback chain: any line may stand for the failure."""
+    return not any(m.weight >= FAILURE_WEIGHT and m.type for m in query.messages)
+
+
+def _hits_on_failure(owners: list[Message | None], exact: _Hits, fuzzy: _Hits) -> list[Evidence]:
+    """Strong hits on the exception the paste ends in."""
+    return [
         ev
         for found in (exact, fuzzy)
         for evs in found.values()
         for ev in evs
-        if ev.strength >= KNOWN_FAILURE and (owner := owners[ev.at]) is not None and owner.weight >= FAILURE_WEIGHT
+        if ev.strength >= SCORE.known_failure
+        and (owner := owners[ev.at]) is not None
+        and owner.weight >= FAILURE_WEIGHT
     ]
-    no_failure = not any(m.weight >= FAILURE_WEIGHT and m.type for m in query.messages)
-    # known: a signature names the failure's cause; known only as a message many causes print, it is
-    # known to the entries that claim that message and unknown to the others
-    failure_known = (no_failure or any(not ev.ambiguous for ev in on_failure)) and not query.launcher_only
-    ambiguously_known = bool(on_failure) and not failure_known and not query.launcher_only
+
+
+def _failure_known(query: Query, no_failure: bool, on_failure: list[Evidence]) -> bool:
+    """A signature names the failure's cause (a launcher's summary says a worker failed, not why)."""
+    return (no_failure or any(not ev.ambiguous for ev in on_failure)) and not query.launcher_only
+
+
+def _ambiguously_known(query: Query, on_failure: list[Evidence], failure_known: bool) -> bool:
+    """Known only as a message many causes print: known to the entries that claim it, unknown to the others."""
+    return bool(on_failure) and not failure_known and not query.launcher_only
+
+
+def _excluded(index: Index, query: Query) -> frozenset[int]:
+    """Entries whose excludes the paste holds: output only a different failure prints."""
     data = b"\n".join(utf8(line.text) for line in query.lines)
-    excluded = {
+    return frozenset(
         entry
         for entry, pattern in index.excludes
         if (matcher := compile_signature(pattern)) is not None and matcher.search(data)
-    }
-    scored = []
-    for entry in set(exact) | set(fuzzy) | set(prose):
-        evidence = sorted(exact.get(entry, []) + fuzzy.get(entry, []), key=lambda e: -e.strength)
-        # a message many root causes print is worth little alone; the entry's own words must add the rest
-        signature = max((e.strength * AMBIGUOUS_SHARE if e.ambiguous else e.strength for e in evidence), default=0.0)
-        # an answer is only as sure as its evidence: a message that names this entry's cause, printed by
-        # few unrelated reports; a symptom many causes share, or an alias, ranks it but cannot vouch for it
-        cause = max(
-            (e.strength * AMBIGUOUS_SHARE if e.ambiguous else e.strength for e in evidence if e.names_cause),
-            default=0.0,
-        )
-        # a cause-naming line vouches only for an entry that also explains the exception the paste ends
-        # in: a deprecation warning printed above an unrelated traceback is not that traceback's cause.
-        # When the paste stops before its exception, any line but a warning may stand for the failure.
-        on_it = [
-            e
-            for e in evidence
-            if e.strength >= SOME_EVIDENCE and (not _warning(owners[e.at]) if query.cut else _on_failure(owners[e.at]))
-        ]
-        explains = no_failure or bool(on_it)
-        if not explains:
-            cause = 0.0
-        witnesses = [e for e in (evidence if no_failure else on_it) if e.via == "signature"]
-        symptom = witnesses[0].text.strip() if witnesses else None
-        partial = bool(witnesses) and witnesses[0].partial
-        symptom_at = tuple(dict.fromkeys(_message_at(owners, e.at) for e in witnesses if e.strength >= SOME_EVIDENCE))
-        distinct = {e.signature for e in evidence if e.via == "signature"}  # an alias adds no second witness
-        signature = min(100.0, signature + EXTRA_SIGNATURE * max(len(distinct) - 1, 0))
-        known = failure_known or (ambiguously_known and bool(evidence))
-        text_score = prose.get(entry, 0.0)
-        capped = noise or not known  # words alone must not look like a match
-        if capped:
-            text_score = min(text_score, UNKNOWN_ERROR_CAP)
-        best, other = max(signature, text_score), min(signature, text_score)
-        total = min(100.0, best + OTHER_KIND_SHARE * other)
-        if capped and signature < SOME_EVIDENCE:  # topic words and sibling messages only
-            total = min(total, UNKNOWN_ERROR_CAP)
-        if entry in excluded:  # the paste holds output only a different failure prints
-            total, cause, symptom, symptom_at, partial = min(total, EXCLUDED_CAP), 0.0, None, (), False
-        scored.append(
-            Scored(entry, round(total, 1), text_score, _dedupe(evidence), cause, symptom, symptom_at, partial)
-        )
-    scored.sort(key=lambda s: (-s.score, -s.prose, index.entries[s.entry]["id"]))
-    return scored
+    )
+
+
+def _read_paste(index: Index, query: Query, owners: list[Message | None], exact: _Hits, fuzzy: _Hits) -> _Paste:
+    no_failure = _ends_in_no_exception(query)
+    on_failure = _hits_on_failure(owners, exact, fuzzy)
+    known = _failure_known(query, no_failure, on_failure)
+    return _Paste(
+        owners,
+        query.cut,
+        no_failure,
+        known,
+        _ambiguously_known(query, on_failure, known),
+        _noise(index, terms(query.prose)),
+        _excluded(index, query),
+    )
+
+
+def _worth(e: Evidence) -> float:
+    """A message many root causes print is worth little alone: the entry's own words must add the rest."""
+    return e.strength * SCORE.ambiguous_share if e.ambiguous else e.strength
+
+
+def _signature_score(evidence: list[Evidence]) -> float:
+    """The best hit, plus a little per further distinct signature (an alias adds no second witness)."""
+    best = max((_worth(e) for e in evidence), default=0.0)
+    distinct = {e.signature for e in evidence if e.via == "signature"}
+    return min(100.0, best + SCORE.extra_signature * max(len(distinct) - 1, 0))
+
+
+def _cause_score(evidence: list[Evidence], on_it: list[Evidence], paste: _Paste) -> float:
+    """An answer is only as sure as its evidence: the best match of a message that names this entry's cause.
+
+    A symptom many causes share, or an alias, ranks the entry but cannot vouch for it; nor can a
+    cause-naming line of an entry that does not explain the exception the paste ends in.
+    """
+    if not paste.no_failure and not on_it:
+        return 0.0
+    return max((_worth(e) for e in evidence if e.names_cause), default=0.0)
+
+
+def _on_the_failure(evidence: list[Evidence], paste: _Paste) -> list[Evidence]:
+    """Evidence on the exception the paste ends in: a deprecation warning above an unrelated traceback is
+    not that traceback's cause. When the paste stops before its exception, any line but a warning."""
+    owners = paste.owners
+    return [
+        e
+        for e in evidence
+        if e.strength >= SCORE.some_evidence
+        and (not _warning(owners[e.at]) if paste.cut else _on_failure(owners[e.at]))
+    ]
+
+
+def _witnesses(evidence: list[Evidence], on_it: list[Evidence], paste: _Paste) -> list[Evidence]:
+    """The signature hits that say which symptom line the entry explains (an alias names none)."""
+    return [e for e in (evidence if paste.no_failure else on_it) if e.via == "signature"]
+
+
+def _symptom_messages(witnesses: list[Evidence], paste: _Paste) -> tuple[int, ...]:
+    """The messages (first line of each) the strong witnesses belong to: entries sharing the first
+    entry's are the candidates for one symptom."""
+    return tuple(dict.fromkeys(_message_at(paste.owners, e.at) for e in witnesses if e.strength >= SCORE.some_evidence))
+
+
+def _words_capped(evidence: list[Evidence], paste: _Paste) -> bool:
+    """Words alone must not look like a match: of a noisy paste, or of a failure the entry's signatures do not know."""
+    known = paste.failure_known or (paste.ambiguously_known and bool(evidence))
+    return paste.noise or not known
+
+
+def _prose_score(prose: float, capped: bool) -> float:
+    return min(prose, SCORE.unknown_error_cap) if capped else prose
+
+
+def _combined(signature: float, prose: float, capped: bool) -> float:
+    """The stronger kind of evidence, plus a share of the weaker; topic words and sibling messages only stay capped."""
+    best, other = max(signature, prose), min(signature, prose)
+    total = min(100.0, best + SCORE.other_kind_share * other)
+    if capped and signature < SCORE.some_evidence:
+        total = min(total, SCORE.unknown_error_cap)
+    return total
+
+
+def _score_entry(entry: int, evidence: list[Evidence], prose: float, paste: _Paste) -> Scored:
+    evidence = sorted(evidence, key=lambda e: -e.strength)
+    capped = _words_capped(evidence, paste)
+    text_score = _prose_score(prose, capped)
+    total = _combined(_signature_score(evidence), text_score, capped)
+    if entry in paste.excluded:  # listed, never an answer
+        return Scored(entry, round(min(total, SCORE.excluded_cap), 1), text_score, _dedupe(evidence))
+    on_it = _on_the_failure(evidence, paste)
+    witnesses = _witnesses(evidence, on_it, paste)
+    return Scored(
+        entry,
+        round(total, 1),
+        text_score,
+        _dedupe(evidence),
+        _cause_score(evidence, on_it, paste),
+        witnesses[0].text.strip() if witnesses else None,
+        _symptom_messages(witnesses, paste),
+        bool(witnesses) and witnesses[0].partial,
+    )
+
+
+def _ranked(index: Index, scored: list[Scored]) -> list[Scored]:
+    """Best first; a tie goes to more prose, then to the record id."""
+    return sorted(scored, key=lambda s: (-s.score, -s.prose, index.entries[s.entry]["id"]))
 
 
 def _dedupe(evidence: list[Evidence]) -> list[Evidence]:
@@ -556,4 +647,4 @@ def _dedupe(evidence: list[Evidence]) -> list[Evidence]:
         if key not in seen:
             seen.add(key)
             out.append(item)
-    return out[:MAX_EVIDENCE]
+    return out[: SCORE.max_evidence]

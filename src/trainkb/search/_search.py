@@ -10,8 +10,9 @@ from ..catalogue import PathList, find_catalogues
 from ._hint import ADVICE, advice, foreign_package
 from ._index import Index, load_index
 from ._input import Query, QueryKind, clean_lines, parse
+from ._policy import ANSWER, SCORE
 from ._ranks import teardown
-from ._score import KNOWN_FAILURE, SOME_EVIDENCE, Evidence, Scored, score_entries
+from ._score import Evidence, Scored, score_entries
 from ._tells import TellText, first_fired
 
 __all__ = [
@@ -28,13 +29,8 @@ __all__ = [
     "search",
 ]
 
-HIGH, MEDIUM = 75.0, 55.0  # score thresholds of the confidence bands; below MEDIUM is low
-SIGNATURE_LEAD = 3.0  # lead over the runner-up that "high" also needs
-MIN_SCORE = 1.0  # below this an entry shares no more than a stray word with the paste
-WHY_CHARS = 120  # characters of the vouching line quoted in ``why``
-WHY_VOUCHED = "only this cause prints `{matched}`"  # an answer's why, when a cause-naming line made it
-MIN_CANDIDATES = 2  # a differential weighs causes against each other: one known cause alone is no differential
-MAX_CANDIDATES = 5  # entries a differential lists: more is a reading list, not a diagnosis
+# the public names of the answer rules most callers read
+HIGH, MEDIUM, MAX_CANDIDATES, WHY_VOUCHED = ANSWER.high, ANSWER.medium, ANSWER.max_candidates, ANSWER.why_vouched
 
 # answered: one cause, at medium or high; differential: a recognised symptom several catalogue entries
 # explain, listed with what decides between them; unknown: nothing recognised
@@ -133,9 +129,9 @@ def _confidence(score: float, runner_up: float, cause: float) -> Confidence:
     several root causes print rank an entry but never make it an answer: on public failure
     reports such matches were wrong far more often than right (docs/search.md).
     """
-    if score >= HIGH and cause >= KNOWN_FAILURE and score - runner_up >= SIGNATURE_LEAD:
+    if score >= ANSWER.high and cause >= SCORE.known_failure and score - runner_up >= ANSWER.signature_lead:
         return "high"
-    return "medium" if score >= MEDIUM and cause >= SOME_EVIDENCE else "low"
+    return "medium" if score >= ANSWER.medium and cause >= SCORE.some_evidence else "low"
 
 
 def _result(index: Index, s: Scored, confidence: Confidence) -> SearchResult:
@@ -158,9 +154,9 @@ def _vouched(s: Scored) -> str | None:
     if ev is None:
         return None
     matched = ev.text[ev.span[0] : ev.span[1]] if ev.span else ev.text.strip()
-    if len(matched) > WHY_CHARS:
-        matched = matched[:WHY_CHARS].rstrip() + "…"
-    return WHY_VOUCHED.replace("{matched}", matched)
+    if len(matched) > ANSWER.why_chars:
+        matched = matched[: ANSWER.why_chars].rstrip() + "…"
+    return ANSWER.why_vouched.replace("{matched}", matched)
 
 
 def _first_tell(index: Index, s: Scored) -> Tell | None:
@@ -207,7 +203,7 @@ def _respond(
     ``unskipped`` is the paste before triage blanked the victims' teardown: tells still read all of it
     (torchrun's `<NO_OTHER_FAILURES>` says which rank stopped).
     """
-    scored = [s for s in score_entries(index, query) if s.score >= MIN_SCORE]
+    scored = [s for s in score_entries(index, query) if s.score >= ANSWER.min_score]
     results = []
     for rank, s in enumerate(scored):
         runner_up = scored[1].score if rank == 0 and len(scored) > 1 else scored[0].score if rank else 0.0
@@ -239,17 +235,17 @@ def _respond(
         return SearchResponse(
             query.kind, False, [first, *rest][:cut], None, scored[i].symptom, "answered", tell["says"]
         )
-    chosen = list(fired) if fired else family[:MAX_CANDIDATES]
-    if len(chosen) < MIN_CANDIDATES:  # one known cause among unknown others: the closest entry, unconfirmed
+    chosen = list(fired) if fired else family[: ANSWER.max_candidates]
+    if len(chosen) < ANSWER.min_candidates:  # one known cause among unknown others: the closest entry, unconfirmed
         first = replace(results[chosen[0]], tell=_first_tell(index, scored[chosen[0]]))
         rest = [r for j, r in enumerate(results) if j != chosen[0]]
         told = advice(query, symptom, whole, partial, lone=first.id)
         return SearchResponse(query.kind, True, [first, *rest][:cut], told, symptom)
     candidates = [
         replace(results[i], tell=Tell(fired[i]["says"], True) if i in fired else _first_tell(index, scored[i]))
-        for i in chosen[:MAX_CANDIDATES]
+        for i in chosen[: ANSWER.max_candidates]
     ]
-    rest = [r for j, r in enumerate(results) if j not in chosen[:MAX_CANDIDATES]]
+    rest = [r for j, r in enumerate(results) if j not in chosen[: ANSWER.max_candidates]]
     return SearchResponse(
         query.kind,
         True,

@@ -22,9 +22,10 @@ from typing import Any, Literal, TypedDict
 
 from .. import _ownoutput
 from ..ranklog import DECIDE, READ, DecideRules, ReadRules
-from . import _hint, _input, _normalize, _ranks, _score, _search, _tells
+from . import _hint, _ranks, _score, _tells
 from ._index import Index
 from ._jsregex import js_regex, signature_regex
+from ._policy import ANSWER, PASTE, SCORE, WORDS, AnswerRules, PasteRules, ScoreRules, WordRules
 
 __all__ = [
     "ENGINE_CONTRACT_VERSION",
@@ -37,7 +38,8 @@ __all__ = [
     "rules_data",
 ]
 
-ENGINE_CONTRACT_VERSION = 3  # 2: tells, the answer's status, why and candidates; 3: kb's own blocks, ranks' teardown
+ENGINE_CONTRACT_VERSION = 4  # 2: tells, status, why, candidates; 3: kb's own blocks, ranks' teardown; 4: all rules
+RULES = (PASTE, WORDS, SCORE, ANSWER)  # the search rules engine.js reads, every field of each
 TRIAGE_RULES_VERSION = 2  # the ``triage`` part, which site/static/triage.js reads (and declares the version of)
 
 
@@ -152,68 +154,15 @@ class EngineContract(TypedDict):
 
 
 def _constants() -> dict[str, Any]:
-    """Every number, word list and weight table engine.js reads, by the name it reads it under."""
-    return {
-        # reading the paste (_input.py)
-        "MAX_CHARS": _input.MAX_CHARS,
-        "MAX_LINES": _input.MAX_LINES,
-        "MAX_LINE_CHARS": _input.MAX_LINE_CHARS,
-        "MAX_CONTINUATION": _input.MAX_CONTINUATION,
-        "NEWLINE_SEARCH": _input.NEWLINE_SEARCH,
-        "MAX_PREFIXES": _input.MAX_PREFIXES,
-        "ROOT_CAUSE_LINES": _input.ROOT_CAUSE_LINES,
-        "SENTENCE_WORDS": _input.SENTENCE_WORDS,
-        "MIN_DUMP_ITEMS": _input.MIN_DUMP_ITEMS,
-        "FAILURE_WEIGHT": _input.FAILURE_WEIGHT,
-        "OTHER_WEIGHT": _input.OTHER_WEIGHT,
-        "WRAPPER_WEIGHT": _input.WRAPPER_WEIGHT,
-        "WRAPPER_TYPES": sorted(_input._WRAPPER_TYPES),
-        # words (_normalize.py)
-        "STOP": sorted(_normalize._STOP),
-        # scoring (_score.py)
-        "MAX_HITS_PER_SIG": _score.MAX_HITS_PER_SIG,
-        "EXACT_STRENGTH": _score.EXACT_STRENGTH,
-        "FUZZY_STRENGTH": _score.FUZZY_STRENGTH,
-        "TYPE_BONUS": _score.TYPE_BONUS,
-        "MIN_FUZZY_CHARS": _score.MIN_FUZZY_CHARS,
-        "MIN_SHARED_TERMS": _score.MIN_SHARED_TERMS,
-        "SHARED_TERMS_SHARE": _score.SHARED_TERMS_SHARE,
-        "MIN_LINE_CHARS": _score.MIN_LINE_CHARS,
-        "MAX_TERM_REPEATS": _score.MAX_TERM_REPEATS,
-        "FULL_ALIAS_WORDS": _score.FULL_ALIAS_WORDS,
-        "PROSE_SATURATION": _score.PROSE_SATURATION,
-        "BM25_SHARE": _score.BM25_SHARE,
-        "COVER_SHARE": _score.COVER_SHARE,
-        "EXTRA_SIGNATURE": _score.EXTRA_SIGNATURE,
-        "OTHER_KIND_SHARE": _score.OTHER_KIND_SHARE,
-        "MAX_EVIDENCE": _score.MAX_EVIDENCE,
-        "SUBSTITUTION_PENALTY": _score.SUBSTITUTION_PENALTY,
-        "FUZZY_FLOOR": _score.FUZZY_FLOOR,
-        "PROSE_CANDIDATES": _score.PROSE_CANDIDATES,
-        "MAX_QUERY_TERMS": _score.MAX_QUERY_TERMS,
-        "ALIAS_STRENGTH": _score.ALIAS_STRENGTH,
-        "KNOWN_FAILURE": _score.KNOWN_FAILURE,
-        "SOME_EVIDENCE": _score.SOME_EVIDENCE,
-        "MAX_TEXT_SEGMENTS": _score.MAX_TEXT_SEGMENTS,
-        "MAX_MESSAGE_SEGMENTS": _score.MAX_MESSAGE_SEGMENTS,
-        "UNKNOWN_ERROR_CAP": _score.UNKNOWN_ERROR_CAP,
-        "EXCLUDED_CAP": _score.EXCLUDED_CAP,
-        "AMBIGUOUS_SHARE": _score.AMBIGUOUS_SHARE,
-        "NOISE_MIN_TERMS": _score.NOISE_MIN_TERMS,
-        "NOISE_KNOWN_SHARE": _score.NOISE_KNOWN_SHARE,
-        "ROLE_WEIGHT": dict(_score.ROLE_WEIGHT),
-        # confidence (_search.py) and advice (_hint.py)
-        "HIGH": _search.HIGH,
-        "MEDIUM": _search.MEDIUM,
-        "SIGNATURE_LEAD": _search.SIGNATURE_LEAD,
-        "MIN_SCORE": _search.MIN_SCORE,
+    """Every number, word list and weight table engine.js reads, by the name it reads it under.
+
+    The search rules (``_policy``: the paste, words, scoring, answers) go field by field, by upper-cased name.
+    """
+    rules = {name: _json(name, value) for name, value in _search_rules(regexes=False).items()}
+    return rules | {
+        # advice (_hint.py)
         "ADVICE_MESSAGE_CHARS": _hint.ADVICE_MESSAGE_CHARS,
-        # the three answers (_search.py) and tells (_tells.py; a whole output is _input.py's)
-        "MIN_CANDIDATES": _search.MIN_CANDIDATES,
-        "MAX_CANDIDATES": _search.MAX_CANDIDATES,
-        "WHY_CHARS": _search.WHY_CHARS,
-        "WHY_VOUCHED": _search.WHY_VOUCHED,
-        "MAX_OUTPUT_CHARS": _input.MAX_OUTPUT_CHARS,
+        # tells (_tells.py)
         "RISE_MIN_POINTS": _tells.RISE_MIN_POINTS,
         "RISE_RATIO": _tells.RISE_RATIO,
         "RISE_MAJORITY": _tells.RISE_MAJORITY,
@@ -229,65 +178,54 @@ def _constants() -> dict[str, Any]:
 
 
 def engine_patterns() -> dict[str, re.Pattern[str]]:
-    """The parser's and normaliser's regexes engine.js runs, by the name it reads them under (MASKS aside)."""
-    i, n = _input, _normalize
-    return {
+    """The parser's and normaliser's regexes engine.js runs, by the name it reads them under (the masks aside)."""
+    rules = {name: value for name, value in _search_rules(regexes=True).items() if isinstance(value, re.Pattern)}
+    return rules | {
         "LIBRARY_FRAME": _hint._LIBRARY_FRAME,
         "TRAINING": _hint._TRAINING,
-        "ANSI": i._ANSI,
-        "CONTROL": i._CONTROL,
-        "PREFIX": i._PREFIX,
-        "BOX": i._BOX,
-        "TB_HEADER": i._TB_HEADER,
-        "FRAME": i._FRAME,
-        "FRAME_START": i._FRAME_START,
-        "CHAIN": i._CHAIN,
-        "NCCL_LINE": i._NCCL_LINE,
-        "EXC_LINE": i._EXC_LINE,
-        "WARN_LINE": i._WARN_LINE,
-        "WHAT": i._WHAT,
-        "EXC_INLINE": i._EXC_INLINE,
-        "WRAPPER": i._WRAPPER,
-        "ROOT_CAUSE": i._ROOT_CAUSE,
-        "LAUNCHER_FAILED": i._LAUNCHER_FAILED,
-        "FIELD": i._FIELD,
-        "LOGGY": i._LOGGY,
-        "SENTENCE": i._SENTENCE,
-        "PROGRESS": i._PROGRESS,
-        "COMMAND": i._COMMAND,
-        "OPTION": i._OPTION,
-        "DUMP_ITEM": i._DUMP_ITEM,
-        "DUMP_START": i._DUMP_START,
-        "SETTING": i._SETTING,
-        "ENVIRONMENT": i._ENVIRONMENT,
-        "SPACES": n._SPACES,
-        "WORD": n._WORD,
-        "TOKEN": n._TOKEN,
-        "NUMBER": n.NUMBER,
         "SIZE_VALUE": _tells._VALUE,
         "OWN_PREFIX": _ownoutput._PREFIX,
     }
 
 
-def rules_data(rules: ReadRules | DecideRules) -> dict[str, Any]:
+def rules_data(rules: ReadRules | DecideRules | PasteRules | WordRules | ScoreRules | AnswerRules) -> dict[str, Any]:
     """A frozen rules object as JSON, every field under its own name: a regex as [source, flags] of the
     JavaScript regex with Python's meaning, a set as a sorted list, a table as an object."""
-    out: dict[str, Any] = {}
-    for field in dataclasses.fields(rules):
-        value = getattr(rules, field.name)
-        if isinstance(value, re.Pattern):
-            out[field.name] = js_regex(value)
-        elif isinstance(value, frozenset):
-            out[field.name] = sorted(value)
-        elif isinstance(value, tuple):
-            out[field.name] = list(value)
-        elif isinstance(value, Mapping):
-            out[field.name] = dict(value)
-        elif isinstance(value, int | float | str):
-            out[field.name] = value
-        else:
-            raise TypeError(f"{type(rules).__name__}.{field.name}: no JSON form for {type(value).__name__}")
-    return out
+    name = type(rules).__name__
+    return {f.name: _json(f"{name}.{f.name}", getattr(rules, f.name)) for f in dataclasses.fields(rules)}
+
+
+def _json(where: str, value: object) -> Any:
+    if isinstance(value, re.Pattern):
+        return js_regex(value)
+    if isinstance(value, frozenset):
+        return sorted(value)
+    if isinstance(value, tuple):
+        return [_json(where, item) for item in value]
+    if isinstance(value, Mapping):
+        return dict(value)
+    if isinstance(value, int | float | str):
+        return value
+    raise TypeError(f"{where}: no JSON form for {type(value).__name__}")
+
+
+def _regexes(value: object) -> bool:
+    """A regex, or a table of (name, regex) pairs such as the masks: the ``patterns`` part ships it."""
+    if isinstance(value, re.Pattern):
+        return True
+    return isinstance(value, tuple) and all(
+        isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], re.Pattern) for item in value
+    )
+
+
+def _search_rules(regexes: bool) -> dict[str, Any]:
+    """The search rules' fields, each under its upper-cased name: the regexes, or everything else."""
+    return {
+        field.name.upper(): getattr(rules, field.name)
+        for rules in RULES
+        for field in dataclasses.fields(rules)
+        if _regexes(getattr(rules, field.name)) == regexes
+    }
 
 
 def _triage() -> TriageContract:
@@ -296,7 +234,9 @@ def _triage() -> TriageContract:
 
 def _patterns() -> dict[str, Any]:
     out: dict[str, Any] = {name: js_regex(pattern) for name, pattern in engine_patterns().items()}
-    out["MASKS"] = [[holder, *js_regex(pattern)] for holder, pattern in _normalize.MASKS]
+    for name, value in _search_rules(regexes=True).items():
+        if not isinstance(value, re.Pattern):  # a table of named regexes: [[name, source, flags], ...]
+            out[name] = [[holder, *js_regex(pattern)] for holder, pattern in value]
     return out
 
 
