@@ -132,6 +132,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("-o -: give a file name; `--json` prints the report on stdout")
     json_path = checked_output(report_file, "-o" if args.output else "--json") if report_file else None
     junit_path = checked_output(args.junit, "--junit") if args.junit else None
+    if json_path is not None and junit_path is not None and _same_file(json_path, junit_path):
+        raise UsageError(f"the JSON and the JUnit report both go to {args.junit}: give each its own file")
     if args.changed_since and args.changed_since.startswith("-"):
         raise UsageError(f"--changed-since {args.changed_since}: a git ref cannot start with '-'")
     try:
@@ -209,6 +211,16 @@ def run(args: argparse.Namespace) -> int:
     if unwritten:
         return Exit.USAGE
     return Exit.FINDINGS if session.failed(args.strict) else Exit.SUCCESS
+
+
+def _same_file(one: Path, other: Path) -> bool:
+    """Whether two report paths name one file (the second report written would replace the first)."""
+    if os.path.realpath(one) == os.path.realpath(other):
+        return True
+    try:
+        return os.path.samefile(one, other)
+    except OSError:  # one of them does not exist yet
+        return False
 
 
 def _write_report(path: Path, text: str, unwritten: list[UsageError]) -> None:
