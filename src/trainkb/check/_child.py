@@ -95,7 +95,7 @@ def _resolves(cls: type) -> bool:
 
 
 def _class_name(cls: type) -> str:
-    name = f"{cls.__module__}.{cls.__qualname__}"
+    name = _unicode(f"{cls.__module__}.{cls.__qualname__}")
     return name if _resolves(cls) else name + _UNVERIFIED
 
 
@@ -157,7 +157,14 @@ def _finish_like_a_script() -> None:
     atexit._run_exitfuncs()
 
 
+def _unicode(text: str) -> str:
+    """``text`` with lone surrogates (``'\\ud800'`` is a valid str, but no UTF-8) spelled out: every
+    report kb writes is UTF-8, and one such character must not cost the whole report."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def _cap(text: str) -> str:
+    text = _unicode(text)
     return text if len(text) <= _MAX_TEXT else text[: _MAX_TEXT // 2] + "\n[...]\n" + text[-_MAX_TEXT // 2 :]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import xml.etree.ElementTree as ET
 from collections import Counter
@@ -157,6 +158,20 @@ def _merge_mutants(reports: list[CheckReport], rows: list[ReportRow]) -> dict[st
     }
 
 
+# What XML 1.0 cannot hold at all (C0 controls but tab, newline and CR; lone surrogates; U+FFFE/U+FFFF):
+# a snippet's output or message with one would make the whole JUnit file unreadable.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _spelled(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def _xml(text: str) -> str:
+    return _NOT_XML.sub(_spelled, text)
+
+
 def junit_xml(results: list[CheckResult], env_name: str) -> str:
     counts = Counter(r.status for r in results)
     suite = ET.Element(
@@ -180,10 +195,10 @@ def junit_xml(results: list[CheckResult], env_name: str) -> str:
         )
         if result.status in {CheckStatus.FAILED, CheckStatus.ERROR}:
             tag = "failure" if result.status == CheckStatus.FAILED else "error"
-            node = ET.SubElement(case, tag, message=result.message)
-            node.text = f"claim: {result.claim}\n{result.message}\n{result.output}"
+            node = ET.SubElement(case, tag, message=_xml(result.message))
+            node.text = _xml(f"claim: {result.claim}\n{result.message}\n{result.output}")
         elif result.status == CheckStatus.SKIPPED:
-            ET.SubElement(case, "skipped", message=result.message)
+            ET.SubElement(case, "skipped", message=_xml(result.message))
     root = ET.Element("testsuites")
     root.append(suite)
     ET.indent(root)
