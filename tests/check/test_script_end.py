@@ -80,3 +80,13 @@ def test_a_snippet_that_breaks_the_interpreters_bookkeeping_still_raised_what_it
 def test_an_exit_status_beyond_a_c_long_fails_as_in_a_script(make_catalogue, pool):
     [result] = _run(make_catalogue, pool, {"code": "import sys\nsys.exit(2**70)\n", "expect": "ok"})
     assert result.status == "failed", result.message
+
+
+def test_what_the_main_code_raised_decides_even_when_the_exit_then_hangs(make_catalogue, pool):
+    code = "import atexit, time\natexit.register(time.sleep, 600)\nraise ValueError('raised before the exit')\n"
+    raises = {"raises": {"type": "ValueError", "match": "before the exit"}}
+    checks = ({"code": code, "expect": raises}, {"code": code, "expect": "ok"}, {"code": code, "expect": HANGS})
+    [raised, ok, hangs] = _run(make_catalogue, pool, *checks)
+    assert (raised.status, hangs.status) == ("passed", "passed"), (raised.message, hangs.message)
+    assert raised.seconds < 30, "the raise decided at once, not at the timeout"
+    assert ok.status == "failed" and "ValueError" in ok.message and ok.seconds < 30, ok.message

@@ -22,9 +22,10 @@ import warnings
 from multiprocessing.connection import Connection
 from typing import Any, NoReturn
 
-__all__ = ["KB_ERROR_KEY", "UNDELIVERED", "run_snippet"]
+__all__ = ["EARLY_KEY", "KB_ERROR_KEY", "UNDELIVERED", "run_snippet"]
 
 _MAX_TEXT = 64 * 1024
+EARLY_KEY = "before_exit"  # what the main code raised, sent before the exit (threads, atexit) runs
 KB_ERROR_KEY = "kb_error"  # the check could not be run as asked: an error of kb, never a verdict
 UNDELIVERED = 70  # exit status when the outcome could not reach `kb check` (EX_SOFTWARE)
 _exit = os._exit  # the real one: the snippet's own process gets a reporting os._exit
@@ -286,6 +287,9 @@ def run_snippet(spec: dict[str, Any], result: Connection, stdout: Connection, st
                 "traceback": _cap(text),
             }
             outcome["exit_code"] = 1
+            # What it raised is evidence now: an exit that then hangs (threads, atexit) must not hide it.
+            with contextlib.suppress(Exception):  # a broken pickler: the outcome at the exit tells kb so
+                _deliver(result, identity, {**outcome, EARLY_KEY: True})
         if os.getpid() == me:
             _finish_like_a_script()
     if os.getpid() != me:

@@ -154,7 +154,8 @@ def early_verdict(check: Check, ranks: list[RankState]) -> Verdict | None:
     for state in ranks:
         if _died(state) is not None:
             return Verdict(CheckStatus.ERROR, _died(state) or "")
-        if not state.running and (state.exitcode != 0 or (state.outcome or {}).get("raised")):
+        # a raise decides even while the exit still runs (what the main code raised comes first)
+        if _raised(state) or (not state.running and state.exitcode != 0):
             return Verdict(CheckStatus.FAILED, _describe(state) + _expected(check))
     return None
 
