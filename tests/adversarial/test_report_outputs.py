@@ -183,3 +183,28 @@ def test_a_report_that_cannot_be_written_at_the_end_keeps_the_other_and_the_summ
     assert code == 2
     assert "1 passed" in out and junit.exists()
     assert err.strip().splitlines()[-1] == f"kb: error: could not write {report}: No space left on device"
+
+
+@pytest.mark.parametrize("junit", ["same", "link"])
+def test_the_json_and_junit_reports_in_one_file_are_refused_before_checks_run(make_catalogue, tmp_path, capsys, junit):
+    marker = tmp_path / "ran"
+    root = make_catalogue(
+        {"alpha/D1-sample.yaml": record(checks=checks_yaml({"code": f"open({str(marker)!r}, 'w')\n", "expect": "ok"}))}
+    )
+    report = tmp_path / "r.json"
+    report.write_text("{}", encoding="utf-8")
+    other = report if junit == "same" else tmp_path / "link.xml"
+    if junit == "link":
+        other.symlink_to(report)
+    assert main(["--catalogue", str(root), "check", "-q", "-o", str(report), "--junit", str(other)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("kb: error:") and len(err.strip().splitlines()) == 1
+    assert not marker.exists() and report.read_text(encoding="utf-8") == "{}"
+
+
+def test_a_usage_error_quoting_what_was_typed_sends_no_escape_to_the_terminal(make_catalogue, capsys):
+    root = make_catalogue({"alpha/D1-sample.yaml": record()})
+    assert main(["--catalogue", str(root), "check", "-q", "D1\x1b]0;owned\x07\x1b[2J"]) == 2
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "\x07" not in err
+    assert "D1\\x1b]0;owned\\x07\\x1b[2J" in err

@@ -144,3 +144,24 @@ def test_mutant_deadline_follows_the_check_time(make_catalogue):
     assert [m.check.timeout for m in mutants] == [3.0, 100]  # floor; then capped by the check's own
     assert "torch.ones(2)" in mutants[0].check.code and mutants[0].check.mutation is not None
     assert [m.check.timeout for m in mutant_tasks(tasks)] == [None, 100]  # no timings: the check's own
+
+
+# The mutant breaks the pickler kb sends the outcome with: the snippet ran, kb never heard how it ended.
+UNHEARD = {
+    "code": "import torch\nx = torch.ones(2)\nassert x.sum().item() == 2\n",
+    "expect": "ok",
+    "mutation": {
+        "find": "x = torch.ones(2)",
+        "replace": "x = torch.ones(2)\n"
+        "import multiprocessing.reduction as reduction\n"
+        "reduction.ForkingPickler.dumps = None",
+        "why": "no outcome",
+    },
+}
+
+
+def test_a_mutant_kb_could_not_hear_is_an_error_not_killed(make_catalogue, pool):
+    run = _mutants(make_catalogue, pool, UNHEARD)
+    [result] = run.results
+    assert result.status == "error", result.message
+    assert "not a verdict" in result.message

@@ -6,22 +6,26 @@ already in ``sys.modules`` there (see ``_warm``).
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import linecache
 import multiprocessing
 import operator
 import os
 import resource
+import signal
 import sys
+import threading
 import traceback
 import types
 import warnings
 from multiprocessing.connection import Connection
 from typing import Any, NoReturn
 
-__all__ = ["KB_ERROR_KEY", "UNDELIVERED", "run_snippet"]
+__all__ = ["EARLY_KEY", "KB_ERROR_KEY", "UNDELIVERED", "run_snippet"]
 
 _MAX_TEXT = 64 * 1024
+EARLY_KEY = "before_exit"  # what the main code raised, sent before the exit (threads, atexit) runs
 KB_ERROR_KEY = "kb_error"  # the check could not be run as asked: an error of kb, never a verdict
 UNDELIVERED = 70  # exit status when the outcome could not reach `kb check` (EX_SOFTWARE)
 _exit = os._exit  # the real one: the snippet's own process gets a reporting os._exit
@@ -64,19 +68,26 @@ def _contain(spec: dict[str, Any], stdout: Connection, stderr: Connection) -> No
     # Children of a forkserver would inherit "forkserver" as their start method; a check's
     # DataLoader workers must behave as they would in a plain script.
     multiprocessing.set_start_method(spec.get("start_method") or None, force=True)
+    # Ctrl-C raises KeyboardInterrupt in a script (and _thread.interrupt_main() relies on it);
+    # kb's own processes left SIGINT at its default action, which kills without a traceback.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     import torch  # already imported by the warm server; this is a dictionary lookup
 
     torch.set_num_threads(int(spec.get("threads", 1)))
 
 
 _UNVERIFIED = " (unverified name)"  # no expected type or category ends with this
+# The modules loaded before the snippet ran: a snippet that empties or rewrites sys.modules
+# changes neither what builtins.ValueError is nor whether its own class may take that name.
+_loaded_before: dict[str, Any] = {}
 
 
 def _resolves(cls: type) -> bool:
     """Whether ``module.qualname`` leads back to this very class: a snippet can set both
     attributes, so only a name that resolves is evidence of which class was raised."""
     try:
-        found: object = sys.modules[cls.__module__]
+        module = cls.__module__
+        found: object = _loaded_before[module] if module in _loaded_before else sys.modules[module]
         for part in cls.__qualname__.split("."):
             found = getattr(found, part)
     except Exception:
@@ -85,7 +96,7 @@ def _resolves(cls: type) -> bool:
 
 
 def _class_name(cls: type) -> str:
-    name = f"{cls.__module__}.{cls.__qualname__}"
+    name = _unicode(f"{cls.__module__}.{cls.__qualname__}")
     return name if _resolves(cls) else name + _UNVERIFIED
 
 
@@ -101,7 +112,60 @@ def _message(exc: BaseException) -> str:
         return "<exception str() failed>"
 
 
+def _traceback_text(exc: BaseException) -> str:
+    """The traceback as Python prints it, or a plainer one when the snippet broke the traceback or
+    linecache module: what it raised still decides the check."""
+    try:
+        return "".join(traceback.format_exception(exc))
+    except Exception:
+        frames = []
+        tb = exc.__traceback__
+        while tb is not None:
+            code = tb.tb_frame.f_code
+            frames.append(f'  File "{code.co_filename}", line {tb.tb_lineno}, in {code.co_name}\n')
+            tb = tb.tb_next
+        return "Traceback (most recent call last):\n" + "".join(frames) + f"{type(exc).__name__}: {_message(exc)}\n"
+
+
+def _warning_text(item: Any) -> str:
+    try:
+        return warnings.formatwarning(item.message, item.category, item.filename, item.lineno)
+    except Exception:
+        return f"{item.filename}:{item.lineno}: {item.category.__name__}: {item.message}\n"
+
+
+def _exit_status(code: object) -> int:
+    """The status ``sys.exit(code)`` gives a script: an int (one beyond a C long is -1), 0 for
+    None, 1 after printing anything else."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code if -(2**63) <= code < 2**63 else -1
+    with contextlib.suppress(Exception):
+        sys.stderr.write(f"{code}\n")
+    return 1
+
+
+def _finish_like_a_script() -> None:
+    """What the interpreter does once a script's main module has ended: wait for its threads that
+    are not daemons, then run the atexit callbacks. A hang, a warning or an os._exit there is
+    the script's, so the check must see it too."""
+    try:
+        getattr(threading, "_shutdown")()  # noqa: B009  # private, so not in typeshed
+    except BaseException as exc:  # Python prints what ends the wait and exits all the same
+        with contextlib.suppress(Exception):
+            sys.stderr.write("Exception ignored on threading shutdown:\n" + _traceback_text(exc))
+    atexit._run_exitfuncs()
+
+
+def _unicode(text: str) -> str:
+    """``text`` with lone surrogates (``'\\ud800'`` is a valid str, but no UTF-8) spelled out: every
+    report kb writes is UTF-8, and one such character must not cost the whole report."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def _cap(text: str) -> str:
+    text = _unicode(text)
     return text if len(text) <= _MAX_TEXT else text[: _MAX_TEXT // 2] + "\n[...]\n" + text[-_MAX_TEXT // 2 :]
 
 
@@ -155,7 +219,7 @@ def _report(result: Connection, identity: tuple[int, int], outcome: dict[str, An
                 "category": _class_name(item.category),
                 "mro": _mro_names(item.category),
                 "message": _cap(str(item.message)),
-                "text": _cap(warnings.formatwarning(item.message, item.category, item.filename, item.lineno)),
+                "text": _cap(_warning_text(item)),
             }
         )
     # Output first, outcome last: once `kb check` has the outcome it needs nothing more from us.
@@ -183,6 +247,7 @@ def run_snippet(spec: dict[str, Any], result: Connection, stdout: Connection, st
         _deliver(result, identity, {KB_ERROR_KEY: str(exc), "raised": None, "warnings": [], "exit_code": 0})
         _exit(0)
     outcome: dict[str, Any] = {"raised": None, "warnings": [], "exit_code": 0}
+    _loaded_before.update(sys.modules)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         # A real module registered as __main__, so classes the snippet defines can be pickled
@@ -199,16 +264,16 @@ def run_snippet(spec: dict[str, Any], result: Connection, stdout: Connection, st
             status = operator.index(status)
             if os.getpid() != me:
                 _exit(status)
-            _report(result, identity, {"raised": None, "warnings": [], "exit_code": status}, caught)
+            outcome["exit_code"] = status  # an atexit callback's os._exit keeps what the main code raised
+            _report(result, identity, outcome, caught)
 
         os._exit = snippet_exit
         try:
             exec(compile(spec["code"], spec["filename"], "exec"), main.__dict__)
         except SystemExit as exc:
-            code = exc.code
-            outcome["exit_code"] = code if isinstance(code, int) else (0 if code is None else 1)
+            outcome["exit_code"] = _exit_status(exc.code)
         except BaseException as exc:
-            text = "".join(traceback.format_exception(exc))
+            text = _traceback_text(exc)
             # The snippet may have closed or broken its stderr: what it raised still decides.
             with contextlib.suppress(Exception):
                 sys.stderr.write(text)
@@ -222,6 +287,11 @@ def run_snippet(spec: dict[str, Any], result: Connection, stdout: Connection, st
                 "traceback": _cap(text),
             }
             outcome["exit_code"] = 1
+            # What it raised is evidence now: an exit that then hangs (threads, atexit) must not hide it.
+            with contextlib.suppress(Exception):  # a broken pickler: the outcome at the exit tells kb so
+                _deliver(result, identity, {**outcome, EARLY_KEY: True})
+        if os.getpid() == me:
+            _finish_like_a_script()
     if os.getpid() != me:
         _flush_and_close(close=False)
         _exit(outcome["exit_code"] & 0xFF)

@@ -61,6 +61,8 @@ def _as_mutant(result: CheckResult) -> CheckResult:
             status=MutantStatus.SURVIVED,
             message=f"the check does not depend on its claim: the mutant still passed ({result.message})",
         )
+    # A rank that crashed or killed its parent is the mutant's doing; kb's own faults ("kb could not
+    # run rank 0 ...", "kb stopped rank 0 ...") are no evidence either way and stay errors.
     broke_in_a_rank = result.status == CheckStatus.ERROR and result.message.startswith("rank ")
     if result.status == CheckStatus.FAILED or broke_in_a_rank:
         return replace(result, status=MutantStatus.KILLED, output="", evidence=[])

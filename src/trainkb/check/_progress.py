@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import threading
 from collections import Counter
@@ -30,32 +31,43 @@ def _shown(message: str) -> str:
 
 
 class Progress:
+    """Progress on stderr; one that cannot be written (closed, a full disk) costs the progress only,
+    never a check's verdict or the report."""
+
     def __init__(self, total: int, stream: TextIO | None = None, quiet: bool = False) -> None:
         self.total = total
-        self.stream = stream or sys.stderr
-        self.tty = self.stream.isatty()
-        self.quiet = quiet
+        self.stream = stream or sys.stderr  # None when kb started with its stderr closed
+        self.tty = False
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            self.tty = self.stream.isatty()
+        self.quiet = quiet or self.stream is None
         self.counts: Counter[str] = Counter()
         self._lock = threading.Lock()
 
     def __call__(self, result: CheckResult) -> None:
         with self._lock:
             self.counts[result.status] += 1
-            done = sum(self.counts.values())
             if self.quiet:
                 return
-            if self.tty:
-                if result.status in {CheckStatus.FAILED, CheckStatus.ERROR, MutantStatus.SURVIVED}:
-                    self.stream.write(
-                        f"\r\x1b[2K{_LABEL[result.status]} {result.entry}:{result.check}: {_shown(result.message)}\n"
-                    )
-                tally = " ".join(f"{self.counts[s]} {s}" for s in _LABEL if self.counts[s])
-                self.stream.write(f"\r\x1b[2K[{done}/{self.total}] {tally}  {result.entry}:{result.check}")
-                if done == self.total:
-                    self.stream.write("\n")
-            else:
+            try:
+                self._show(result)
+            except (OSError, ValueError):  # the reader went away or the disk is full: stop showing
+                self.quiet = True
+
+    def _show(self, result: CheckResult) -> None:
+        done = sum(self.counts.values())
+        if self.tty:
+            if result.status in {CheckStatus.FAILED, CheckStatus.ERROR, MutantStatus.SURVIVED}:
                 self.stream.write(
-                    f"{_LABEL[result.status]:<5} {result.entry}:{result.check} "
-                    f"({result.seconds:.2f} s) {_shown(result.message)}\n"
+                    f"\r\x1b[2K{_LABEL[result.status]} {result.entry}:{result.check}: {_shown(result.message)}\n"
                 )
-            self.stream.flush()
+            tally = " ".join(f"{self.counts[s]} {s}" for s in _LABEL if self.counts[s])
+            self.stream.write(f"\r\x1b[2K[{done}/{self.total}] {tally}  {result.entry}:{result.check}")
+            if done == self.total:
+                self.stream.write("\n")
+        else:
+            self.stream.write(
+                f"{_LABEL[result.status]:<5} {result.entry}:{result.check} "
+                f"({result.seconds:.2f} s) {_shown(result.message)}\n"
+            )
+        self.stream.flush()

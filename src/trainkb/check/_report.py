@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import xml.etree.ElementTree as ET
 from collections import Counter
@@ -105,13 +106,70 @@ def merge_reports(reports: list[CheckReport]) -> CheckReport:
         for row in report["results"]:
             results[(row["entry"], row["check"], row["environment"])] = row
     rows = sorted(results.values(), key=lambda r: (r["environment"], r["entry"], r["check"]))
-    return {
+    merged: CheckReport = {
         "format": REPORT_FORMAT,
         "version": REPORT_VERSION,
         "environments": list(environments.values()),
         "summary": dict(Counter(r["status"] for r in rows)),
         "results": rows,
     }
+    mutants = _merge_mutants(reports, rows)
+    if mutants is not None:
+        merged["mutants"] = mutants
+    return merged
+
+
+def _merge_mutants(reports: list[CheckReport], rows: list[ReportRow]) -> dict[str, Any] | None:
+    """The reports' `mutants` blocks as one (None when none has one): each mutant row is tagged with
+    its run's environment, and the later report wins for the same check and environment."""
+    found: dict[tuple[str, str, str], dict[str, Any]] = {}
+    counted: list[int] = []
+    for report in reports:
+        block = report.get("mutants")
+        if not isinstance(block, dict):
+            continue
+        coverage = block.get("coverage")
+        if isinstance(coverage, dict) and isinstance(coverage.get("checks"), int):
+            counted.append(coverage["checks"])
+        names = [env["name"] for env in report["environments"]]
+        default = names[0] if len(names) == 1 else ""
+        for row in block.get("results") or []:
+            if isinstance(row, dict) and isinstance(row.get("entry"), str) and isinstance(row.get("check"), str):
+                environment = row.get("environment") or default
+                found[(row["entry"], row["check"], environment)] = row | {"environment": environment}
+    if not found and not counted:
+        return None
+    mutant_rows = sorted(found.values(), key=lambda r: (r["environment"], r["entry"], r["check"]))
+    counts = Counter(r.get("status") for r in mutant_rows)
+    checks = len({(r["entry"], r["check"]) for r in rows}) or max(counted, default=0)
+    with_mutation = len({(r["entry"], r["check"]) for r in mutant_rows})
+    return {
+        "declared": len(mutant_rows),
+        "killed": counts["killed"],
+        "survived": counts["survived"],
+        "skipped": counts[CheckStatus.SKIPPED],
+        "error": counts[CheckStatus.ERROR],
+        "coverage": {
+            "checks": checks,
+            "with_mutation": with_mutation,
+            "percent": round(100 * with_mutation / checks, 1) if checks else 0.0,
+        },
+        "results": mutant_rows,
+    }
+
+
+# What XML 1.0 cannot hold at all (C0 controls but tab, newline and CR; lone surrogates; U+FFFE/U+FFFF):
+# a snippet's output or message with one would make the whole JUnit file unreadable.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _spelled(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def _xml(text: str) -> str:
+    return _NOT_XML.sub(_spelled, text)
 
 
 def junit_xml(results: list[CheckResult], env_name: str) -> str:
@@ -137,10 +195,10 @@ def junit_xml(results: list[CheckResult], env_name: str) -> str:
         )
         if result.status in {CheckStatus.FAILED, CheckStatus.ERROR}:
             tag = "failure" if result.status == CheckStatus.FAILED else "error"
-            node = ET.SubElement(case, tag, message=result.message)
-            node.text = f"claim: {result.claim}\n{result.message}\n{result.output}"
+            node = ET.SubElement(case, tag, message=_xml(result.message))
+            node.text = _xml(f"claim: {result.claim}\n{result.message}\n{result.output}")
         elif result.status == CheckStatus.SKIPPED:
-            ET.SubElement(case, "skipped", message=result.message)
+            ET.SubElement(case, "skipped", message=_xml(result.message))
     root = ET.Element("testsuites")
     root.append(suite)
     ET.indent(root)

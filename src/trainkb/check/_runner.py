@@ -14,6 +14,7 @@ from multiprocessing.connection import Connection, wait
 from typing import Any
 
 from ..catalogue import CheckStatus
+from ._child import EARLY_KEY
 from ._environment import check_environment
 from ._process import BoundedOutput, WarmPool, free_port
 from ._supervise import INTERRUPTED_KEY, STATUS_KEY
@@ -159,7 +160,8 @@ class _Launch:
         pool.keep_spares(min(options.jobs, waiting))  # no spare for a check that will never come
 
     def _receive(self, conn: Connection, rank: int) -> bool:
-        """Take one message (the snippet's outcome or the supervisor's status); False at EOF."""
+        """Take one message (what the snippet raised, its outcome, or the supervisor's status); True
+        while more may come on this pipe."""
         try:
             message = conn.recv()
         except (EOFError, OSError):
@@ -167,6 +169,9 @@ class _Launch:
             conn.close()
             return False
         state = self.ranks[rank]
+        if message.get(EARLY_KEY):  # what the main code raised; the exit and its outcome come later
+            state.outcome = message
+            return True
         if STATUS_KEY in message:  # the snippet died without an outcome; this is how
             status = message[STATUS_KEY]
             state.exitcode = os.waitstatus_to_exitcode(status) if status is not None else -9
@@ -184,7 +189,7 @@ class _Launch:
         left (its status comes, or its pipe closes, once it and the snippet are gone); no
         status means it was killed itself."""
         for conn, owner in list(self.results.items()):
-            if owner == rank and conn in self.results and conn.poll(_LAST_WORD):
+            while owner == rank and conn in self.results and conn.poll(_LAST_WORD):
                 self._receive(conn, rank)
         state = self.ranks[rank]
         if state.running:

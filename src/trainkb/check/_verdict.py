@@ -63,18 +63,21 @@ def _signal_name(exitcode: int | None) -> str:
 
 
 def _kb_fault(state: RankState) -> str | None:
-    """Why kb could not run the rank as asked or could not hear its outcome (never a verdict)."""
+    """Why kb could not run the rank as asked or could not hear its outcome (never a verdict).
+
+    Worded "kb ...": only a message that starts "rank " tells what the rank itself did, and a
+    mutant is killed by that alone (see ``_mutants``)."""
     if state.outcome is not None and state.outcome.get(KB_ERROR_KEY):
-        return f"rank {state.rank}: kb could not run the check as asked: {state.outcome[KB_ERROR_KEY]}"
+        return f"kb could not run rank {state.rank} of the check as asked: {state.outcome[KB_ERROR_KEY]}"
     if state.interrupted:
         return (
-            f"rank {state.rank} was stopped before it finished: kb check's forkserver died (killed from "
+            f"kb stopped rank {state.rank} before it finished: kb check's forkserver died (killed from "
             "outside, e.g. by the OOM killer) or kb check was stopped — not a verdict on the check"
         )
     if state.outcome is None and state.exitcode == UNDELIVERED:
         return (
-            f"rank {state.rank}: the snippet's outcome could not reach kb check (did it close or replace "
-            "kb's descriptors?) — not a verdict on the check"
+            f"kb did not hear the outcome of rank {state.rank} (did the snippet close or replace kb's "
+            "descriptors?) — not a verdict on the check"
         )
     return None
 
@@ -151,7 +154,8 @@ def early_verdict(check: Check, ranks: list[RankState]) -> Verdict | None:
     for state in ranks:
         if _died(state) is not None:
             return Verdict(CheckStatus.ERROR, _died(state) or "")
-        if not state.running and (state.exitcode != 0 or (state.outcome or {}).get("raised")):
+        # a raise decides even while the exit still runs (what the main code raised comes first)
+        if _raised(state) or (not state.running and state.exitcode != 0):
             return Verdict(CheckStatus.FAILED, _describe(state) + _expected(check))
     return None
 

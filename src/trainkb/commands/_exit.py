@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import enum
-import sys
+
+from .._terminal import say
 
 __all__ = ["Exit", "UsageError", "report_usage_error"]
 
@@ -22,5 +23,5 @@ class UsageError(Exception):
 
 def report_usage_error(error: UsageError) -> Exit:
     """Print ``kb: error: <message>`` on stderr (never a traceback) and give the usage status."""
-    print(f"kb: error: {error}", file=sys.stderr)
+    say(f"kb: error: {error}\n")  # it may quote an id, a path or a ref as typed: no escape reaches the terminal
     return Exit.USAGE

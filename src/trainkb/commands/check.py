@@ -11,7 +11,7 @@ import signal
 import sys
 from pathlib import Path
 
-from .._terminal import printable
+from .._terminal import printable, say
 from ._common import open_catalogue, seconds
 from ._exit import Exit, UsageError, report_usage_error
 from ._output import checked_output, write_atomic
@@ -114,11 +114,11 @@ def _report_targets(args: argparse.Namespace) -> tuple[bool, str | None]:
         args.ids.append(value)
         return True, output
     if value == "-":
-        print("kb check: `--json -` is now `--json`, which prints the report on stdout", file=sys.stderr)
+        say("kb check: `--json -` is now `--json`, which prints the report on stdout\n")
         return True, output
     if output:
         raise UsageError(f"--json {value} and -o {output}: name the report file once, with -o")
-    print(f"kb check: `--json FILE` is deprecated; write `-o {value}` (`--json` alone prints it)", file=sys.stderr)
+    say(f"kb check: `--json FILE` is deprecated; write `-o {value}` (`--json` alone prints it)\n")
     return False, value
 
 
@@ -127,11 +127,17 @@ def run(args: argparse.Namespace) -> int:
 
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
+    try:  # every check process is started from here (multiprocessing reads it)
+        os.getcwd()
+    except FileNotFoundError:
+        raise UsageError("the current folder no longer exists; run kb check from one that does") from None
     to_stdout, report_file = _report_targets(args)
     if report_file == "-":
         raise UsageError("-o -: give a file name; `--json` prints the report on stdout")
     json_path = checked_output(report_file, "-o" if args.output else "--json") if report_file else None
     junit_path = checked_output(args.junit, "--junit") if args.junit else None
+    if json_path is not None and junit_path is not None and _same_file(json_path, junit_path):
+        raise UsageError(f"the JSON and the JUnit report both go to {args.junit}: give each its own file")
     if args.changed_since and args.changed_since.startswith("-"):
         raise UsageError(f"--changed-since {args.changed_since}: a git ref cannot start with '-'")
     try:
@@ -141,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
     cat = open_catalogue(args)
     if cat.problems:
         for problem in cat.problems:
-            print(problem, file=sys.stderr)
+            say(f"{problem}\n")
         raise UsageError("the catalogue has invalid records; fix them first (`kb lint`)")
     unknown = [i for i in args.ids if i.upper() not in {e.upper() for e in cat.entries}]
     if unknown:
@@ -167,7 +173,7 @@ def run(args: argparse.Namespace) -> int:
 
         broken = [f"{t.path}:{t.line}: {t.key}: {p}" for t in tasks for p in mutation_problems(t.check)]
         if broken:
-            print("\n".join(broken), file=sys.stderr)
+            say("\n".join(broken) + "\n")
             raise UsageError("some mutations break the rules; fix them first (`kb lint`)")
 
     _check_hard_memory_limit(args.memory_limit)
@@ -187,7 +193,7 @@ def run(args: argparse.Namespace) -> int:
     except checker.TorchUnavailable as exc:  # installed, but importing it fails
         raise UsageError(_no_torch(str(exc))) from None
     except checker.Stopped as exc:
-        print(f"kb check: stopped by {signal.Signals(exc.signum).name}; no check is left running", file=sys.stderr)
+        say(f"kb check: stopped by {signal.Signals(exc.signum).name}; no check is left running\n")
         return 128 + exc.signum
 
     report = json.dumps(session.report(), indent=2)
@@ -203,12 +209,26 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "github":
         for line in session.annotations():
             print(printable(line))
-    print(printable(session.summary(github=args.format == "github")), file=sys.stderr if to_stdout else sys.stdout)
+    summary = printable(session.summary(github=args.format == "github"))
+    if to_stdout:  # stdout holds the JSON report alone; a closed stderr loses the summary, not the report
+        say(summary + "\n")
+    else:
+        print(summary)
     for error in unwritten:
         report_usage_error(error)
     if unwritten:
         return Exit.USAGE
     return Exit.FINDINGS if session.failed(args.strict) else Exit.SUCCESS
+
+
+def _same_file(one: Path, other: Path) -> bool:
+    """Whether two report paths name one file (the second report written would replace the first)."""
+    if os.path.realpath(one) == os.path.realpath(other):
+        return True
+    try:
+        return os.path.samefile(one, other)
+    except OSError:  # one of them does not exist yet
+        return False
 
 
 def _write_report(path: Path, text: str, unwritten: list[UsageError]) -> None:

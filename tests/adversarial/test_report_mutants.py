@@ -1,0 +1,61 @@
+"""`kb report merge` keeps what `kb check --mutants` found: shards' mutant verdicts are not dropped."""
+
+from __future__ import annotations
+
+import json
+
+from trainkb.check._mutants import MutantRun, MutantStatus, mutant_report
+from trainkb.check._report import make_report
+from trainkb.check._runner import CheckResult
+from trainkb.cli import main
+
+
+def _result(check: str, status: str) -> CheckResult:
+    return CheckResult("D1", check, status, 0.1, "", "failure", "It behaves as claimed.", "ok", "D1.yaml", 3)
+
+
+def _shard(env: str, checks: list[str], mutants: dict[str, str]) -> dict[str, object]:
+    report = make_report({"name": env}, [_result(c, "passed") for c in checks])
+    run = MutantRun([_result(c, s) for c, s in mutants.items()], len(checks), {("D1", c): "edit" for c in mutants})
+    return dict(report, mutants=mutant_report(run))
+
+
+def test_merging_shards_keeps_their_mutants(tmp_path, capsys):
+    one = _shard("cpu", ["c0", "c1"], {"c0": MutantStatus.KILLED})
+    two = _shard("cpu", ["c2", "c3"], {"c2": MutantStatus.SURVIVED, "c3": MutantStatus.KILLED})
+    paths = []
+    for i, report in enumerate((one, two)):
+        paths.append(tmp_path / f"s{i}.json")
+        paths[-1].write_text(json.dumps(report), encoding="utf-8")
+    out = tmp_path / "all.json"
+    assert main(["report", "merge", *map(str, paths), "-o", str(out)]) == 0
+    mutants = json.loads(out.read_text(encoding="utf-8"))["mutants"]
+    assert (mutants["declared"], mutants["killed"], mutants["survived"]) == (3, 2, 1)
+    assert mutants["coverage"] == {"checks": 4, "with_mutation": 3, "percent": 75.0}
+    assert {(r["check"], r["status"], r["environment"]) for r in mutants["results"]} == {
+        ("c0", "killed", "cpu"),
+        ("c2", "survived", "cpu"),
+        ("c3", "killed", "cpu"),
+    }
+
+
+def test_a_later_run_wins_for_the_same_mutant_and_environment(tmp_path):
+    first = _shard("cpu", ["c0"], {"c0": MutantStatus.SURVIVED})
+    again = _shard("cpu", ["c0"], {"c0": MutantStatus.KILLED})
+    other = _shard("cuda", ["c0"], {"c0": MutantStatus.SURVIVED})
+    paths = []
+    for i, report in enumerate((first, again, other)):
+        paths.append(tmp_path / f"r{i}.json")
+        paths[-1].write_text(json.dumps(report), encoding="utf-8")
+    out = tmp_path / "all.json"
+    assert main(["report", "merge", *map(str, paths), "-o", str(out)]) == 0
+    mutants = json.loads(out.read_text(encoding="utf-8"))["mutants"]
+    assert [(r["environment"], r["status"]) for r in mutants["results"]] == [("cpu", "killed"), ("cuda", "survived")]
+
+
+def test_reports_without_mutants_merge_without_a_block(tmp_path):
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(make_report({"name": "cpu"}, [_result("c0", "passed")])), encoding="utf-8")
+    out = tmp_path / "all.json"
+    assert main(["report", "merge", str(path), "-o", str(out)]) == 0
+    assert "mutants" not in json.loads(out.read_text(encoding="utf-8"))
