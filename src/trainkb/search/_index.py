@@ -486,6 +486,11 @@ def load_index(roots: str | os.PathLike[str] | Sequence[Path], use_cache: bool =
     digest = layers_digest(roots)
     path = _cache_path(digest)
     data = _read_cache(path, digest) if use_cache else None
+    if data is not None:
+        try:
+            return Index(data)
+        except Exception:  # a file of the right name and hash but not of this shape: only a miss
+            data = None
     if data is None:
         from .._status import status
         from ..catalogue import load_layers  # pydantic and YAML only on a cache miss
