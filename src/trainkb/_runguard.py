@@ -113,8 +113,9 @@ def _wait_for(pid: int, life: int) -> int | None:
 def _guard(cmd: Sequence[str], out: int, err: int, env: Mapping[str, str], life: int, report: int) -> None:
     os.setsid()
     _prctl(_PR_SET_CHILD_SUBREAPER, 1)
-    for signum in _PASSED_ON:  # a handler, not SIG_IGN: the command gets the default back at exec
-        signal.signal(signum, lambda *_: None)
+    for signum in _PASSED_ON:  # a handler, not SIG_IGN: the command gets the default back at exec,
+        if signal.getsignal(signum) != signal.SIG_IGN:  # and what kb was started ignoring (nohup, `&`) stays ignored
+            signal.signal(signum, lambda *_: None)
     try:
         command = subprocess.Popen(list(cmd), stdout=out, stderr=err, env=env, preexec_fn=_die_with(os.getpid()))
     except OSError as exc:
