@@ -28,13 +28,16 @@ __all__ = ["GuardedJob", "Job", "start"]
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
 _RELEASE = b"done"  # kb's word that the command ended and was reported: leave what it left alone
-_PASSED_ON = (  # signals kb sends the group: for the command, not the guard
+_PASSED_ON = (  # signals kb, or the command (`kill -s ALRM 0`), sends the group: for the command, not the guard
     signal.SIGINT,
     signal.SIGTERM,
     signal.SIGHUP,
     signal.SIGQUIT,
     signal.SIGUSR1,
     signal.SIGUSR2,
+    signal.SIGALRM,
+    signal.SIGVTALRM,
+    signal.SIGPROF,
 )
 
 
