@@ -116,6 +116,7 @@ def _wait_for(pid: int, life: int) -> int | None:
 def _guard(cmd: Sequence[str], out: int, err: int, env: Mapping[str, str], life: int, report: int) -> None:
     os.setsid()
     _prctl(_PR_SET_CHILD_SUBREAPER, 1)
+    _prctl(_PR_SET_PDEATHSIG, signal.SIGCONT)  # kb killed while the job is stopped (Ctrl-Z): wake to clean up
     for signum in _PASSED_ON:  # a handler, not SIG_IGN: the command gets the default back at exec,
         if signal.getsignal(signum) != signal.SIG_IGN:  # and what kb was started ignoring (nohup, `&`) stays ignored
             signal.signal(signum, lambda *_: None)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -140,3 +141,30 @@ def test_a_background_job_outlives_kb_run_when_the_command_ends(tmp_path):
         os.kill(pid, 9)
     assert proc.returncode == 0 and proc.stdout == "started\n"
     assert len(left) == 1
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="subreaper and parent-death signal are Linux-only")
+def test_sigkill_of_a_suspended_kb_run_takes_the_stopped_job_along():
+    """Ctrl-Z stops the job with kb; killing kb then must not leave it stopped forever."""
+    seconds = str(34000 + os.getpid() % 1000)
+    kb = subprocess.Popen(
+        [*KB_RUN, "--", "sh", "-c", f"sleep {seconds}; true"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    deadline = time.monotonic() + 60
+    while not _pids_running(seconds) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    [sleeper] = _pids_running(seconds)
+    kb.send_signal(signal.SIGTSTP)
+    deadline = time.monotonic() + 30
+    while Path(f"/proc/{sleeper}/stat").read_text().rsplit(")", 1)[1].split()[0] != "T":
+        assert time.monotonic() < deadline, "the job was never stopped"
+        time.sleep(0.05)
+    kb.kill()
+    kb.wait(timeout=30)
+    deadline = time.monotonic() + 10
+    while _pids_running(seconds) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = _pids_running(seconds)
+    for pid in left:
+        os.kill(pid, 9)
+    assert left == []
