@@ -144,3 +144,20 @@ def _strings(data: object) -> list[str]:
         return [data]
     values = data.values() if isinstance(data, dict) else data if isinstance(data, list) else []
     return [text for value in values for text in _strings(value)]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["show", "D1\x1b]0;pwned\x07"],
+        ["triage", "/nonexistent\x1b[2J"],
+        ["search", "--catalogue", "/nonexistent\x1b]0;pwned\x07", "x"],
+        ["run", "--", "no-such-command\x1b]0;pwned\x07"],
+    ],
+)
+def test_a_usage_error_spells_out_what_it_quotes(cat, argv):
+    done = _kb(cat, *argv)
+    assert done.returncode == 2
+    err = done.stderr.decode()
+    assert err.startswith("kb") and "Traceback" not in err
+    assert not CONTROL.search(err.replace("\n", "")), err

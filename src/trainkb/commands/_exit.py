@@ -5,6 +5,8 @@ from __future__ import annotations
 import enum
 import sys
 
+from .._terminal import printable
+
 __all__ = ["Exit", "UsageError", "report_usage_error"]
 
 
@@ -21,6 +23,7 @@ class UsageError(Exception):
 
 
 def report_usage_error(error: UsageError) -> Exit:
-    """Print ``kb: error: <message>`` on stderr (never a traceback) and give the usage status."""
-    print(f"kb: error: {error}", file=sys.stderr)
+    """Print ``kb: error: <message>`` on stderr (never a traceback) and give the usage status; a name
+    in the message (an argument, a file in a log folder) has its control characters spelled out."""
+    print(printable(f"kb: error: {error}", newlines=False), file=sys.stderr)
     return Exit.USAGE
