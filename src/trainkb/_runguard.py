@@ -98,17 +98,22 @@ def _read_line(fd: int) -> bytes:
 
 
 def _wait_for(pid: int, life: int) -> int | None:
-    """The command's wait status, or None when kb's end of the lifeline closed first."""
+    """The command's wait status, or None when kb's end of the lifeline closed first. Processes
+    re-parented to the guard are reaped on the way, so a long job's leftovers do not pile up."""
     try:
         pidfd: int | None = os.pidfd_open(pid)
     except (AttributeError, OSError):  # before Linux 5.3: look every tenth of a second
         pidfd = None
     watched = [life] if pidfd is None else [life, pidfd]
     while True:
-        ready, _, _ = select.select(watched, [], [], 0.1 if pidfd is None else None)
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            return status
+        ready, _, _ = select.select(watched, [], [], 0.1 if pidfd is None else 1.0)
+        with contextlib.suppress(ChildProcessError):
+            while True:
+                done, status = os.waitpid(-1, os.WNOHANG)
+                if done == pid:
+                    return status
+                if not done:
+                    break
         if life in ready:
             return None
 
