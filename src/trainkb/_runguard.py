@@ -7,7 +7,8 @@ own (the command runs in its process group, where kb sends the signals it passes
 child subreaper: a process the command leaves behind, even one in a new session (torchrun's
 workers), is re-parented to the guard when its parent dies. The guard tells kb how the command
 ended, then waits until kb lets it go. If kb dies first (even by SIGKILL), or gives up on the
-command, kb's end of the lifeline pipe closes and the guard kills every descendant it has.
+command, kb's end of the lifeline pipe closes and the guard kills every descendant it has; its
+parent-death signal is SIGCONT, so a job stopped by Ctrl-Z is woken to be cleaned up too.
 """
 
 from __future__ import annotations
