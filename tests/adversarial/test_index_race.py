@@ -128,3 +128,10 @@ def test_a_cache_file_of_the_right_key_but_the_wrong_shape_is_a_miss(cat, shape)
     cached.write_bytes(marshal.dumps(bad))
     index = load_index(cat)  # rebuilt, not a traceback
     assert [e["id"] for e in index.entries] == [e["id"] for e in first.entries]
+
+
+@pytest.mark.parametrize("value", ["relative/cache", ""])
+def test_a_relative_or_empty_cache_home_is_ignored(monkeypatch, tmp_path, value):
+    monkeypatch.setenv("XDG_CACHE_HOME", value)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert cache_dir() == tmp_path / ".cache" / "trainkb"

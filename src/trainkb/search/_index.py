@@ -400,7 +400,9 @@ def build_data(entries: list[Any], digest: str, layers: dict[str, str] | None = 
 
 
 def cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):  # unset, empty or relative: the XDG spec says ignore it (no cache in the cwd)
+        base = os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "trainkb"
 
 
