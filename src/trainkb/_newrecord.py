@@ -14,6 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ._terminal import printable
 from .catalogue import MODELINE, TODO
 from .search import FAILURE_WEIGHT, MASKS, normalize, parse
 
@@ -265,11 +266,17 @@ def _family(cat: Catalogue, signatures: list[ProposedSignature]) -> list[str]:
     return found
 
 
+# what YAML refuses in a stream (C1 controls, surrogates, non-characters), what a terminal obeys (DEL,
+# C1) and the bidirectional overrides: escaped in a double-quoted scalar, which reads back the same
+_UNSAFE_IN_YAML = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]")
+
+
 def _q(text: str) -> str:
-    """A YAML scalar that reads back as ``text`` exactly."""
+    """A YAML scalar that reads back as ``text`` exactly, with no control character in the file."""
     if text.isprintable():
         return "'" + text.replace("'", "''") + "'"
-    return json.dumps(text, ensure_ascii=False)
+    quoted = json.dumps(text, ensure_ascii=False)  # escapes C0 controls, quotes and backslashes
+    return _UNSAFE_IN_YAML.sub(lambda m: f"\\u{ord(m.group()):04x}", quoted)
 
 
 def _block(name: str, text: str, indent: str = "") -> list[str]:
@@ -320,7 +327,9 @@ def render_record(draft: Draft) -> str:
         ]
     if draft.candidates:
         lines.append("# search ranks these for the paste now; link the ones a reader should also see:")
-        lines += [f"#   {i} ({confidence}): {title}" for i, confidence, title in draft.candidates]
+        lines += [  # a title of another layer may hold anything: a comment shows it spelled out
+            f"#   {i} ({confidence}): {printable(title, newlines=False)}" for i, confidence, title in draft.candidates
+        ]
     lines.append("links: []")
     lines.append("references: []  # the public thread or docs page the wording comes from")
     kind, type_name, match = draft.expect or ("raises", TODO, TODO)

@@ -20,20 +20,18 @@ the other stream back; a progress bar redrawn with `\\r` never does.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import fcntl
 import os
 import pty
 import selectors
 import signal
-import subprocess
-import sys
 import termios
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
+from ._runguard import start
 from ._tail import RUN_TAIL_BYTES
 
 __all__ = ["RunOutcome", "Tail", "watch"]
@@ -198,22 +196,6 @@ def _forwarding(pgid: int, terminals: list[tuple[int, int]]) -> Iterator[None]:
             signal.signal(signum, handler)
 
 
-_PR_SET_PDEATHSIG = 1
-
-
-def _die_with_us(parent: int) -> Callable[[], None] | None:
-    """In the child before exec (Linux): SIGKILL when `kb run` dies, even by SIGKILL."""
-    if sys.platform != "linux":
-        return None
-
-    def arm() -> None:
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        if os.getppid() != parent:  # `kb run` died before the line above
-            os._exit(137)
-
-    return arm
-
-
 def _open_standard_streams() -> None:
     """Give a closed stdout or stderr (`>&-`) /dev/null, so our pipes never take its number."""
     for fd in (1, 2):
@@ -243,13 +225,12 @@ def watch(
     env.setdefault("PYTHONUNBUFFERED", "1")  # a piped Python child would otherwise block-buffer
     channels = {target: _channel(target) for target in (stdout_fd, stderr_fd)}
     try:
-        child = subprocess.Popen(
-            list(cmd),
-            stdout=channels[stdout_fd][1],
-            stderr=channels[stderr_fd][1],
-            env=env,
-            start_new_session=True,
-            preexec_fn=_die_with_us(os.getpid()),  # kb run forks from its only thread
+        child = start(
+            cmd,
+            channels[stdout_fd][1],
+            channels[stderr_fd][1],
+            env,
+            close=[ours for ours, _ in channels.values()],
         )
     except BaseException:
         for fd in {fd for pair in channels.values() for fd in pair}:
@@ -307,10 +288,8 @@ def watch(
                         alone[key.data].close()
                         os.close(key.fd)
             returncode = child.wait()
-    except BaseException:  # whatever stops us must not leave the command running unwatched
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(child.pid, signal.SIGKILL)
-        child.wait()
+    except BaseException:  # whatever stops us must not leave the command, or what it started, running unwatched
+        child.abort()
         raise
     finally:
         for key in list(selector.get_map().values()):

@@ -111,3 +111,27 @@ def test_cold_searches_racing_an_editor_never_keep_a_wrong_index(cat):
         thread.join()
     print(f"{stored} indexes stored, {wrong} under another version's key")
     assert wrong == 0
+
+
+@pytest.mark.parametrize("shape", ["keys missing", "wrong types"])
+def test_a_cache_file_of_the_right_key_but_the_wrong_shape_is_a_miss(cat, shape):
+    import marshal
+
+    first = load_index(cat)
+    [cached] = cache_dir().glob("index-*.marshal")
+    data = marshal.loads(cached.read_bytes())
+    bad = (
+        {"format": data["format"], "hash": data["hash"]}
+        if shape == "keys missing"
+        else {key: (value if key in ("format", "hash") else 7) for key, value in data.items()}
+    )
+    cached.write_bytes(marshal.dumps(bad))
+    index = load_index(cat)  # rebuilt, not a traceback
+    assert [e["id"] for e in index.entries] == [e["id"] for e in first.entries]
+
+
+@pytest.mark.parametrize("value", ["relative/cache", ""])
+def test_a_relative_or_empty_cache_home_is_ignored(monkeypatch, tmp_path, value):
+    monkeypatch.setenv("XDG_CACHE_HOME", value)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert cache_dir() == tmp_path / ".cache" / "trainkb"

@@ -208,3 +208,39 @@ def test_a_usage_error_quoting_what_was_typed_sends_no_escape_to_the_terminal(ma
     err = capsys.readouterr().err
     assert "\x1b" not in err and "\x07" not in err
     assert "D1\\x1b]0;owned\\x07\\x1b[2J" in err
+
+
+def test_a_merge_that_cannot_be_written_keeps_the_old_file(tmp_path):
+    """`kb report merge A B -o A` under a file-size limit (or a full disk): A is kept whole, no temp is left."""
+    import resource
+    import subprocess
+    import sys
+
+    reports = Path(__file__).parents[2] / "reports"
+    first, second = sorted(reports.glob("*.json"))[:2]
+    target = tmp_path / first.name
+    target.write_bytes(first.read_bytes())
+    before = target.read_bytes()
+    assert len(before) > 64 * 1024
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024, 64 * 1024))
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "trainkb", "report", "merge", str(target), str(second), "-o", str(target)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=limit,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("kb: error:") and len(proc.stderr.strip().splitlines()) == 1
+    assert target.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == [first.name]
+
+
+def test_a_merge_to_a_missing_folder_is_refused_before_reading(tmp_path, capsys):
+    reports = sorted((Path(__file__).parents[2] / "reports").glob("*.json"))[:1]
+    assert main(["report", "merge", str(reports[0]), "-o", str(tmp_path / "no" / "all.json")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("kb: error: -o") and len(err.strip().splitlines()) == 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -91,3 +92,79 @@ def test_a_path_that_cannot_be_executed_gives_126_as_a_shell_does(tmp_path, kind
     proc = subprocess.run([*KB_RUN, "--", str(target)], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 126, proc.stderr
     assert proc.stderr.strip() == f"kb run: {target}: Permission denied"
+
+
+LEFT_BEHIND = {
+    "a shell's child": "sleep {s}; true",
+    "a child in a session of its own (torchrun's workers)": (
+        'python3 -c \'import subprocess, time; subprocess.Popen(["sleep", "{s}"], start_new_session=True); '
+        "time.sleep(600)'"
+    ),
+    "a background job still holding the output": "sleep {s} & exit 3",
+}
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="subreaper and parent-death signal are Linux-only")
+@pytest.mark.parametrize("shape", LEFT_BEHIND.values(), ids=list(LEFT_BEHIND))
+def test_sigkill_of_kb_run_takes_what_its_command_started_along(shape):
+    seconds = str(32000 + os.getpid() % 1000)
+    script = shape.format(s=seconds)
+    kb = subprocess.Popen([*KB_RUN, "--", "sh", "-c", script], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while not _pids_running(seconds) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _pids_running(seconds)
+    kb.kill()  # kb itself, not the guard it forked
+    kb.wait(timeout=30)
+    deadline = time.monotonic() + 10
+    while _pids_running(seconds) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = _pids_running(seconds)
+    for pid in left:
+        os.kill(pid, 9)
+    assert left == []
+    assert kb.stdout is not None
+    kb.stdout.close()
+
+
+def test_a_background_job_outlives_kb_run_when_the_command_ends(tmp_path):
+    """What the command leaves running on purpose (`nohup … &`) stays, as it does without kb."""
+    seconds = str(33000 + os.getpid() % 1000)
+    script = f"nohup sleep {seconds} >/dev/null 2>&1 & echo started"
+    proc = subprocess.run([*KB_RUN, "--", "sh", "-c", script], capture_output=True, text=True, timeout=120)
+    deadline = time.monotonic() + 10
+    while not _pids_running(seconds) and time.monotonic() < deadline:  # nohup may not have exec'd sleep yet
+        time.sleep(0.05)
+    time.sleep(0.5)  # had kb killed it, it would be gone by now
+    left = _pids_running(seconds)
+    for pid in left:
+        os.kill(pid, 9)
+    assert proc.returncode == 0 and proc.stdout == "started\n"
+    assert len(left) == 1
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="subreaper and parent-death signal are Linux-only")
+def test_sigkill_of_a_suspended_kb_run_takes_the_stopped_job_along():
+    """Ctrl-Z stops the job with kb; killing kb then must not leave it stopped forever."""
+    seconds = str(34000 + os.getpid() % 1000)
+    kb = subprocess.Popen(
+        [*KB_RUN, "--", "sh", "-c", f"sleep {seconds}; true"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    deadline = time.monotonic() + 60
+    while not _pids_running(seconds) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    [sleeper] = _pids_running(seconds)
+    kb.send_signal(signal.SIGTSTP)
+    deadline = time.monotonic() + 30
+    while Path(f"/proc/{sleeper}/stat").read_text().rsplit(")", 1)[1].split()[0] != "T":
+        assert time.monotonic() < deadline, "the job was never stopped"
+        time.sleep(0.05)
+    kb.kill()
+    kb.wait(timeout=30)
+    deadline = time.monotonic() + 10
+    while _pids_running(seconds) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = _pids_running(seconds)
+    for pid in left:
+        os.kill(pid, 9)
+    assert left == []

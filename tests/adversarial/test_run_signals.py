@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import pty
 import select
+import shlex
 import signal
 import subprocess
 import sys
@@ -189,3 +190,16 @@ def test_into_one_pipe_a_line_of_one_stream_is_never_split_by_the_other():
     )
     assert proc.returncode == 0
     _lines_whole(proc.stdout)
+
+
+@pytest.mark.parametrize("signame", ["SIGHUP", "SIGINT"])
+def test_a_signal_kb_was_started_ignoring_stays_ignored_in_the_job(signame):
+    """`nohup kb run …` and `kb run … &` in a script: the job ignores what it would ignore without kb."""
+    probe = f"import signal; print(signal.getsignal(signal.{signame}) == signal.SIG_IGN)"
+    kb = " ".join(
+        shlex.quote(part) for part in [sys.executable, "-m", "trainkb", "run", "--", sys.executable, "-c", probe]
+    )
+    script = f"trap '' {signame.removeprefix('SIG')}; exec {kb}"
+    proc = subprocess.run(["sh", "-c", script], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "True\n"

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from helpers import checks_yaml, record
 
+from trainkb._terminal import CONTROL
 from trainkb.cli import main
 from trainkb.lint import LintFinding
 
@@ -127,3 +128,36 @@ def test_kb_check_spells_out_escapes_a_snippet_prints_or_raises(make_catalogue, 
         out, err = capsys.readouterr()
         assert "cleared" in err and "cleared" in out
         assert "\x1b" not in out + err and "\x07" not in out + err
+
+
+@pytest.mark.parametrize("argv", [["show", "D1", "--json"], ["list", "--json"], ["search", "Sample failure", "--json"]])
+def test_json_escapes_every_control_character_and_stays_faithful(cat, argv):
+    done = _kb(cat, *argv)
+    assert b"Traceback" not in done.stderr
+    out = done.stdout.decode()
+    assert not CONTROL.search(out.replace("\n", "")), out
+    assert HOSTILE_TITLE in _strings(json.loads(out))  # the same text, read back
+
+
+def _strings(data: object) -> list[str]:
+    if isinstance(data, str):
+        return [data]
+    values = data.values() if isinstance(data, dict) else data if isinstance(data, list) else []
+    return [text for value in values for text in _strings(value)]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["show", "D1\x1b]0;pwned\x07"],
+        ["triage", "/nonexistent\x1b[2J"],
+        ["search", "--catalogue", "/nonexistent\x1b]0;pwned\x07", "x"],
+        ["run", "--", "no-such-command\x1b]0;pwned\x07"],
+    ],
+)
+def test_a_usage_error_spells_out_what_it_quotes(cat, argv):
+    done = _kb(cat, *argv)
+    assert done.returncode == 2
+    err = done.stderr.decode()
+    assert err.startswith("kb") and "Traceback" not in err
+    assert not CONTROL.search(err.replace("\n", "")), err

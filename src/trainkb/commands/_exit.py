@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 
-from .._terminal import say
+from .._terminal import printable, say
 
 __all__ = ["Exit", "UsageError", "report_usage_error"]
 
@@ -22,6 +22,8 @@ class UsageError(Exception):
 
 
 def report_usage_error(error: UsageError) -> Exit:
-    """Print ``kb: error: <message>`` on stderr (never a traceback) and give the usage status."""
-    say(f"kb: error: {error}\n")  # it may quote an id, a path or a ref as typed: no escape reaches the terminal
+    """Print ``kb: error: <message>`` on stderr (never a traceback) and give the usage status; what the
+    message quotes as typed (an id, a path, a ref, a file in a log folder) has its control characters,
+    line breaks included, spelled out."""
+    say(printable(f"kb: error: {error}", newlines=False) + "\n")
     return Exit.USAGE

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from ._exit import Exit, UsageError
+from ._output import checked_output, write_atomic
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
@@ -22,6 +23,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..check import load_report, merge_reports
 
+    target = checked_output(args.output, "-o") if args.output else None
     try:
         reports = [load_report(path) for path in args.reports]
     except ValueError as exc:
@@ -29,11 +31,8 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise UsageError(f"cannot read {exc.filename}: {exc.strerror or exc}") from None
     text = json.dumps(merge_reports(reports), indent=2) + "\n"
-    if args.output:
-        try:
-            Path(args.output).write_text(text, encoding="utf-8")
-        except OSError as exc:
-            raise UsageError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+    if target is not None:
+        write_atomic(target, text)  # the old file stays whole if this fails: it may be one of the inputs
     else:
         sys.stdout.write(text)
     return Exit.SUCCESS

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import json
 
+from .._terminal import emit, json_text
 from ._common import closest_ids, open_catalogue
 from ._exit import Exit, UsageError
 
@@ -27,8 +27,8 @@ def run(args: argparse.Namespace) -> int:
         data["path"] = cat.display_path(entry.id)
         data["layer"] = cat.origin.get(entry.id)  # null for an entry of the base catalogue
         data["backlinks"] = [vars(b) for b in cat.backlinks.get(entry.id, [])]
-        print(json.dumps(data, indent=2, ensure_ascii=False))
-        return Exit.SUCCESS
+        # json_text: C1 controls and bidirectional overrides escaped too, as kb search --json does
+        return Exit.SUCCESS if emit(json_text(data) + "\n") else Exit.USAGE
     from rich.console import Console
     from rich.markdown import Markdown
 

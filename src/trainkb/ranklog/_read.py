@@ -25,6 +25,7 @@ __all__ = ["Event", "EventKind", "EventSource", "RankState", "Reader"]
 
 CHUNK = 4 * 1024 * 1024
 MAX_LINE = 1024 * 1024  # characters kept of one line; the rest of a longer one is dropped
+LOOKAHEAD_RANKS = 64  # up to this many known ranks, the rank scan skips their lines inside the regex
 RANK_SCAN = 256 * 1024  # after the first chunk, new ranks are looked for at each chunk's two ends only
 
 
@@ -240,14 +241,18 @@ class Reader:
         """Register every rank whose prefix starts a line in text[pos:end], skipping known ones in C."""
         while True:
             if self._seen_pattern is None:
-                known = "|".join(str(r) for r in sorted(self.ranks))
+                # the ranks already known are skipped in C while they are few; past that, rebuilding the
+                # alternation at each new rank is quadratic (a 4096-rank log), so Python skips them
+                few = len(self.ranks) <= LOOKAHEAD_RANKS
+                known = "|".join(str(r) for r in sorted(self.ranks)) if few else ""
                 self._seen_pattern = re.compile(
                     r"^\[(?:default|rank)" + (rf"(?!(?:{known})\])" if known else "") + r"(\d+)\]:", re.M
                 )
             m = self._seen_pattern.search(text, pos, end)
             if m is None:
                 return
-            self._rank(int(m[1]))
+            if int(m[1]) not in self.ranks:
+                self._rank(int(m[1]))
             pos = m.end()
 
     def _strip(self, raw: str, default_rank: int | None) -> tuple[str, int | None, bool]:

@@ -400,7 +400,9 @@ def build_data(entries: list[Any], digest: str, layers: dict[str, str] | None = 
 
 
 def cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):  # unset, empty or relative: the XDG spec says ignore it (no cache in the cwd)
+        base = os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "trainkb"
 
 
@@ -486,6 +488,11 @@ def load_index(roots: str | os.PathLike[str] | Sequence[Path], use_cache: bool =
     digest = layers_digest(roots)
     path = _cache_path(digest)
     data = _read_cache(path, digest) if use_cache else None
+    if data is not None:
+        try:
+            return Index(data)
+        except Exception:  # a file of the right name and hash but not of this shape: only a miss
+            data = None
     if data is None:
         from .._status import status
         from ..catalogue import load_layers  # pydantic and YAML only on a cache miss

@@ -1,0 +1,245 @@
+"""The guard between `kb run` and its command, so that nothing the command starts outlives kb.
+
+A parent-death signal reaches only the process it is set on: `kb run -- bash train.sh` or
+`kb run -- torchrun …` killed by SIGKILL would take the shell or torchrun along and leave their
+children running. So on Linux `kb run` forks a guard first. The guard leads a session of its
+own (the command runs in its process group, where kb sends the signals it passes on) and is a
+child subreaper: a process the command leaves behind, even one in a new session (torchrun's
+workers), is re-parented to the guard when its parent dies. The guard tells kb how the command
+ended, then waits until kb lets it go. If kb dies first (even by SIGKILL), or gives up on the
+command, kb's end of the lifeline pipe closes and the guard kills every descendant it has; its
+parent-death signal is SIGCONT, so a job stopped by Ctrl-Z is woken to be cleaned up too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Protocol
+
+__all__ = ["GuardedJob", "Job", "start"]
+
+_PR_SET_PDEATHSIG = 1
+_PR_SET_CHILD_SUBREAPER = 36
+_RELEASE = b"done"  # kb's word that the command ended and was reported: leave what it left alone
+_PASSED_ON = (  # signals kb, or the command (`kill -s ALRM 0`), sends the group: for the command, not the guard
+    signal.SIGINT,
+    signal.SIGTERM,
+    signal.SIGHUP,
+    signal.SIGQUIT,
+    signal.SIGUSR1,
+    signal.SIGUSR2,
+    signal.SIGALRM,
+    signal.SIGVTALRM,
+    signal.SIGPROF,
+)
+
+
+def _prctl(option: int, value: int) -> None:
+    ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)
+
+
+def _die_with(parent: int) -> Callable[[], None]:
+    """In the command before exec: SIGKILL when the guard dies."""
+
+    def arm() -> None:
+        _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != parent:  # the guard died before the line above
+            os._exit(137)
+
+    return arm
+
+
+def _children(pid: int) -> list[int]:
+    found: list[int] = []
+    with contextlib.suppress(OSError):
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with contextlib.suppress(OSError), open(f"/proc/{pid}/task/{task}/children") as handle:
+                found.extend(int(p) for p in handle.read().split())
+    return found
+
+
+def _kill_descendants() -> None:
+    """SIGKILL every process below the guard until none is left (those whose parents die come to us)."""
+    me = os.getpid()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        stack, seen = _children(me), set()
+        while stack:
+            pid = stack.pop()
+            if pid not in seen:
+                seen.add(pid)
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+                stack.extend(_children(pid))
+        try:
+            while os.waitpid(-1, os.WNOHANG)[0]:
+                pass
+        except ChildProcessError:
+            return
+        time.sleep(0.01)
+
+
+def _read_line(fd: int) -> bytes:
+    """One line from the guard's report pipe (b"" if the guard is gone)."""
+    data = b""
+    while not data.endswith(b"\n"):
+        piece = os.read(fd, 1)
+        if not piece:
+            break
+        data += piece
+    return data
+
+
+def _wait_for(pid: int, life: int) -> int | None:
+    """The command's wait status, or None when kb's end of the lifeline closed first. Processes
+    re-parented to the guard are reaped on the way, so a long job's leftovers do not pile up."""
+    try:
+        pidfd: int | None = os.pidfd_open(pid)
+    except (AttributeError, OSError):  # before Linux 5.3: look every tenth of a second
+        pidfd = None
+    watched = [life] if pidfd is None else [life, pidfd]
+    while True:
+        ready, _, _ = select.select(watched, [], [], 0.1 if pidfd is None else 1.0)
+        with contextlib.suppress(ChildProcessError):
+            while True:
+                done, status = os.waitpid(-1, os.WNOHANG)
+                if done == pid:
+                    return status
+                if not done:
+                    break
+        if life in ready:
+            return None
+
+
+def _guard(cmd: Sequence[str], out: int, err: int, env: Mapping[str, str], life: int, report: int) -> None:
+    os.setsid()
+    _prctl(_PR_SET_CHILD_SUBREAPER, 1)
+    _prctl(_PR_SET_PDEATHSIG, signal.SIGCONT)  # kb killed while the job is stopped (Ctrl-Z): wake to clean up
+    for signum in _PASSED_ON:  # a handler, not SIG_IGN: the command gets the default back at exec,
+        if signal.getsignal(signum) != signal.SIG_IGN:  # and what kb was started ignoring (nohup, `&`) stays ignored
+            signal.signal(signum, lambda *_: None)
+    try:
+        command = subprocess.Popen(list(cmd), stdout=out, stderr=err, env=env, preexec_fn=_die_with(os.getpid()))
+    except OSError as exc:
+        os.write(report, f"E {exc.errno or 0}\n".encode())
+        return
+    os.write(report, b"S\n")
+    os.close(out)
+    os.close(err)
+    status = _wait_for(command.pid, life)
+    if status is None:
+        _kill_descendants()
+        return
+    os.write(report, f"X {status}\n".encode())
+    word = b""
+    while piece := os.read(life, 64):
+        word += piece
+    if word != _RELEASE:  # kb died or gave up before the command's leftovers let go of its output
+        _kill_descendants()
+
+
+class GuardedJob:
+    """The command of `kb run`, started behind a guard; ``pid`` is the process group to signal."""
+
+    def __init__(self, cmd: Sequence[str], out: int, err: int, env: Mapping[str, str], close: Sequence[int]) -> None:
+        """Start ``cmd`` with ``out``/``err`` as its stdout/stderr; ``close`` are kb's own ends, which
+        the guard must not hold (a reader that goes away must reach the command as EPIPE).
+        OSError when the command cannot be started, as from subprocess."""
+        life_r, self._life = os.pipe()
+        self._report, report_w = os.pipe()
+        self.pid = os.fork()
+        if self.pid == 0:  # the guard: never returns
+            code = 0
+            try:
+                for fd in (*close, self._life, self._report):
+                    os.close(fd)
+                _guard(cmd, out, err, env, life_r, report_w)
+            except BaseException:
+                code = 70
+                with contextlib.suppress(BaseException):
+                    _kill_descendants()
+            finally:
+                os._exit(code)
+        os.close(life_r)
+        os.close(report_w)
+        self._status: int | None = None
+        started = _read_line(self._report)
+        if not started.startswith(b"S"):
+            self._close()
+            os.waitpid(self.pid, 0)
+            number = int(started.split()[1]) if started.startswith(b"E ") else 0
+            raise OSError(number, os.strerror(number) if number else "the command could not be started", cmd[0])
+
+    def _close(self) -> None:
+        for fd in (self._life, self._report):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self._life = self._report = -1
+
+    def wait(self) -> int:
+        """The command's return code as subprocess gives it (-N for signal N); lets the guard go."""
+        if self._status is None:
+            line = _read_line(self._report)
+            with contextlib.suppress(OSError):
+                os.write(self._life, _RELEASE)
+            self._close()
+            _, guard_status = os.waitpid(self.pid, 0)
+            self._status = int(line.split()[1]) if line.startswith(b"X ") else guard_status
+        return os.waitstatus_to_exitcode(self._status)
+
+    def abort(self) -> None:
+        """Kill the command and everything it started, now."""
+        if self._status is not None:
+            return
+        self._close()  # the guard sees the lifeline close and kills every descendant
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            done, status = os.waitpid(self.pid, os.WNOHANG)
+            if done:
+                self._status = status
+                return
+            with contextlib.suppress(OSError):
+                os.killpg(self.pid, signal.SIGCONT)  # a stopped guard cannot clean up
+            time.sleep(0.01)
+        with contextlib.suppress(OSError):
+            os.killpg(self.pid, signal.SIGKILL)
+        self._status = os.waitpid(self.pid, 0)[1]
+
+
+class Job(Protocol):
+    pid: int
+
+    def wait(self) -> int: ...
+
+    def abort(self) -> None: ...
+
+
+class _PlainJob:
+    """Elsewhere than Linux (no subreaper, no parent-death signal): the command in a session of its own."""
+
+    def __init__(self, cmd: Sequence[str], out: int, err: int, env: Mapping[str, str]) -> None:
+        self._process = subprocess.Popen(list(cmd), stdout=out, stderr=err, env=env, start_new_session=True)
+        self.pid = self._process.pid
+
+    def wait(self) -> int:
+        return self._process.wait()
+
+    def abort(self) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pid, signal.SIGKILL)
+        self._process.wait()
+
+
+def start(cmd: Sequence[str], out: int, err: int, env: Mapping[str, str], close: Sequence[int]) -> Job:
+    """The command started with ``out``/``err`` as its stdout/stderr (see GuardedJob for ``close``)."""
+    if sys.platform == "linux":
+        return GuardedJob(cmd, out, err, env, close)
+    return _PlainJob(cmd, out, err, env)

@@ -1,0 +1,65 @@
+"""`kb new --from`: a paste holding control characters gives a record its own loader reads back, and
+nothing of a paste or another layer's title reaches the terminal as a control character."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from trainkb._newrecord import Draft, render_record
+from trainkb._terminal import CONTROL
+from trainkb.catalogue import find_catalogue, load_layers
+from trainkb.cli import main
+
+# a C1 CSI (clears the screen where C1 is obeyed), a right-to-left override, NEL, a non-character
+HOSTILE = "\u009b2J\u202egnp.exe\u0085\ufffe"
+PASTE = (
+    "Traceback (most recent call last):\n"
+    '  File "train.py", line 3, in <module>\n'
+    f"ValueError: manifest shard 17 has negative length {HOSTILE} end\n"
+)
+
+
+def _layer(tmp_path: Path) -> Path:
+    layer = tmp_path / "team"
+    layer.mkdir()
+    (layer / "catalogue.yaml").write_text("name: team\n", encoding="utf-8")
+    return layer
+
+
+def test_a_record_from_a_paste_with_control_characters_loads_and_keeps_them(tmp_path, capsys):
+    crash = tmp_path / "crash.log"
+    crash.write_text(PASTE, encoding="utf-8")
+    layer = _layer(tmp_path)
+    assert main(["new", "--catalogue", str(layer), "--from", str(crash), "--area", "runtime-errors"]) == 0
+    out = capsys.readouterr().out
+    written = Path(re.search(r"^wrote (.+)$", out, re.M)[1])
+    text = written.read_text(encoding="utf-8")
+    assert not CONTROL.search(text.replace("\n", ""))  # the file holds escapes, not the characters
+    data = yaml.safe_load(text)
+    assert HOSTILE in data["signatures"][0]["example"]  # read back exactly as pasted
+    cat = load_layers([find_catalogue(), layer])
+    assert not cat.problems
+    assert any(entry.id == data["id"] for entry in cat.ordered())
+
+
+def test_dry_run_prints_no_control_character(tmp_path, capsys):
+    crash = tmp_path / "crash.log"
+    crash.write_text(PASTE, encoding="utf-8")
+    layer = _layer(tmp_path)
+    args = ["new", "--catalogue", str(layer), "--from", str(crash), "--area", "runtime-errors", "--dry-run"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert not CONTROL.search(out.replace("\n", ""))
+
+
+@pytest.mark.parametrize("title", ["\x1b]0;retitled\x07 shard", "\u009b2J shard", "line\nbreak"])
+def test_another_layers_title_in_a_comment_is_spelled_out(title):
+    draft = Draft(id="Q1", area="runtime-errors", section="s", title="t", slug="t", candidates=[("Q0", "low", title)])
+    text = render_record(draft)
+    comment = next(line for line in text.splitlines() if line.startswith("#   Q0"))
+    assert not CONTROL.search(comment)
+    assert yaml.safe_load(text)["id"] == "Q1"  # and the record still parses
