@@ -80,6 +80,26 @@
     parts.forEach(function (part, i) { node.appendChild(i % 2 ? el("code", null, part) : document.createTextNode(part)); });
     return node;
   }
+  /* the catalogue ids named in a node's text, as links to their entries (the advice's "Check D19 ...") */
+  function linkIds(node, pages) {
+    var known = new Set(pages.map(function (p) { return p.id; }));
+    var texts = [], walker = document.createTreeWalker(node, NodeFilter.SHOW_TEXT);
+    while (walker.nextNode()) texts.push(walker.currentNode);
+    texts.forEach(function (text) {
+      var parts = text.nodeValue.split(/\b([A-Z]{1,2}[0-9]{1,3})\b/);
+      if (!parts.some(function (part, i) { return i % 2 && known.has(part); })) return;
+      var frag = document.createDocumentFragment();
+      parts.forEach(function (part, i) {
+        if (i % 2 && known.has(part)) {
+          var a = el("a", "entry-ref", part);
+          a.href = root + part + "/index.html";
+          frag.appendChild(a);
+        } else if (part) frag.appendChild(document.createTextNode(part));
+      });
+      text.parentNode.replaceChild(frag, text);
+    });
+    return node;
+  }
   function entryLink(id, title) {
     var a = el("a", "entry-link");
     a.dataset.id = id;
@@ -212,13 +232,13 @@
     return list;
   }
   /* a symptom several causes print: the candidates and what decides between them first, the line once */
-  function differential(shown, seen) {
+  function differential(shown, seen, pages) {
     var box = el("div", "differential"), candidates = shown.rows.slice(0, shown.leads);
     box.appendChild(el("p", "verdict", shown.headline));
     var line = candidates[0].result.evidence.filter(function (e) { return e.via === "signature"; })[0];
     if (line) box.appendChild(evidenceOnce(line, seen));
     box.appendChild(resultList(candidates, true, null, seen));
-    if (shown.advice) box.appendChild(codeSpans("p", "advice", shown.advice));
+    if (shown.advice) box.appendChild(linkIds(codeSpans("p", "advice", shown.advice), pages));
     return box;
   }
 
@@ -233,11 +253,12 @@
       : shown.rows.filter(function (row) { return row.label === "closest"; });
     return group.map(function (row) { return row.result; });
   }
-  function markUnconfirmed(list, group, kind) {
-    var brief = group.map(function (r) { return { id: r.id, title: r.title }; });
+  function markUnconfirmed(list, group, kind, above) {
+    function brief(rs) { return rs.map(function (r) { return { id: r.id, title: r.title }; }); }
+    var note = JSON.stringify({ kind: kind, entries: brief(group), above: brief(above || []) });
     list.querySelectorAll("a.entry-link").forEach(function (a) {
       var id = a.dataset.id;
-      if (group.some(function (r) { return r.id === id; })) { a.dataset.group = JSON.stringify({ kind: kind, entries: brief }); }
+      if (group.some(function (r) { return r.id === id; })) { a.dataset.group = note; }
     });
   }
   function storage() { try { return window.sessionStorage; } catch (e) { return null; } }
@@ -247,7 +268,8 @@
     if (!store) return;
     if (!a.dataset.group) { store.removeItem(PICK); return; }
     var group = JSON.parse(a.dataset.group);
-    store.setItem(PICK, JSON.stringify({ id: a.dataset.id, kind: group.kind, entries: group.entries, depth: 1 }));
+    store.setItem(PICK, JSON.stringify({ id: a.dataset.id, kind: group.kind, entries: group.entries, above: group.above,
+                                         depth: 1 }));
   }
 
   /* the diagnosis as Markdown, for an issue tracker or a chat (present.js words it as kb does): the answer, or a
@@ -278,9 +300,10 @@
       pasteOut.textContent = "";
       var response = search.paste(text, 5), shown = search.view(response), ranks = search.triage(text);
       var seen = new Set(), group = unconfirmedGroup(shown);
+      var leads = shown.rows.slice(0, shown.leads).map(function (row) { return row.result; });
       if (ranks) pasteOut.appendChild(triageBlock(ranks));
       if (shown.kind === "differential") {
-        pasteOut.appendChild(differential(shown, seen));
+        pasteOut.appendChild(differential(shown, seen, search.pages));
         var others = shown.rows.slice(shown.leads);
         if (others.length) {
           pasteOut.appendChild(el("p", "verdict others", shown.also_ranked + ":"));
@@ -289,15 +312,15 @@
       } else {
         /* an answer needs no headline: the query's kind, then the answer first */
         pasteOut.appendChild(el("p", "verdict", shown.headline || "Read as a " + response.query_kind + "."));
-        if (shown.advice) pasteOut.appendChild(codeSpans("p", "advice", shown.advice));
+        if (shown.advice) pasteOut.appendChild(linkIds(codeSpans("p", "advice", shown.advice), search.pages));
         if (shown.rows.length) pasteOut.appendChild(resultList(shown.rows, false, response.why, seen));
       }
       if (shown.kind === "differential") {
         markUnconfirmed(pasteOut.querySelector(".differential"), group, "candidate");
         var rest = pasteOut.querySelector(".others + ol");
-        if (rest) markUnconfirmed(rest, shown.rows.slice(shown.leads).map(function (row) { return row.result; }), "closest");
+        if (rest) markUnconfirmed(rest, shown.rows.slice(shown.leads).map(function (row) { return row.result; }), "closest", leads);
       } else {
-        markUnconfirmed(pasteOut, group, "closest");
+        markUnconfirmed(pasteOut, group, "closest", leads);
       }
       var tools = el("p", "result-tools");
       tools.appendChild(copyDiagnosis(response, ranks, search.words));
@@ -310,7 +333,14 @@
     pasteInput.addEventListener("keydown", function (event) {
       if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) { event.preventDefault(); runPaste(true); }
     });
-    pasteInput.addEventListener("paste", function () { setTimeout(function () { runPaste(true); }, 0); });  // searches on its own
+    pasteInput.addEventListener("paste", function (event) {  // searches on its own
+      var text = (event.clipboardData || window.clipboardData).getData("text");
+      if (looksPasted(text)) {  // a crash replaces the last one rather than joining it; a few words join what is typed
+        event.preventDefault();
+        pasteInput.value = text;
+      }
+      setTimeout(function () { runPaste(true); }, 0);
+    });
     pasteOut.addEventListener("click", function (event) {
       var a = event.target.closest && event.target.closest("a.entry-link");
       if (a) notePick(a);
@@ -438,6 +468,14 @@
       : id + " is " + (n > 1 ? "one of the " + n + " closest entries" : "the closest entry") +
         " to your paste, not a confirmed answer."));
     note.appendChild(head);
+    var above = (pick.above || []).filter(function (e) { return e.id !== id; });
+    if (above.length) {  // what the search put first: the answer, or the candidates, above this one
+      var first = el("ul");
+      above.forEach(function (e) { var li = el("li"); li.appendChild(entryLink(e.id, e.title)); first.appendChild(li); });
+      note.appendChild(el("p", null, above.length > 1
+        ? "Ranked above it, the candidates:" : "The search's answer, ranked above it:"));
+      note.appendChild(first);
+    }
     if (others.length) {
       var list = el("ul");
       others.forEach(function (e) {

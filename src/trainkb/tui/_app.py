@@ -8,6 +8,7 @@ from typing import ClassVar
 from textual import events, on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
+from textual.command import CommandPalette
 from textual.containers import Horizontal, Vertical
 from textual.widgets import ContentSwitcher, Footer, Header, Input, Markdown, OptionList, TextArea, Tree
 from textual.worker import get_current_worker
@@ -111,7 +112,8 @@ class TrainKBApp(App[None]):
             self.run_search(self.initial_text)
 
     async def on_event(self, event: events.Event) -> None:
-        """A paste anywhere on the main screen but a one-line box (find, filter) is a new crash to search. A key
+        """A paste is a new crash to search, whatever has focus: one line pasted into a one-line box (find, the
+        Browse filter, the palette's query) stays there; more lines leave Browse or the palette and search. A key
         that does not continue a two-letter link key drops its first letter (Esc only that)."""
         if isinstance(event, events.Key) and not event.is_forwarded and self.hint_typed:
             typed = self.hint_typed + (event.character if event.is_printable and event.character else "\0")
@@ -119,17 +121,17 @@ class TrainKBApp(App[None]):
                 self._hint("")
                 if event.key == "escape":
                     return
-        if (
-            isinstance(event, events.Paste)
-            and not event.is_forwarded
-            and self.screen is self.screen_stack[0]
-            and not isinstance(self.focused, Input)
-        ):
-            self.query_one("#switcher", ContentSwitcher).current = "search-pane"
-            paste = self.query_one("#paste", PasteBox)
-            paste.focus(scroll_visible=False)
-            paste._forward_event(event)
-            return
+        if isinstance(event, events.Paste) and not event.is_forwarded:
+            one_line_box = isinstance(self.focused, Input) and "\n" not in event.text.strip("\r\n")
+            if isinstance(self.screen, CommandPalette) and not one_line_box:
+                self.screen.dismiss()
+            if self.screen is self.screen_stack[0] and not one_line_box:
+                self.query_one("#detail", EntryView).close_find()
+                self.query_one("#switcher", ContentSwitcher).current = "search-pane"
+                paste = self.query_one("#paste", PasteBox)
+                paste.focus(scroll_visible=False)
+                paste._forward_event(event)
+                return
         await super().on_event(event)
 
     def on_resize(self, event: events.Resize) -> None:
@@ -197,6 +199,7 @@ class TrainKBApp(App[None]):
                 paste.show_line(read_from(paste.text, response))
             if response is not None:
                 results.focus()
+                results.highlight_first()  # it may have had focus already: a new list highlights nothing
 
     @on(OptionList.OptionHighlighted, "#results")
     def _result_highlighted(self, event: OptionList.OptionHighlighted) -> None:

@@ -33,6 +33,17 @@ class ResultsList(OptionList):
         self.border_title = "Matches"
         self.compact_rows = False  # narrow terminals drop the score bar
 
+    def on_focus(self) -> None:
+        self.highlight_first()
+
+    def highlight_first(self) -> None:
+        """Put the cursor on the first match or candidate, unopened (the entry pane keeps what it says of them),
+        so Enter opens it: a focused list with no row highlighted looks ready yet ignores Enter."""
+        if self.highlighted is None:
+            first = next((i for i, option in enumerate(self._options) if not option.disabled), None)
+            with self.prevent(OptionList.OptionHighlighted):
+                self.highlighted = first
+
     def watch_show_vertical_scrollbar(self) -> None:
         """Re-wrap the options: the scrollbar takes two columns without a resize, and OptionList caches heights
         measured at the old width, so the list's length (and its thumb) depended on what settled first."""
