@@ -21,7 +21,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Protocol
 
 __all__ = ["GuardedJob", "Job", "start"]
@@ -149,16 +149,26 @@ def _guard(cmd: Sequence[str], out: int, err: int, env: Mapping[str, str], life:
 class GuardedJob:
     """The command of `kb run`, started behind a guard; ``pid`` is the process group to signal."""
 
-    def __init__(self, cmd: Sequence[str], out: int, err: int, env: Mapping[str, str], close: Sequence[int]) -> None:
+    def __init__(
+        self,
+        cmd: Sequence[str],
+        out: int,
+        err: int,
+        env: Mapping[str, str],
+        close: Sequence[int],
+        mask: Iterable[int] = (),
+    ) -> None:
         """Start ``cmd`` with ``out``/``err`` as its stdout/stderr; ``close`` are kb's own ends, which
-        the guard must not hold (a reader that goes away must reach the command as EPIPE).
-        OSError when the command cannot be started, as from subprocess."""
+        the guard must not hold (a reader that goes away must reach the command as EPIPE); ``mask``
+        the guard's and the command's blocked signals. OSError when the command cannot be started,
+        as from subprocess."""
         life_r, self._life = os.pipe()
         self._report, report_w = os.pipe()
         self.pid = os.fork()
         if self.pid == 0:  # the guard: never returns
             code = 0
             try:
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
                 for fd in (*close, self._life, self._report):
                     os.close(fd)
                 _guard(cmd, out, err, env, life_r, report_w)
@@ -225,8 +235,16 @@ class Job(Protocol):
 class _PlainJob:
     """Elsewhere than Linux (no subreaper, no parent-death signal): the command in a session of its own."""
 
-    def __init__(self, cmd: Sequence[str], out: int, err: int, env: Mapping[str, str]) -> None:
-        self._process = subprocess.Popen(list(cmd), stdout=out, stderr=err, env=env, start_new_session=True)
+    def __init__(self, cmd: Sequence[str], out: int, err: int, env: Mapping[str, str], mask: Iterable[int]) -> None:
+        blocked = set(mask)
+        self._process = subprocess.Popen(
+            list(cmd),
+            stdout=out,
+            stderr=err,
+            env=env,
+            start_new_session=True,
+            preexec_fn=lambda: signal.pthread_sigmask(signal.SIG_SETMASK, blocked),
+        )
         self.pid = self._process.pid
 
     def wait(self) -> int:
@@ -238,8 +256,11 @@ class _PlainJob:
         self._process.wait()
 
 
-def start(cmd: Sequence[str], out: int, err: int, env: Mapping[str, str], close: Sequence[int]) -> Job:
-    """The command started with ``out``/``err`` as its stdout/stderr (see GuardedJob for ``close``)."""
+def start(
+    cmd: Sequence[str], out: int, err: int, env: Mapping[str, str], close: Sequence[int], mask: Iterable[int] = ()
+) -> Job:
+    """The command started with ``out``/``err`` as its stdout/stderr (see GuardedJob for ``close``) and
+    ``mask`` as its blocked signals: kb holds back the signals it passes on until it can pass them on."""
     if sys.platform == "linux":
-        return GuardedJob(cmd, out, err, env, close)
-    return _PlainJob(cmd, out, err, env)
+        return GuardedJob(cmd, out, err, env, close, mask)
+    return _PlainJob(cmd, out, err, env, mask)

@@ -224,6 +224,9 @@ def watch(
     env = dict(os.environ)
     env.setdefault("PYTHONUNBUFFERED", "1")  # a piped Python child would otherwise block-buffer
     channels = {target: _channel(target) for target in (stdout_fd, stderr_fd)}
+    # Held back from the start of the command until the handlers that pass them on are in place: a
+    # Ctrl-Z or SIGTERM in between would otherwise stop or end kb alone and leave the command running.
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, [*_FORWARDED, signal.SIGWINCH, signal.SIGTSTP])
     try:
         child = start(
             cmd,
@@ -231,8 +234,10 @@ def watch(
             channels[stderr_fd][1],
             env,
             close=[ours for ours, _ in channels.values()],
+            mask=mask,
         )
     except BaseException:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         for fd in {fd for pair in channels.values() for fd in pair}:
             os.close(fd)
         raise
@@ -251,6 +256,7 @@ def watch(
     output_closed = False
     try:
         with _forwarding(child.pid, terminals):
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # what came meanwhile is passed on now
             while selector.get_map():
                 now = time.monotonic()
                 holding = copy.holding(now)
@@ -292,6 +298,7 @@ def watch(
         child.abort()
         raise
     finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         for key in list(selector.get_map().values()):
             alone[key.data].close()
             os.close(key.fd)

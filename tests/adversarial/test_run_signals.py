@@ -203,3 +203,32 @@ def test_a_signal_kb_was_started_ignoring_stays_ignored_in_the_job(signame):
     proc = subprocess.run(["sh", "-c", script], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "True\n"
+
+
+# kb's watcher with a signal arriving the moment the command has started, before the watch loop runs.
+SIGNAL_AT_START = """\
+import os, signal, sys
+from trainkb import _runwatch
+started = _runwatch.start
+def start(*args, **kwargs):
+    job = started(*args, **kwargs)
+    os.kill(os.getpid(), signal.{signame})
+    return job
+_runwatch.start = start
+outcome = _runwatch.watch(["sleep", "{seconds}"])
+print("returncode", outcome.returncode, flush=True)
+"""
+
+
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGINT"])
+def test_a_signal_right_after_the_start_is_passed_on_not_lost(signame):
+    """Before the handlers that pass signals on are in place, a signal is held back, not acted on by kb alone."""
+    seconds = str(36000 + os.getpid() % 1000)
+    done = subprocess.run(
+        [sys.executable, "-c", SIGNAL_AT_START.format(signame=signame, seconds=seconds)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.stdout == f"returncode {-getattr(signal, signame)}\n", done.stderr
+    assert subprocess.run(["pgrep", "-f", f"sleep {seconds}"], capture_output=True).returncode == 1
