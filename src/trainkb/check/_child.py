@@ -22,6 +22,8 @@ import warnings
 from multiprocessing.connection import Connection
 from typing import Any, NoReturn
 
+from ._spec import SnippetSpec
+
 __all__ = ["EARLY_KEY", "KB_ERROR_KEY", "UNDELIVERED", "run_snippet"]
 
 _MAX_TEXT = 64 * 1024
@@ -44,7 +46,7 @@ def _set_limit(which: int, soft: int, hard: int, what: str) -> None:
         raise _Unmet(f"could not set the {what} to {hard} (the hard limit here is {shown}: {exc})") from None
 
 
-def _contain(spec: dict[str, Any], stdout: Connection, stderr: Connection) -> None:
+def _contain(spec: SnippetSpec, stdout: Connection, stderr: Connection) -> None:
     """Resource limits, the allow-listed env, fresh cwd, own stdio (the supervisor owns the session)."""
     os.dup2(stdout.fileno(), 1)
     os.dup2(stderr.fileno(), 2)
@@ -55,11 +57,11 @@ def _contain(spec: dict[str, Any], stdout: Connection, stderr: Connection) -> No
     # Before anything can initialise CUDA: a check that does not ask for a GPU sees none.
     os.environ.clear()
     os.environ.update(spec["env"])
-    if spec.get("memory_bytes"):
-        limit = int(spec["memory_bytes"])
+    if spec["memory_bytes"]:
+        limit = spec["memory_bytes"]
         _set_limit(resource.RLIMIT_AS, limit, limit, "address-space limit (--memory-limit)")
-    if spec.get("cpu_seconds"):
-        soft = int(spec["cpu_seconds"])
+    if spec["cpu_seconds"]:
+        soft = spec["cpu_seconds"]
         _set_limit(resource.RLIMIT_CPU, soft, soft + 5, "CPU-time limit")
     try:
         os.chdir(spec["cwd"])
@@ -67,13 +69,13 @@ def _contain(spec: dict[str, Any], stdout: Connection, stderr: Connection) -> No
         raise _Unmet(f"could not enter the check's folder: {exc}") from None
     # Children of a forkserver would inherit "forkserver" as their start method; a check's
     # DataLoader workers must behave as they would in a plain script.
-    multiprocessing.set_start_method(spec.get("start_method") or None, force=True)
+    multiprocessing.set_start_method(None, force=True)
     # Ctrl-C raises KeyboardInterrupt in a script (and _thread.interrupt_main() relies on it);
     # kb's own processes left SIGINT at its default action, which kills without a traceback.
     signal.signal(signal.SIGINT, signal.default_int_handler)
     import torch  # already imported by the warm server; this is a dictionary lookup
 
-    torch.set_num_threads(int(spec.get("threads", 1)))
+    torch.set_num_threads(spec["threads"])
 
 
 _UNVERIFIED = " (unverified name)"  # no expected type or category ends with this
@@ -231,7 +233,7 @@ def _report(result: Connection, identity: tuple[int, int], outcome: dict[str, An
         _exit(outcome["exit_code"] & 0xFF if delivered else UNDELIVERED)
 
 
-def run_snippet(spec: dict[str, Any], result: Connection, stdout: Connection, stderr: Connection) -> None:
+def run_snippet(spec: SnippetSpec, result: Connection, stdout: Connection, stderr: Connection) -> None:
     """Process target: run ``spec['code']`` as __main__ and send one outcome dict.
 
     Only this process reports: a process the snippet forks that returns here (``sys.exit`` or

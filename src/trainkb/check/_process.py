@@ -18,6 +18,7 @@ from typing import Any
 
 from ._environment import check_environment
 from ._server import ForkServer, ServerProcess
+from ._spec import SnippetSpec
 
 __all__ = ["BoundedOutput", "Slot", "TorchUnavailable", "WarmPool", "free_port"]
 
@@ -320,7 +321,7 @@ class Slot:
                 conn.close()
         self.outputs = (BoundedOutput(out_r), BoundedOutput(err_r))
 
-    def begin(self, spec: dict[str, Any]) -> None:
+    def begin(self, spec: SnippetSpec) -> None:
         """Hand the waiting snippet process its check."""
         self.control.send(spec)
         self.control.close()

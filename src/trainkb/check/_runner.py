@@ -17,6 +17,7 @@ from ..catalogue import CheckStatus
 from ._child import EARLY_KEY
 from ._environment import check_environment
 from ._process import BoundedOutput, WarmPool, free_port
+from ._spec import SnippetSpec
 from ._supervise import INTERRUPTED_KEY, STATUS_KEY
 from ._tasks import CheckTask, skip_reason
 from ._verdict import RankState, Verdict, decide, early_verdict
@@ -108,7 +109,7 @@ def _spec(
     owner_dir: str,
     limit: float,
     options: RunOptions,
-) -> dict[str, Any]:
+) -> SnippetSpec:
     return {
         "code": task.check.code,
         "filename": f"<{task.key}>",

@@ -21,7 +21,8 @@ import signal
 import sys
 import time
 from multiprocessing.connection import Connection
-from typing import Any
+
+from ._spec import SnippetSpec
 
 __all__ = ["INTERRUPTED_KEY", "STATUS_KEY", "supervise"]
 
@@ -76,18 +77,18 @@ def _raise_stop(_signum: int, _frame: object) -> None:
     raise _Stop
 
 
-def _pass_on(feed: int, spec: dict[str, Any]) -> None:
+def _pass_on(feed: int, spec: SnippetSpec) -> None:
     data = pickle.dumps(spec)
     while data:
         data = data[os.write(feed, data) :]
     os.close(feed)
 
 
-def _await_spec(feed: int) -> dict[str, Any]:
+def _await_spec(feed: int) -> SnippetSpec:
     """In the snippet process: block until the supervisor passes on the check to run."""
     with os.fdopen(feed, "rb") as stream:
         try:
-            spec: dict[str, Any] = pickle.load(stream)
+            spec: SnippetSpec = pickle.load(stream)
             return spec
         except EOFError:  # the supervisor was stopped before a check came
             os._exit(0)
