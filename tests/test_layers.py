@@ -146,6 +146,7 @@ def test_team_record_is_checked_then_published_with_both_layers(team, capsys, tm
     assert '"Q1"' in (out_dir / "static" / "search-index.js").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow  # torch imported in a child; fast: test_run.py (kb run names an entry) and the layered search above
 def test_kb_run_names_the_team_entry(read_team, capsys):
     code, _out, err = _kb(
         ["--catalogue", str(read_team), "run", "--", sys.executable, "-c", "import torch; torch.empty(3 - 4)"], capsys
