@@ -49,9 +49,10 @@ imports: setup
 pytest: setup
 	$(BIN)/pytest -q
 
-# the edit-and-test loop: every test except the slow and the browser ones, which `make test` runs too
+# the edit-and-test loop: every test except the slow and the browser ones, which `make test` runs too; spread
+# over every core (pytest-xdist), a test module's tests kept on one worker so its module fixtures are built once
 quick: setup
-	$(BIN)/pytest -q -m "not slow and not browser"
+	$(BIN)/pytest -q -n auto --dist loadscope -m "not slow and not browser"
 
 lint: setup
 	$(BIN)/kb lint

@@ -18,15 +18,34 @@ from trainkb.lint import lint_catalogue
 from trainkb.search._index import load_index
 
 
-@pytest.fixture
-def team(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    monkeypatch.delenv(ENV_VAR, raising=False)
-    layer = tmp_path / "team"
+def _write_team(layer: Path) -> Path:
     (layer / "cluster").mkdir(parents=True)
     (layer / "catalogue.yaml").write_text("name: team-x\n", encoding="utf-8")
     (layer / "areas.yaml").write_text(TEAM_AREAS, encoding="utf-8")
     (layer / "cluster" / "Q1-negative-shard-length.yaml").write_text(TEAM_RECORD, encoding="utf-8")
+    return layer
+
+
+@pytest.fixture
+def team(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A team layer of this test's own, to change as it likes."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv(ENV_VAR, raising=False)
+    return _write_team(tmp_path / "team")
+
+
+@pytest.fixture(scope="module")
+def _shared_team(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    root = tmp_path_factory.mktemp("layers")
+    return _write_team(root / "team"), root / "cache"
+
+
+@pytest.fixture
+def read_team(_shared_team: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> Path:
+    """One team layer and index cache for the tests that only read it, so the layered index is built once."""
+    layer, cache = _shared_team
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    monkeypatch.delenv(ENV_VAR, raising=False)
     return layer
 
 
@@ -36,20 +55,20 @@ def _kb(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, 
     return code, out, err
 
 
-def test_a_layer_goes_over_the_default_catalogue(team, tmp_path, monkeypatch):
+def test_a_layer_goes_over_the_default_catalogue(read_team, tmp_path, monkeypatch):
     base = find_catalogue()
-    assert find_catalogues(str(team)) == [base, team]
-    assert find_catalogues([str(team)]) == [base, team]
-    assert find_catalogues(f"{base}{os.pathsep}{team}") == [base, team]  # an explicit base is kept
+    assert find_catalogues(str(read_team)) == [base, read_team]
+    assert find_catalogues([str(read_team)]) == [base, read_team]
+    assert find_catalogues(f"{base}{os.pathsep}{read_team}") == [base, read_team]  # an explicit base is kept
     plain = tmp_path / "plain"
     plain.mkdir()
     assert find_catalogues(str(plain)) == [plain]  # without catalogue.yaml a folder is a whole catalogue
-    monkeypatch.setenv(ENV_VAR, str(team))
-    assert find_catalogues() == [base, team]
+    monkeypatch.setenv(ENV_VAR, str(read_team))
+    assert find_catalogues() == [base, read_team]
 
 
-def test_team_entries_are_listed_searched_and_shown(team, capsys):
-    code, out, _ = _kb(["--catalogue", str(team), "list", "--json"], capsys)
+def test_team_entries_are_listed_searched_and_shown(read_team, capsys):
+    code, out, _ = _kb(["--catalogue", str(read_team), "list", "--json"], capsys)
     rows = {r["id"]: r for r in json.loads(out)}
     assert code == 0 and "Q1" in rows and "D8" in rows
     assert rows["Q1"]["path"] == "team/cluster/Q1-negative-shard-length.yaml"
@@ -57,7 +76,7 @@ def test_team_entries_are_listed_searched_and_shown(team, capsys):
     assert (rows["Q1"]["layer"], rows["D8"]["layer"]) == ("team-x", None)
 
     paste = team_paste()
-    code, out, _ = _kb(["search", "--catalogue", str(team), "--json", paste], capsys)
+    code, out, _ = _kb(["search", "--catalogue", str(read_team), "--json", paste], capsys)
     response = json.loads(out)
     assert code == 0 and not response["abstained"]
     assert response["results"][0]["id"] == "Q1"
@@ -67,24 +86,24 @@ def test_team_entries_are_listed_searched_and_shown(team, capsys):
     code, out, _ = _kb(["search", "--json", paste], capsys)  # the bundled catalogue alone does not know it
     assert all(r["id"] != "Q1" for r in json.loads(out)["results"])
 
-    code, out, _ = _kb(["--catalogue", str(team), "show", "Q1"], capsys)
+    code, out, _ = _kb(["--catalogue", str(read_team), "show", "Q1"], capsys)
     assert code == 0 and "team-x" in out
-    code, out, _ = _kb(["--catalogue", str(team), "show", "D8"], capsys)
+    code, out, _ = _kb(["--catalogue", str(read_team), "show", "D8"], capsys)
     assert code == 0 and "team-x" not in out
-    code, out, _ = _kb(["--catalogue", str(team), "lint"], capsys)
+    code, out, _ = _kb(["--catalogue", str(read_team), "lint"], capsys)
     assert code == 0, out
 
 
-def test_environment_path_list_layers_too(team, capsys, monkeypatch):
-    monkeypatch.setenv(ENV_VAR, f"{find_catalogue()}{os.pathsep}{team}")
+def test_environment_path_list_layers_too(read_team, capsys, monkeypatch):
+    monkeypatch.setenv(ENV_VAR, f"{find_catalogue()}{os.pathsep}{read_team}")
     code, out, _ = _kb(["search", "--json", team_paste()], capsys)
     assert code == 0 and json.loads(out)["results"][0]["id"] == "Q1"
 
 
-def test_tui_marks_the_layer(team):
+def test_tui_marks_the_layer(read_team):
     from trainkb.tui._model import KnowledgeBase
 
-    kb = KnowledgeBase.load(str(team))
+    kb = KnowledgeBase.load(str(read_team))
     assert kb.search(team_paste()).results[0].id == "Q1"
     assert "from the team-x catalogue" in kb.header("Q1")[1]
     assert "team-x" not in kb.header("D8")[1] + kb.markdown("D8")
@@ -127,9 +146,10 @@ def test_team_record_is_checked_then_published_with_both_layers(team, capsys, tm
     assert '"Q1"' in (out_dir / "static" / "search-index.js").read_text(encoding="utf-8")
 
 
-def test_kb_run_names_the_team_entry(team, capsys):
+@pytest.mark.slow  # torch imported in a child; fast: test_run.py (kb run names an entry) and the layered search above
+def test_kb_run_names_the_team_entry(read_team, capsys):
     code, _out, err = _kb(
-        ["--catalogue", str(team), "run", "--", sys.executable, "-c", "import torch; torch.empty(3 - 4)"], capsys
+        ["--catalogue", str(read_team), "run", "--", sys.executable, "-c", "import torch; torch.empty(3 - 4)"], capsys
     )
     assert code == 1 and "Q1" in err
 

@@ -68,6 +68,9 @@ def test_manifest_is_valid():
     assert run.returncode == 0, run.stdout + run.stderr
 
 
+# pre-commit copies this repository and runs kb as processes. Fast: test_manifest_is_valid, a clean layer linting
+# clean (test_layers.py), a drafted record linting with only its TODOs (test_new.py)
+@pytest.mark.slow
 def test_lint_hook_passes_a_clean_layer_and_fails_on_todos(team_repo):
     repo, env = team_repo
     run = _pre_commit("kb-lint-system", repo, env)

@@ -5,15 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from pathlib import Path
 
 import pytest
 from helpers import DJANGO, TRACEBACK
 from test_flows import bracketed_paste, settle
 from textual.widgets import Markdown, Static
 
-from trainkb.catalogue import find_catalogue
-from trainkb.tui import KnowledgeBase, TrainKBApp
+from trainkb.tui import TrainKBApp
 from trainkb.tui._code import EntryMarkdown
 from trainkb.tui._paste import PasteBox
 
@@ -108,11 +106,10 @@ async def test_f1_fits_at_80_columns_and_names_no_widget_class(app: TrainKBApp, 
         assert not any(name in line for line in described for name in ("OptionList", "ResultsList", "PasteBox"))
 
 
-async def test_palette_ranks_the_oom_entries_first_for_oom(tmp_path: Path, monkeypatch) -> None:
+async def test_palette_ranks_the_oom_entries_first_for_oom(real_app: TrainKBApp) -> None:
     from textual.command import CommandList
 
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    app = TrainKBApp(KnowledgeBase.load(find_catalogue()), blink=False)
+    app = real_app
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("ctrl+p")
         await pilot.pause()

@@ -15,8 +15,7 @@ import pytest
 from test_flows import bracketed_paste, visible
 from textual.widgets import Markdown, Static
 
-from trainkb.catalogue import find_catalogue
-from trainkb.tui import KnowledgeBase, TrainKBApp
+from trainkb.tui import TrainKBApp
 from trainkb.tui._entry import EntryView
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,13 +31,6 @@ PASTES = {
     "inplace": lambda: _capture("cpu-torch2.13.0.json", "A3", "inplace-relu-after-sigmoid-raises"),
 }
 NCCL_HANG = ROOT / "tests/triage/fixtures/nccl/hang-n2-r1/combined.log"
-
-
-@pytest.fixture
-def real_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> TrainKBApp:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    monkeypatch.delenv("TRAINKB_SITE_URL", raising=False)
-    return TrainKBApp(KnowledgeBase.load(find_catalogue()), blink=False)
 
 
 @pytest.mark.parametrize("name", sorted(PASTES))

@@ -13,10 +13,9 @@ import pytest
 from test_flows import bracketed_paste
 from textual.widgets import Static
 
-from trainkb.catalogue import find_catalogue
 from trainkb.search import SearchResponse, SearchResult, get_index
 from trainkb.search._search import MAX_CANDIDATES, Tell
-from trainkb.tui import KnowledgeBase, TrainKBApp
+from trainkb.tui import TrainKBApp
 from trainkb.tui._entry import EntryView
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,13 +26,6 @@ PASTES = {
     "inplace": ROOT / "tests/fixtures/oom/a3_inplace.txt",
 }
 SIZE = (120, 40)
-
-
-@pytest.fixture
-def real_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> TrainKBApp:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    monkeypatch.delenv("TRAINKB_SITE_URL", raising=False)
-    return TrainKBApp(KnowledgeBase.load(find_catalogue()), blink=False)
 
 
 def _oom_line() -> str:

@@ -7,7 +7,6 @@ from pathlib import Path
 
 from helpers import DJANGO, TRACEBACK
 from test_flows import bracketed_paste, palette_jump, settle, visible
-from test_paste_focus_copy import real_app  # noqa: F401 (a fixture)
 from textual.widgets import OptionList
 
 from trainkb._present import diagnosis
@@ -81,7 +80,7 @@ async def test_following_from_the_links_list_back_and_forward_focus_the_entry(ap
         assert app.current_entry == "D2" and app.focused is detail and focused_in_view(app)
 
 
-async def test_a_paste_without_one_answer_moves_focus_to_the_candidates(real_app: TrainKBApp) -> None:  # noqa: F811
+async def test_a_paste_without_one_answer_moves_focus_to_the_candidates(real_app: TrainKBApp) -> None:
     app = real_app
     async with app.run_test(size=(120, 40)) as pilot:
         await bracketed_paste(pilot, app, TRACEBACK)
@@ -129,7 +128,7 @@ async def test_after_a_palette_jump_a_letter_follows_and_in_the_paste_box_it_typ
         assert app.focused.id == "paste"
 
 
-async def test_a_traceback_from_another_stack_is_named_and_opens_nothing(real_app: TrainKBApp) -> None:  # noqa: F811
+async def test_a_traceback_from_another_stack_is_named_and_opens_nothing(real_app: TrainKBApp) -> None:
     app = real_app
     async with app.run_test(size=(80, 24)) as pilot:
         await bracketed_paste(pilot, app, TRACEBACK)

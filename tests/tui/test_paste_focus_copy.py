@@ -10,21 +10,13 @@ from helpers import TRACEBACK
 from test_flows import bracketed_paste, palette_jump, settle, visible
 from textual.widgets import Markdown, OptionList, Static
 
-from trainkb.catalogue import find_catalogue
-from trainkb.tui import KnowledgeBase, TrainKBApp
+from trainkb.tui import TrainKBApp
 from trainkb.tui._paste import PasteBox
 
 ROOT = Path(__file__).resolve().parents[2]
 NCCL_HANG = ROOT / "tests/triage/fixtures/nccl/hang-n2-r1/combined.log"
 NCCL_EXIT = ROOT / "tests/triage/fixtures/nccl/exit-n2-r1/combined.log"  # a victim named Root Cause, two tips
 UNRELATED = "ModuleNotFoundError: No module named 'foo_bar_baz'"
-
-
-@pytest.fixture
-def real_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> TrainKBApp:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    monkeypatch.delenv("TRAINKB_SITE_URL", raising=False)
-    return TrainKBApp(KnowledgeBase.load(find_catalogue()), blink=False)
 
 
 @pytest.mark.parametrize("focus", ["#results", "#detail", "#triage"])

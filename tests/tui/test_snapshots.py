@@ -59,16 +59,10 @@ async def _five_oom_candidates(pilot):
     await pilot.pause(0.5)
 
 
-def test_five_candidate_differential(snap_compare, tmp_path, monkeypatch):
+def test_five_candidate_differential(snap_compare, real_app):
     """A differential of MAX_CANDIDATES real entries at 120×40: every head, sign and fix on screen (the real
     catalogue's M1–M5: `make snapshots` after their tells or fixes change)."""
-    from trainkb.catalogue import find_catalogue
-    from trainkb.tui import KnowledgeBase, TrainKBApp
-
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    monkeypatch.delenv("TRAINKB_SITE_URL", raising=False)
-    app = TrainKBApp(KnowledgeBase.load(find_catalogue()), blink=False)
-    assert snap_compare(app, terminal_size=(120, 40), run_before=_five_oom_candidates)
+    assert snap_compare(real_app, terminal_size=(120, 40), run_before=_five_oom_candidates)
 
 
 async def _ranks(pilot):

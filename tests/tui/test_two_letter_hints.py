@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import pytest
 from test_flows import settle
-from test_paste_focus_copy import real_app  # noqa: F401 (a fixture)
 from textual.widgets import OptionList
 
 from trainkb.tui import TrainKBApp
@@ -34,7 +33,7 @@ def _keys_shown(app: TrainKBApp) -> list[tuple[str, str]]:
 
 
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])
-async def test_every_link_of_m1_has_a_key_that_follows_it(real_app: TrainKBApp, size: tuple[int, int]) -> None:  # noqa: F811
+async def test_every_link_of_m1_has_a_key_that_follows_it(real_app: TrainKBApp, size: tuple[int, int]) -> None:
     app = real_app
     async with app.run_test(size=size) as pilot:
         app.jump("M1")
@@ -62,7 +61,7 @@ async def test_every_link_of_m1_has_a_key_that_follows_it(real_app: TrainKBApp, 
         assert app.current_entry == shown[0][1]
 
 
-async def test_f1_says_how_two_letter_keys_work(real_app: TrainKBApp) -> None:  # noqa: F811
+async def test_f1_says_how_two_letter_keys_work(real_app: TrainKBApp) -> None:
     app = real_app
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("f1")
