@@ -9,10 +9,11 @@ import pytest
 from helpers import TRACEBACK
 from test_flows import bracketed_paste, settle
 from textual.command import CommandPalette
-from textual.widgets import ContentSwitcher, Input, OptionList
+from textual.widgets import ContentSwitcher, Input, OptionList, Static
 
 from trainkb.catalogue import find_catalogue
 from trainkb.tui import KnowledgeBase, TrainKBApp
+from trainkb.tui._entry import EMPTY
 from trainkb.tui._paste import PasteBox
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,15 +44,16 @@ async def test_enter_after_an_unanswered_paste_opens_the_first_candidate(real_ap
         assert app.focused is app.query_one("#detail")
 
 
-async def test_a_crash_pasted_into_browse_leaves_it_and_searches(app: TrainKBApp) -> None:
+@pytest.mark.parametrize("eol", ["\n", "\r"], ids=["LF", "CR"])  # most terminals paste a line break as CR
+async def test_a_crash_pasted_into_browse_leaves_it_and_searches(app: TrainKBApp, eol: str) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await bracketed_paste(pilot, app, "ModuleNotFoundError: No module named 'foo_bar_baz'")
         await pilot.press("ctrl+b")
         await pilot.pause()
         assert app.focused is app.query_one("#filter")
-        await bracketed_paste(pilot, app, TRACEBACK)
+        await bracketed_paste(pilot, app, TRACEBACK.replace("\n", eol))
         assert app.query_one("#switcher", ContentSwitcher).current == "search-pane"
-        assert app.query_one("#paste", PasteBox).text == TRACEBACK
+        assert app.query_one("#paste", PasteBox).text.splitlines() == TRACEBACK.splitlines()
         assert app.query_one("#filter", Input).value == ""
         assert app.current_entry == "D1" and app.focused is app.query_one("#results")
 
@@ -76,3 +78,16 @@ async def test_a_crash_pasted_into_the_palette_closes_it_and_searches(app: Train
         assert not isinstance(app.screen, CommandPalette)
         assert app.query_one("#paste", PasteBox).text == TRACEBACK
         assert app.current_entry == "D1" and app.focused is app.query_one("#results")
+
+
+async def test_a_new_paste_clears_the_answer_of_the_last_one(app: TrainKBApp) -> None:
+    """Ctrl+N after a paste nothing answered: the closest entries of a paste that is gone are not left on screen."""
+    async with app.run_test(size=(120, 40)) as pilot:
+        await bracketed_paste(pilot, app, "ModuleNotFoundError: No module named 'foo_bar_baz'")
+        detail = app.query_one("#detail")
+        assert detail.border_title == "No confident match"
+        await pilot.press("ctrl+n")
+        await settle(pilot, app)
+        assert detail.border_title == "Entry"
+        assert str(app.query_one("#title", Static).render()) == EMPTY
+        assert not app.query_one("#doc").display and not app.query_one("#summary").display

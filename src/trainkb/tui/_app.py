@@ -122,7 +122,8 @@ class TrainKBApp(App[None]):
                 if event.key == "escape":
                     return
         if isinstance(event, events.Paste) and not event.is_forwarded:
-            one_line_box = isinstance(self.focused, Input) and "\n" not in event.text.strip("\r\n")
+            lines = event.text.strip("\r\n")  # terminals send a pasted line break as CR (tmux, VTE, iTerm2)
+            one_line_box = isinstance(self.focused, Input) and "\n" not in lines and "\r" not in lines
             if isinstance(self.screen, CommandPalette) and not one_line_box:
                 self.screen.dismiss()
             if self.screen is self.screen_stack[0] and not one_line_box:

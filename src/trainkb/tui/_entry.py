@@ -137,9 +137,10 @@ class EntryView(VerticalScroll):
         self._busy("Searching…", "Searching the catalogue for this paste…")
 
     def show_idle(self) -> None:
-        """Nothing to search (an empty paste): back to the first screen's words, unless an entry is shown."""
-        if self.busy:
-            self.border_title = "Entry"
+        """Nothing to search (an empty paste): back to the first screen's words, unless an entry is shown; a
+        differential or the closest entries belong to the paste that is gone, so they go with it."""
+        if self.busy or self.entry_id is None:
+            self._busy("Entry", EMPTY)
             self.query_one("#title", Static).update(EMPTY)
             self.busy = False
 
