@@ -98,10 +98,10 @@ LOGS = sorted((NCCL.parent / "gloo").glob("*/combined.log")) + sorted(NCCL.glob(
 
 @pytest.mark.parametrize("log", LOGS, ids=[f"{p.parent.parent.name}-{p.parent.name}" for p in LOGS])
 def test_advice_promises_candidates_only_with_a_differential(log: Path) -> None:
-    """One entry known for a line several causes print is named; "each candidate below" needs candidates."""
+    """One entry known for a line several causes print is named; "each candidate names the sign" needs candidates."""
     response = search(log.read_text(encoding="utf-8"))
     advice = response.advice or ""
     if response.status != "differential":
-        assert "Each candidate below" not in advice, advice
+        assert "Each candidate names" not in advice, advice
     if "the catalogue covers one of them" in advice:
         assert f"one of them, {response.results[0].id}," in advice

@@ -20,10 +20,10 @@ ADVICE = {
     "in the log. Paste the lines above the summary (the first failing rank's traceback), rerun with "
     "`torchrun --tee 3` or `--log-dir DIR` to keep each rank's output, or run the job under `kb run`.",
     "symptom": "Several root causes print `{message}`, and nothing else in this paste singles out one of them. "
-    "Each candidate below names the sign that decides: look for it in your run, or paste the lines around "
+    "Each candidate names the sign that decides: look for it in your run, or paste the lines around "
     "the error (the whole exception chain, the log lines before it) so that search can look for it.",
     "symptom_output": "Several root causes print `{message}`, and nothing else in the output singles out one "
-    "of them. Each candidate below names the sign that decides: look for it in your run (the figures it "
+    "of them. Each candidate names the sign that decides: look for it in your run (the figures it "
     "logs, the code the failing step ran, other processes on the card).",
     # one entry of the catalogue is known to print the line: no differential to weigh, that entry to confirm
     "symptom_one": "Several root causes print `{message}`; the catalogue covers one of them, {entry}, and nothing "
