@@ -147,8 +147,13 @@ def test_a_background_job_outlives_kb_run_when_the_command_ends(tmp_path):
 def test_sigkill_of_a_suspended_kb_run_takes_the_stopped_job_along():
     """Ctrl-Z stops the job with kb; killing kb then must not leave it stopped forever."""
     seconds = str(34000 + os.getpid() % 1000)
+    # Its own process group, as a job-control shell gives each job: a group whose parent is in another group of
+    # the session is not orphaned, so the kernel does not discard the stop (as it would if pytest's group were).
     kb = subprocess.Popen(
-        [*KB_RUN, "--", "sh", "-c", f"sleep {seconds}; true"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        [*KB_RUN, "--", "sh", "-c", f"sleep {seconds}; true"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        process_group=0,
     )
     deadline = time.monotonic() + 60
     while not _pids_running(seconds) and time.monotonic() < deadline:
