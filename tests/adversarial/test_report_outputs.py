@@ -244,3 +244,30 @@ def test_a_merge_to_a_missing_folder_is_refused_before_reading(tmp_path, capsys)
     assert main(["report", "merge", str(reports[0]), "-o", str(tmp_path / "no" / "all.json")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("kb: error: -o") and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("stdout", ["full", "closed"])
+def test_a_stdout_that_fails_costs_the_printed_report_only(make_catalogue, tmp_path, stdout):
+    """`kb check --json -o r.json --junit j.xml >/dev/full` (or `>&-`): both files are still written."""
+    import subprocess
+    import sys
+
+    root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml({"code": "pass\n", "expect": "ok"}))})
+    report, junit = tmp_path / "r.json", tmp_path / "j.xml"
+    args = [sys.executable, "-m", "trainkb", "--catalogue", str(root), "check", "-q", "--no-drift", "--json"]
+    args += ["-o", str(report), "--junit", str(junit)]
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"))
+    if stdout == "full":
+        with open("/dev/full", "w") as full:
+            subprocess.run(args, stdout=full, stderr=subprocess.PIPE, timeout=900, env=env)
+    else:
+        subprocess.run(
+            args,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            timeout=900,
+            env=env,
+            preexec_fn=lambda: os.close(1),
+        )
+    assert json.loads(report.read_text(encoding="utf-8"))["results"][0]["status"] == "passed"
+    assert "<testsuite" in junit.read_text(encoding="utf-8")

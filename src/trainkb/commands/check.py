@@ -197,15 +197,16 @@ def run(args: argparse.Namespace) -> int:
         return 128 + exc.signum
 
     report = json.dumps(session.report(), indent=2)
-    if to_stdout:
-        print(report)
     # A report that cannot be written (a disk filled up during the run) costs that file only:
     # the other report and the summary still come out, and the exit status says what was lost.
+    # The files come first: a stdout that fails (full, closed) must not cost them.
     unwritten: list[UsageError] = []
     if json_path is not None:
         _write_report(json_path, report + "\n", unwritten)
     if junit_path is not None:
         _write_report(junit_path, session.junit(), unwritten)
+    if to_stdout:
+        print(report)
     if args.format == "github":
         for line in session.annotations():
             print(printable(line))
