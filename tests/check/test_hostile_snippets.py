@@ -101,6 +101,30 @@ def test_a_snippets_subclass_of_the_expected_class_still_passes(make_catalogue, 
     assert (raised.status, warned.status) == ("passed", "passed"), (raised.message, warned.message)
 
 
+# Finds kb's result pipe and sends an object whose unpickling runs a command: kb must never run it.
+SENDS_CODE = """\
+import gc, os
+from multiprocessing.connection import Connection
+class Payload:
+    def __reduce__(self):
+        return (os.system, ("touch {marker}",))
+pipes = [o for o in gc.get_objects() if isinstance(o, Connection) and o.writable]
+for pipe in pipes:
+    try:
+        pipe.send(Payload())
+    except OSError:
+        pass
+assert pipes, "no pipe found"
+"""
+
+
+def test_what_a_snippet_sends_on_the_result_pipe_runs_no_code_in_kb(make_catalogue, pool, tmp_path):
+    marker = tmp_path / "ran-in-kb"
+    [result] = _run(make_catalogue, pool, {"code": SENDS_CODE.format(marker=marker), "expect": "ok"})
+    assert not marker.exists()
+    assert result.status != "passed", result.message
+
+
 # Writes the pid of its forkserver (the supervisor's parent), then sleeps while the test kills it.
 REPORTS_ITS_SERVER = """\
 import os, time

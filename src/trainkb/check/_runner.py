@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import os
+import pickle
 import shutil
 import tempfile
 import threading
@@ -124,6 +126,21 @@ def _spec(
     }
 
 
+class _PlainData(pickle.Unpickler):
+    """Loads dicts, lists, strings, numbers and None only: the snippet shares the result pipe, and
+    unpickling anything that names a class or function would run code it chose inside kb."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        raise pickle.UnpicklingError(f"a check's message may not hold {module}.{name}")
+
+
+def _plain_message(data: bytes) -> dict[str, Any]:
+    message = _PlainData(io.BytesIO(data)).load()
+    if not isinstance(message, dict):
+        raise pickle.UnpicklingError(f"a check's message is a dict, not {type(message).__name__}")
+    return message
+
+
 class _Launch:
     """The processes of one check, their pipes and what they reported."""
 
@@ -162,10 +179,10 @@ class _Launch:
 
     def _receive(self, conn: Connection, rank: int) -> bool:
         """Take one message (what the snippet raised, its outcome, or the supervisor's status); True
-        while more may come on this pipe."""
+        while more may come on this pipe. Anything else on the pipe ends it as if it had closed."""
         try:
-            message = conn.recv()
-        except (EOFError, OSError):
+            message = _plain_message(conn.recv_bytes())
+        except (EOFError, OSError, pickle.UnpicklingError):
             self.results.pop(conn, None)
             conn.close()
             return False
