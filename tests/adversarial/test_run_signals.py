@@ -209,6 +209,7 @@ def test_a_signal_kb_was_started_ignoring_stays_ignored_in_the_job(signame):
 SIGNAL_AT_START = """\
 import os, signal, sys
 from trainkb import _runwatch
+signal.signal(signal.SIGINT, signal.default_int_handler)  # a shell's background job starts with it ignored
 started = _runwatch.start
 def start(*args, **kwargs):
     job = started(*args, **kwargs)
