@@ -24,22 +24,15 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Protocol
 
-__all__ = ["GuardedJob", "Job", "start"]
+__all__ = ["FORWARDED", "GuardedJob", "Job", "start"]
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
 _RELEASE = b"done"  # kb's word that the command ended and was reported: leave what it left alone
-_PASSED_ON = (  # signals kb, or the command (`kill -s ALRM 0`), sends the group: for the command, not the guard
-    signal.SIGINT,
-    signal.SIGTERM,
-    signal.SIGHUP,
-    signal.SIGQUIT,
-    signal.SIGUSR1,
-    signal.SIGUSR2,
-    signal.SIGALRM,
-    signal.SIGVTALRM,
-    signal.SIGPROF,
-)
+# The signals `kb run` passes on to the command's process group (`_runwatch` adds SIGCONT).
+FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2)
+# What reaches the group, from kb or from the command itself (`kill -s ALRM 0`): for the command, not the guard.
+_PASSED_ON = (*FORWARDED, signal.SIGALRM, signal.SIGVTALRM, signal.SIGPROF)
 
 
 def _prctl(option: int, value: int) -> None:

@@ -31,22 +31,15 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
-from ._runguard import start
+from ._runguard import FORWARDED, start
 from ._tail import RUN_TAIL_BYTES
 
 __all__ = ["RunOutcome", "Tail", "watch"]
 
 LINE_PATIENCE = 1.0  # seconds an unfinished line of one stream may keep the other stream's output waiting
 
-_FORWARDED = (
-    signal.SIGINT,
-    signal.SIGTERM,
-    signal.SIGHUP,
-    signal.SIGQUIT,
-    signal.SIGUSR1,
-    signal.SIGUSR2,
-    signal.SIGCONT,
-)
+_FORWARDED = (*FORWARDED, signal.SIGCONT)
+_HANDLED = (*_FORWARDED, signal.SIGWINCH, signal.SIGTSTP)  # what `_forwarding` installs a handler for
 
 
 class Tail:
@@ -226,7 +219,7 @@ def watch(
     channels = {target: _channel(target) for target in (stdout_fd, stderr_fd)}
     # Held back from the start of the command until the handlers that pass them on are in place: a
     # Ctrl-Z or SIGTERM in between would otherwise stop or end kb alone and leave the command running.
-    mask = signal.pthread_sigmask(signal.SIG_BLOCK, [*_FORWARDED, signal.SIGWINCH, signal.SIGTSTP])
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, _HANDLED)
     try:
         child = start(
             cmd,

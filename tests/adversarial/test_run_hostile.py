@@ -94,6 +94,24 @@ def test_a_path_that_cannot_be_executed_gives_126_as_a_shell_does(tmp_path, kind
     assert proc.stderr.strip() == f"kb run: {target}: Permission denied"
 
 
+def _started(needle: str) -> list[int]:
+    """The processes whose command line holds ``needle``, once one is running (a minute at most)."""
+    deadline = time.monotonic() + 60
+    while not (found := _pids_running(needle)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return found
+
+
+def _left_after_kb(needle: str) -> list[int]:
+    """What still runs ten seconds after kb died (killed here, so no test leaves it behind)."""
+    deadline = time.monotonic() + 10
+    while (left := _pids_running(needle)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    for pid in left:
+        os.kill(pid, 9)
+    return left
+
+
 LEFT_BEHIND = {
     "a shell's child": "sleep {s}; true",
     "a child in a session of its own (torchrun's workers)": (
@@ -110,21 +128,14 @@ def test_sigkill_of_kb_run_takes_what_its_command_started_along(shape):
     seconds = str(32000 + os.getpid() % 1000)
     script = shape.format(s=seconds)
     kb = subprocess.Popen([*KB_RUN, "--", "sh", "-c", script], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while not _pids_running(seconds) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert _pids_running(seconds)
-    kb.kill()  # kb itself, not the guard it forked
-    kb.wait(timeout=30)
-    deadline = time.monotonic() + 10
-    while _pids_running(seconds) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    left = _pids_running(seconds)
-    for pid in left:
-        os.kill(pid, 9)
-    assert left == []
-    assert kb.stdout is not None
-    kb.stdout.close()
+    try:
+        assert _started(seconds)
+    finally:
+        kb.kill()  # kb itself, not the guard it forked
+        kb.wait(timeout=30)
+        assert kb.stdout is not None
+        kb.stdout.close()
+    assert _left_after_kb(seconds) == []
 
 
 def test_a_background_job_outlives_kb_run_when_the_command_ends(tmp_path):
@@ -132,9 +143,7 @@ def test_a_background_job_outlives_kb_run_when_the_command_ends(tmp_path):
     seconds = str(33000 + os.getpid() % 1000)
     script = f"nohup sleep {seconds} >/dev/null 2>&1 & echo started"
     proc = subprocess.run([*KB_RUN, "--", "sh", "-c", script], capture_output=True, text=True, timeout=120)
-    deadline = time.monotonic() + 10
-    while not _pids_running(seconds) and time.monotonic() < deadline:  # nohup may not have exec'd sleep yet
-        time.sleep(0.05)
+    _started(seconds)  # nohup may not have exec'd sleep yet
     time.sleep(0.5)  # had kb killed it, it would be gone by now
     left = _pids_running(seconds)
     for pid in left:
@@ -155,21 +164,14 @@ def test_sigkill_of_a_suspended_kb_run_takes_the_stopped_job_along():
         stderr=subprocess.DEVNULL,
         process_group=0,
     )
-    deadline = time.monotonic() + 60
-    while not _pids_running(seconds) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    [sleeper] = _pids_running(seconds)
-    kb.send_signal(signal.SIGTSTP)
-    deadline = time.monotonic() + 30
-    while Path(f"/proc/{sleeper}/stat").read_text().rsplit(")", 1)[1].split()[0] != "T":
-        assert time.monotonic() < deadline, "the job was never stopped"
-        time.sleep(0.05)
-    kb.kill()
-    kb.wait(timeout=30)
-    deadline = time.monotonic() + 10
-    while _pids_running(seconds) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    left = _pids_running(seconds)
-    for pid in left:
-        os.kill(pid, 9)
-    assert left == []
+    try:
+        [sleeper] = _started(seconds)
+        kb.send_signal(signal.SIGTSTP)
+        deadline = time.monotonic() + 30
+        while Path(f"/proc/{sleeper}/stat").read_text().rsplit(")", 1)[1].split()[0] != "T":
+            assert time.monotonic() < deadline, "the job was never stopped"
+            time.sleep(0.05)
+    finally:  # a failed step must not leave kb and its job running
+        kb.kill()
+        kb.wait(timeout=30)
+    assert _left_after_kb(seconds) == []
