@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ._terminal import printable
+from ._terminal import escaped, printable
 from .catalogue import MODELINE, TODO
 from .search import FAILURE_WEIGHT, MASKS, normalize, parse
 
@@ -276,7 +276,7 @@ def _q(text: str) -> str:
     if text.isprintable():
         return "'" + text.replace("'", "''") + "'"
     quoted = json.dumps(text, ensure_ascii=False)  # escapes C0 controls, quotes and backslashes
-    return _UNSAFE_IN_YAML.sub(lambda m: f"\\u{ord(m.group()):04x}", quoted)
+    return escaped(quoted, _UNSAFE_IN_YAML)
 
 
 def _block(name: str, text: str, indent: str = "") -> list[str]:

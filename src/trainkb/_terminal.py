@@ -15,7 +15,7 @@ import re
 import sys
 from typing import Any
 
-__all__ = ["CONTROL", "emit", "json_text", "printable", "say"]
+__all__ = ["CONTROL", "emit", "escaped", "json_text", "printable", "say", "spelled"]
 
 # C0 controls but tab and newline, DEL, C1 controls, and the bidirectional overrides that reorder text
 CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
@@ -27,20 +27,31 @@ def _spell(match: re.Match[str]) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
+def spelled(text: str, pattern: re.Pattern[str] = CONTROL) -> str:
+    """``text`` with each character ``pattern`` matches written as ``\\xNN`` (``\\uNNNN`` above 0xff)."""
+    return pattern.sub(_spell, text)
+
+
 def printable(text: str, newlines: bool = True) -> str:
     """``text`` with control characters written as ``\\xNN`` (newlines too unless ``newlines``)."""
-    return (CONTROL if newlines else _WITH_NEWLINES).sub(_spell, text)
+    return spelled(text, CONTROL if newlines else _WITH_NEWLINES)
 
 
 def _escape(match: re.Match[str]) -> str:
     return f"\\u{ord(match.group()):04x}"
 
 
+def escaped(text: str, pattern: re.Pattern[str]) -> str:
+    """``text`` with each character ``pattern`` matches written as ``\\uNNNN``, the escape a JSON string or a
+    double-quoted YAML scalar reads back as that character."""
+    return pattern.sub(_escape, text)
+
+
 def json_text(data: Any) -> str:
     """``data`` as indented JSON for a terminal: json escapes C0 controls itself; DEL, the C1 controls
     (``\\x9b`` starts a sequence too) and the bidirectional overrides are escaped here, so the text
     is the same JSON and no byte of it is a control character."""
-    return CONTROL.sub(_escape, json.dumps(data, indent=2, ensure_ascii=False))
+    return escaped(json.dumps(data, indent=2, ensure_ascii=False), CONTROL)
 
 
 def say(text: str) -> None:

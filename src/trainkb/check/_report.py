@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .._github import workflow_command
+from .._terminal import spelled
 from ..catalogue import REPORT_FORMAT, CheckReport, CheckStatus, ReportRow, read_report, torch_release
 from ._runner import CheckResult
 
@@ -163,13 +164,8 @@ def _merge_mutants(reports: list[CheckReport], rows: list[ReportRow]) -> dict[st
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
-def _spelled(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
 def _xml(text: str) -> str:
-    return _NOT_XML.sub(_spelled, text)
+    return spelled(text, _NOT_XML)
 
 
 def junit_xml(results: list[CheckResult], env_name: str) -> str:
