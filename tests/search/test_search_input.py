@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from trainkb.search._input import MAX_LINES, parse
+from trainkb.search._input import parse
+from trainkb.search._policy import PASTE
 
 CHAINED = """\
 Traceback (most recent call last):
@@ -43,10 +44,10 @@ def test_ansi_and_carriage_return_residue_are_removed() -> None:
 
 
 def test_tail_is_kept_and_line_numbers_stay_original() -> None:
-    text = "\n".join(f"noise line {i}" for i in range(MAX_LINES + 500)) + "\nRuntimeError: the end"
+    text = "\n".join(f"noise line {i}" for i in range(PASTE.max_lines + 500)) + "\nRuntimeError: the end"
     query = parse(text)
-    assert len(query.lines) <= MAX_LINES
-    assert query.lines[-1].number == MAX_LINES + 501
+    assert len(query.lines) <= PASTE.max_lines
+    assert query.lines[-1].number == PASTE.max_lines + 501
     assert query.lines[-1].text == "RuntimeError: the end"
 
 

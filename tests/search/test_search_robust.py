@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from trainkb.search import Index, search
 from trainkb.search._index import load_index
-from trainkb.search._input import MAX_LINE_CHARS, MAX_LINES, parse
+from trainkb.search._input import parse
+from trainkb.search._policy import PASTE
 
 FRAGMENTS = st.sampled_from(
     [
@@ -73,7 +74,8 @@ def test_ten_megabyte_log_is_read_from_its_tail(index: Index) -> None:
         "iteration before starting a new one.\n"
     )
     lines = parse(text).lines
-    assert len(lines) <= MAX_LINES + 1 and lines[-1].number == text.count("\n") + 1  # the tail, numbered as a whole
+    # the tail, numbered as a whole
+    assert len(lines) <= PASTE.max_lines + 1 and lines[-1].number == text.count("\n") + 1
     response = search(text, catalogue=index)
     assert response.results[0].id == "D1"
     assert response.results[0].evidence[0].line == text.count("\n")
@@ -81,7 +83,7 @@ def test_ten_megabyte_log_is_read_from_its_tail(index: Index) -> None:
 
 def test_one_megabyte_single_line(index: Index) -> None:
     for text in ("a(" * 500_000, "RuntimeError: " + "x" * 1_000_000):
-        assert max(len(line.text) for line in parse(text).lines) <= MAX_LINE_CHARS  # what any regex sees of it
+        assert max(len(line.text) for line in parse(text).lines) <= PASTE.max_line_chars  # what any regex sees of it
         _check(search(text, catalogue=index))
 
 

@@ -1,4 +1,4 @@
-"""A differential of MAX_CANDIDATES entries fits the entry pane at 120×40: each candidate's head, sign and fix
+"""A differential of ANSWER.max_candidates entries fits the entry pane at 120×40: each candidate's head, sign and fix
 on screen with no scrolling, pasted through Textual's real input parser, against the real catalogue.
 
 The candidates are real records (the CUDA OOM family M1–M5, and the five entries whose sign and fix are
@@ -14,7 +14,8 @@ from test_flows import bracketed_paste
 from textual.widgets import Static
 
 from trainkb.search import SearchResponse, SearchResult, get_index
-from trainkb.search._search import MAX_CANDIDATES, Tell
+from trainkb.search._policy import ANSWER
+from trainkb.search._search import Tell
 from trainkb.tui import TrainKBApp
 from trainkb.tui._entry import EntryView
 
@@ -54,7 +55,7 @@ def _longest() -> list[str]:
         for n, e in enumerate(index.entries)
         if index.tells.get(n)
     }
-    return sorted(size, key=lambda i: (-size[i], i))[:MAX_CANDIDATES]
+    return sorted(size, key=lambda i: (-size[i], i))[: ANSWER.max_candidates]
 
 
 def _all_on_screen(app: TrainKBApp) -> None:
@@ -82,7 +83,7 @@ async def test_five_candidates_fit_without_scrolling(real_app: TrainKBApp, which
         await _show(app, pilot, _differential(ids))
         heads = [str(w.render()) for w in app.query(".candidate-head")]
         assert [h.split(" · ")[0] for h in heads] == ids
-        assert len(app.query(".candidate-fix")) == MAX_CANDIDATES
+        assert len(app.query(".candidate-fix")) == ANSWER.max_candidates
         _all_on_screen(app)
 
 

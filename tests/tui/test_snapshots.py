@@ -60,7 +60,7 @@ async def _five_oom_candidates(pilot):
 
 
 def test_five_candidate_differential(snap_compare, real_app):
-    """A differential of MAX_CANDIDATES real entries at 120×40: every head, sign and fix on screen (the real
+    """A differential of ANSWER.max_candidates real entries at 120×40: every head, sign and fix on screen (the real
     catalogue's M1–M5: `make snapshots` after their tells or fixes change)."""
     assert snap_compare(real_app, terminal_size=(120, 40), run_before=_five_oom_candidates)
 

@@ -19,9 +19,6 @@ from ._policy import PASTE
 
 __all__ = [
     "MAX_CHARS",
-    "MAX_LINES",
-    "MAX_LINE_CHARS",
-    "MAX_OUTPUT_CHARS",
     "Line",
     "LineRole",
     "Message",
@@ -33,8 +30,7 @@ __all__ = [
 ]
 
 # the paste limits and message weights other modules read by name
-MAX_CHARS, MAX_LINES, MAX_OUTPUT_CHARS = PASTE.max_chars, PASTE.max_lines, PASTE.max_output_chars
-MAX_LINE_CHARS, FAILURE_WEIGHT, OTHER_WEIGHT = PASTE.max_line_chars, PASTE.failure_weight, PASTE.other_weight
+MAX_CHARS, FAILURE_WEIGHT = PASTE.max_chars, PASTE.failure_weight  # as the package has always exported them
 
 
 # what a line is in a traceback or log: an exception or log message, a stack frame, a "Traceback" header,
@@ -91,10 +87,10 @@ def paste_tail(text: str) -> tuple[str, int]:
 def _cap(text: str) -> tuple[str, int]:
     """The tail of ``text`` within the limits, and how many lines were dropped before it."""
     text, dropped = paste_tail(text)
-    if text.count("\n") >= MAX_LINES:
+    if text.count("\n") >= PASTE.max_lines:
         parts = text.split("\n")
-        dropped += len(parts) - MAX_LINES
-        text = "\n".join(parts[-MAX_LINES:])
+        dropped += len(parts) - PASTE.max_lines
+        text = "\n".join(parts[-PASTE.max_lines :])
     return text, dropped
 
 
@@ -112,12 +108,12 @@ def _clean(raw: str) -> tuple[str, int | None]:
         if match.group(1) is not None:
             rank = int(match.group(1))
         raw = raw[match.end() :]
-    return PASTE.box.sub("", raw)[:MAX_LINE_CHARS].rstrip(), rank
+    return PASTE.box.sub("", raw)[: PASTE.max_line_chars].rstrip(), rank
 
 
 def clean_lines(text: str) -> list[str]:
-    """Every line of a whole output (its last ``MAX_OUTPUT_CHARS``), cleaned as a paste's lines are."""
-    raws = text[-MAX_OUTPUT_CHARS:].split("\n")
+    """Every line of a whole output (its last ``PASTE.max_output_chars``), cleaned as a paste's lines are."""
+    raws = text[-PASTE.max_output_chars :].split("\n")
     own = own_lines(raws) if MARK in text else set()  # kb's own advice in a saved log: not the output
     return ["" if index in own else _clean(raw)[0] for index, raw in enumerate(raws)]
 
@@ -301,7 +297,7 @@ def _weigh(lines: list[Line], found: list[tuple[str, str, int, int]]) -> list[Me
         elif block == last_block:
             weight = FAILURE_WEIGHT
         else:
-            weight = OTHER_WEIGHT
+            weight = PASTE.other_weight
         messages.append(Message(kind, text, at, weight))
     messages += [Message(None, text, at, FAILURE_WEIGHT) for text, at in extra]
     return messages

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ._index import Index, Sig
-from ._input import FAILURE_WEIGHT, MAX_LINE_CHARS, OTHER_WEIGHT, Message, Query
+from ._input import FAILURE_WEIGHT, Message, Query
 from ._normalize import NUMBER, content_words, normalize, terms
 from ._policy import PASTE, SCORE, SIGNATURES
 from ._sigregex import compile_signature, utf8
@@ -263,12 +263,12 @@ def _fuzzy(
     """Align signature texts inside messages and lines, for retyped, cut or reworded pastes."""
     hits: dict[int, list[Evidence]] = {}
     for at, raw, weight, message in segments:
-        text = normalize(raw[:MAX_LINE_CHARS])
+        text = normalize(raw[: PASTE.max_line_chars])
         if len(text) < SCORE.min_fuzzy_chars:
             continue
-        numbers = set(NUMBER.findall(raw[:MAX_LINE_CHARS]))
+        numbers = set(NUMBER.findall(raw[: PASTE.max_line_chars]))
         overlap: dict[int, int] = {}
-        words = set(terms(raw[:MAX_LINE_CHARS]))
+        words = set(terms(raw[: PASTE.max_line_chars]))
         for word in words:
             for number in index.sig_terms.get(word, ()):
                 overlap[number] = overlap.get(number, 0) + 1
@@ -320,9 +320,9 @@ def _phrases(
     """Aliases written as error fragments, found verbatim (masked) in an exception message."""
     hits: dict[int, list[Evidence]] = {}
     for _at, _text, _weight, message in segments:
-        if message is None or message.weight < OTHER_WEIGHT or not message.type:
+        if message is None or message.weight < PASTE.other_weight or not message.type:
             continue
-        text = f" {normalize(message.text[:MAX_LINE_CHARS])} "
+        text = f" {normalize(message.text[: PASTE.max_line_chars])} "
         for entry, phrase, alias, background in index.phrases:
             pos = text.find(phrase)
             if pos < 0 or text[pos - 1].isalnum() or text[pos + len(phrase)].isalnum():

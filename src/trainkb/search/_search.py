@@ -17,9 +17,7 @@ from ._tells import TellText, first_fired
 
 __all__ = [
     "HIGH",
-    "MAX_CANDIDATES",
     "MEDIUM",
-    "WHY_VOUCHED",
     "Confidence",
     "SearchResponse",
     "SearchResult",
@@ -29,8 +27,7 @@ __all__ = [
     "search",
 ]
 
-# the public names of the answer rules most callers read
-HIGH, MEDIUM, MAX_CANDIDATES, WHY_VOUCHED = ANSWER.high, ANSWER.medium, ANSWER.max_candidates, ANSWER.why_vouched
+HIGH, MEDIUM = ANSWER.high, ANSWER.medium  # the confidence bands, as the package has always exported them
 
 # answered: one cause, at medium or high; differential: a recognised symptom several catalogue entries
 # explain, listed with what decides between them; unknown: nothing recognised

@@ -7,7 +7,7 @@ matches in search (it is reported by `kb lint`, not raised mid-search).
 
 A signature matches within one line: no part of it matches a newline, and ``^`` and ``$`` are
 the line's start and end (evidence names one line; the browser runs the same regex line by line,
-on lines of at most ``MAX_LINE_CHARS``). RE2's classes are ASCII (``\\w`` is ``[0-9A-Za-z_]``,
+on lines of at most ``PASTE.max_line_chars``). RE2's classes are ASCII (``\\w`` is ``[0-9A-Za-z_]``,
 ``\\s`` is ``[\\t\\n\\f\\r ]``); the browser port mirrors exactly that (_jsregex.py).
 
 RE2 is imported, and each pattern compiled, on first use: most searches try only the few

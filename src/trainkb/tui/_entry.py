@@ -33,7 +33,7 @@ def _md(text: str) -> str:
 
 def candidate_lines(response: SearchResponse) -> list[tuple[Text, Text, Text]]:
     """A differential's candidates as (id and title, the sign that decides, the fix): three short fields each,
-    so that MAX_CANDIDATES of them fit the pane at 120×40 without scrolling."""
+    so that ANSWER.max_candidates of them fit the pane at 120×40 without scrolling."""
     out = []
     shown = view(response)
     for row in shown.rows[: shown.leads] if shown.kind == "differential" else []:
