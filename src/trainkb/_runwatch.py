@@ -28,9 +28,9 @@ import contextlib
 import fcntl
 import os
 import pty
+import select
 import selectors
 import signal
-import sys
 import termios
 import time
 from collections import deque
@@ -45,6 +45,10 @@ __all__ = ["RunOutcome", "Tail", "watch"]
 LINE_PATIENCE = 1.0  # seconds an unfinished line of one stream may keep the other stream's output waiting
 LINE_HOLD_LIMIT = 5.0  # seconds one unfinished line may hold the other stream back, however it keeps coming
 HELD_BYTES = 1 << 20  # what the other stream may have waiting in memory meanwhile
+# Once the command has exited: a pseudo-terminal passes on its last bytes a moment later, and a
+# background job may hold the output open; a quiet spell this long ends the copy, as does the limit.
+DRAIN_QUIET = 0.05
+DRAIN_LIMIT = 1.0
 
 _FORWARDED = (*FORWARDED, signal.SIGCONT)
 _HANDLED = (*_FORWARDED, signal.SIGWINCH, signal.SIGTSTP)  # what `_forwarding` installs a handler for
@@ -220,14 +224,6 @@ def _open_standard_streams() -> None:
                 os.close(null)
 
 
-def _readable(fd: int) -> int:
-    """How many bytes wait in a pipe or pseudo-terminal now."""
-    try:
-        return int.from_bytes(fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"), sys.byteorder, signed=True)
-    except OSError:
-        return 0
-
-
 class _Streams:
     """Our ends of the command's stdout and stderr, copied to ``targets`` as the line rule allows."""
 
@@ -286,13 +282,19 @@ class _Streams:
             self.on_stop(fd)
             os.close(fd)
 
-    def drain(self, now: float) -> None:
-        """Copy what the command wrote before it exited, not what its leftovers write after."""
-        for target in list(self.readers):
-            budget = _readable(self.readers[target])
-            while budget > 0 and target in self.readers and (got := self.read(target, now, min(budget, 65536))):
-                budget -= got
-        self.release(now, everything=True)
+    def drain(self) -> None:
+        """Copy what the command wrote before it exited. A stream ends at its end (the usual case: no one
+        else holds it) or after DRAIN_QUIET without data; a job left writing keeps kb DRAIN_LIMIT at most."""
+        deadline = time.monotonic() + DRAIN_LIMIT
+        while self.readers and (now := time.monotonic()) < deadline:
+            targets = {fd: target for target, fd in self.readers.items()}
+            ready = select.select(list(targets), [], [], min(DRAIN_QUIET, deadline - now))[0]
+            if not ready:
+                break
+            for fd in ready:
+                if fd in targets and targets[fd] in self.readers:
+                    self.read(targets[fd], now)
+        self.release(time.monotonic(), everything=True)
 
     def close(self) -> None:
         for target in list(self.readers):
@@ -373,7 +375,7 @@ def watch(
                         last_output = now
                         reported_idle = False
                 if any(key.data is None for key, _ in events):
-                    streams.drain(now)
+                    streams.drain()
                     break
             streams.release(time.monotonic(), everything=True)
             returncode = child.wait()
