@@ -135,7 +135,7 @@ def _guard(cmd: Sequence[str], out: int, err: int, env: Mapping[str, str], life:
     word = b""
     while piece := os.read(life, 64):
         word += piece
-    if word != _RELEASE:  # kb died or gave up before the command's leftovers let go of its output
+    if word != _RELEASE:  # kb died or gave up before it had copied the command's output: take its leftovers along
         _kill_descendants()
 
 
