@@ -174,3 +174,52 @@ def test_an_oom_gets_the_differential_and_no_request_for_more(tmp_path, monkeypa
     assert "several causes print this failure" in diagnosis or "this failure matches" in diagnosis, diagnosis
     assert "fix:" in diagnosis
     assert "paste" not in diagnosis.lower()
+
+
+def _copy_both(shared: bool = True):
+    from trainkb._runwatch import _Copy
+
+    return _Copy([1, 2], shared)
+
+
+def test_a_growing_unfinished_line_holds_the_other_stream_for_a_bounded_time():
+    from trainkb._runwatch import LINE_HOLD_LIMIT, LINE_PATIENCE
+
+    copy = _copy_both()
+    copy.wrote(1, b".", 0.0)
+    beat = 0.0
+    while beat + LINE_PATIENCE / 2 < LINE_HOLD_LIMIT:  # a dot well inside the patience, again and again
+        beat += LINE_PATIENCE / 2
+        assert copy.holding(beat) == 1
+        copy.wrote(1, b".", beat)
+    assert copy.holding(LINE_HOLD_LIMIT) is None  # fresh dots, but the line has held long enough
+    copy.wrote(1, b"\nnext line", LINE_HOLD_LIMIT + 0.1)
+    assert copy.holding(LINE_HOLD_LIMIT + 0.2) == 1  # a new line holds again
+
+
+def test_the_other_stream_waiting_in_memory_up_to_its_bound_ends_the_hold(tmp_path):
+    """stderr keeps coming while stdout's line is open: kb reads it (the command never blocks) and shows
+    it once HELD_BYTES wait, though stdout's line is still young."""
+    from trainkb._runwatch import HELD_BYTES, Tail, _Copy, _Streams
+
+    shown = os.open(tmp_path / "shown", os.O_WRONLY | os.O_CREAT)
+    out_target, err_target = shown, os.dup(shown)
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    copy = _Copy([out_target, err_target], True)
+    streams = _Streams({out_target: out_r, err_target: err_r}, Tail(1024), copy, lambda fd: None)
+    os.write(out_w, b"epoch 1 ...")
+    streams.read(out_target, 0.0)
+    piece = b"step loss 0.1\n" * 4096
+    sent = 0
+    while sent < HELD_BYTES:
+        os.write(err_w, piece)
+        sent += len(piece)
+        assert streams.read(err_target, 0.1) == len(piece)  # well inside the line's patience
+        if sent < HELD_BYTES:
+            assert copy.holding(0.1) == out_target and len(streams.held[err_target]) == sent
+    assert not streams.held[err_target]
+    assert os.path.getsize(tmp_path / "shown") == len(b"epoch 1 ...") + sent
+    streams.close()
+    for fd in (out_w, err_w, out_target, err_target):
+        os.close(fd)

@@ -135,7 +135,7 @@ def _guard(cmd: Sequence[str], out: int, err: int, env: Mapping[str, str], life:
     word = b""
     while piece := os.read(life, 64):
         word += piece
-    if word != _RELEASE:  # kb died or gave up before the command's leftovers let go of its output
+    if word != _RELEASE:  # kb died or gave up before it had copied the command's output: take its leftovers along
         _kill_descendants()
 
 
@@ -175,6 +175,7 @@ class GuardedJob:
         os.close(report_w)
         self._status: int | None = None
         started = _read_line(self._report)
+        self.exit_fd: int | None = self._report  # readable once the command has exited (or the guard died)
         if not started.startswith(b"S"):
             self._close()
             os.waitpid(self.pid, 0)
@@ -219,6 +220,7 @@ class GuardedJob:
 
 class Job(Protocol):
     pid: int
+    exit_fd: int | None  # readable once the command has exited; None: its output's end is the only sign
 
     def wait(self) -> int: ...
 
@@ -239,6 +241,7 @@ class _PlainJob:
             preexec_fn=lambda: signal.pthread_sigmask(signal.SIG_SETMASK, blocked),
         )
         self.pid = self._process.pid
+        self.exit_fd: int | None = None
 
     def wait(self) -> int:
         return self._process.wait()

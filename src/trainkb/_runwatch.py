@@ -13,8 +13,13 @@ Ctrl-Z/`fg` (the job stops and resumes with us).
 Where our stdout and stderr show in one place (a terminal, `2>&1`), a line that one stream has
 begun is finished before the other stream's output is shown: the pieces in which a long line
 is read must not let the other stream cut into it, as a terminal never would inside one
-write. A line left open for LINE_PATIENCE (a prompt, `print(..., end="")`) stops holding
-the other stream back; a progress bar redrawn with `\\r` never does.
+write. The other stream is still read meanwhile and kept in memory, so the command never
+blocks on it. A line left open for LINE_PATIENCE (a prompt, `print(..., end="")`), one that
+keeps growing for LINE_HOLD_LIMIT (heartbeat dots), or one that has HELD_BYTES of the other
+stream waiting stops holding it back; a progress bar redrawn with `\\r` never holds it.
+
+kb returns when the command exits, as a shell does, after copying what was already written:
+a background job the command leaves holding the output (`sleep 60 &`) does not keep it waiting.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import contextlib
 import fcntl
 import os
 import pty
+import select
 import selectors
 import signal
 import termios
@@ -37,6 +43,12 @@ from ._tail import RUN_TAIL_BYTES
 __all__ = ["RunOutcome", "Tail", "watch"]
 
 LINE_PATIENCE = 1.0  # seconds an unfinished line of one stream may keep the other stream's output waiting
+LINE_HOLD_LIMIT = 5.0  # seconds one unfinished line may hold the other stream back, however it keeps coming
+HELD_BYTES = 1 << 20  # what the other stream may have waiting in memory meanwhile
+# Once the command has exited: a pseudo-terminal passes on its last bytes a moment later, and a
+# background job may hold the output open; a quiet spell this long ends the copy, as does the limit.
+DRAIN_QUIET = 0.05
+DRAIN_LIMIT = 1.0
 
 _FORWARDED = (*FORWARDED, signal.SIGCONT)
 _HANDLED = (*_FORWARDED, signal.SIGWINCH, signal.SIGTSTP)  # what `_forwarding` installs a handler for
@@ -116,6 +128,7 @@ class _Copy:
         self.open = set(targets)
         self.last_data = dict.fromkeys(targets, 0.0)
         self.opened = dict.fromkeys(targets, 0.0)
+        self.let_go: set[int] = set()  # streams whose current line no longer holds the other back
         self.last_target: int | None = None
 
     def wrote(self, target: int, chunk: bytes, now: float) -> None:
@@ -130,6 +143,7 @@ class _Copy:
             state = self.PLAIN
         if state == self.PLAIN and (before != self.PLAIN or end >= 0):
             self.opened[target] = now
+            self.let_go.discard(target)
         self.state[target] = state
         self.last_data[target] = now
         self.last_target = target
@@ -139,15 +153,24 @@ class _Copy:
 
     def holding(self, now: float) -> int | None:
         """The stream whose unfinished line keeps the other waiting: only where both share one place,
-        and only while that line keeps coming (a prompt or `print(..., end="")` lets go after a pause)."""
+        only while that line keeps coming (a prompt or `print(..., end="")` lets go after a pause),
+        and for LINE_HOLD_LIMIT at most (heartbeat dots would otherwise hold it for ever)."""
         if not self.shared:
             return None
         open_lines = [
             t
             for t, state in self.state.items()
-            if t in self.open and state == self.PLAIN and now - self.last_data[t] < LINE_PATIENCE
+            if t in self.open
+            and t not in self.let_go
+            and state == self.PLAIN
+            and now - self.last_data[t] < LINE_PATIENCE
+            and now - self.opened[t] < LINE_HOLD_LIMIT
         ]
         return min(open_lines, key=lambda t: self.opened[t]) if open_lines else None
+
+    def hold_ends(self, target: int) -> float:
+        """When ``target``'s line stops holding the other stream if nothing more comes."""
+        return min(self.last_data[target] + LINE_PATIENCE, self.opened[target] + LINE_HOLD_LIMIT)
 
     def mid_line(self, target: int) -> bool:
         """Whether text written to ``target`` now would land inside a line already shown."""
@@ -201,6 +224,83 @@ def _open_standard_streams() -> None:
                 os.close(null)
 
 
+class _Streams:
+    """Our ends of the command's stdout and stderr, copied to ``targets`` as the line rule allows."""
+
+    def __init__(self, readers: dict[int, int], tail: Tail, copy: _Copy, on_stop: Callable[[int], object]) -> None:
+        self.readers = readers  # target fd -> our read end, while the stream is open
+        self.on_stop = on_stop  # called with a read end before it is closed
+        self.tail = tail
+        self.copy = copy
+        self.held = {target: bytearray() for target in readers}  # read, waiting for the other's line
+        self.gone: set[int] = set()  # targets whose reader went away (EPIPE)
+        self.output_closed = False
+
+    def read(self, target: int, now: float, size: int = 65536) -> int:
+        """One read from ``target``'s stream: how many bytes came (0 at its end)."""
+        try:
+            chunk = os.read(self.readers[target], size)
+        except OSError:  # EIO: every holder of a pseudo-terminal's other end has closed it
+            chunk = b""
+        if not chunk:
+            self.stop(target)
+            return 0
+        self.tail.add(chunk)
+        if self.copy.holding(now) in (None, target) and not self.held[target]:
+            self.show(target, chunk, now)
+            return len(chunk)
+        self.held[target] += chunk
+        holder = self.copy.holding(now)
+        if holder is not None and holder != target and len(self.held[target]) >= HELD_BYTES:
+            self.copy.let_go.add(holder)  # in memory up to a bound, never at the cost of blocking the command
+        self.release(now)
+        return len(chunk)
+
+    def release(self, now: float, everything: bool = False) -> None:
+        """Show what waited, for each stream that no other stream's line holds back now."""
+        for target, waiting in self.held.items():
+            if waiting and (everything or self.copy.holding(now) in (None, target)):
+                data = bytes(waiting)
+                waiting.clear()
+                self.show(target, data, now)
+
+    def show(self, target: int, data: bytes, now: float) -> None:
+        if target in self.gone:
+            return
+        if _write_all(target, data):
+            self.copy.wrote(target, data, now)
+            return
+        self.output_closed = True  # nobody reads ours: the command's writes now fail, as without kb
+        self.gone.add(target)
+        self.held[target].clear()
+        self.stop(target)
+
+    def stop(self, target: int) -> None:
+        self.copy.closed(target)
+        fd = self.readers.pop(target, None)
+        if fd is not None:
+            self.on_stop(fd)
+            os.close(fd)
+
+    def drain(self) -> None:
+        """Copy what the command wrote before it exited. A stream ends at its end (the usual case: no one
+        else holds it) or after DRAIN_QUIET without data; a job left writing keeps kb DRAIN_LIMIT at most."""
+        deadline = time.monotonic() + DRAIN_LIMIT
+        while self.readers and (now := time.monotonic()) < deadline:
+            targets = {fd: target for target, fd in self.readers.items()}
+            ready = select.select(list(targets), [], [], min(DRAIN_QUIET, deadline - now))[0]
+            if not ready:
+                break
+            for fd in ready:
+                if fd in targets and targets[fd] in self.readers:
+                    self.read(targets[fd], now)
+        self.release(time.monotonic(), everything=True)
+
+    def close(self) -> None:
+        for target in list(self.readers):
+            self.stop(target)
+
+
 def watch(
     cmd: Sequence[str],
     tail_bytes: int = RUN_TAIL_BYTES,
@@ -209,7 +309,7 @@ def watch(
     stdout_fd: int = 1,
     stderr_fd: int = 2,
 ) -> RunOutcome:
-    """Run ``cmd`` to completion, copying its output through; call ``on_idle`` after silences.
+    """Run ``cmd`` until it exits, copying its output through; call ``on_idle`` after silences.
 
     ``on_idle`` is called with our stderr at the start of a line, so what it prints stands on its own.
     """
@@ -237,66 +337,56 @@ def watch(
     for _, theirs in channels.values():
         os.close(theirs)
     terminals = [(target, ours) for target, (ours, _) in channels.items() if os.isatty(ours)]
-    tail = Tail(tail_bytes)
     copy = _Copy(list(channels), _same_file(stdout_fd, stderr_fd))
     selector = selectors.DefaultSelector()
-    alone = {target: selectors.DefaultSelector() for target in channels}  # to wait for one stream only
-    for target, (ours, _) in channels.items():
+    streams = _Streams(
+        {target: ours for target, (ours, _) in channels.items()}, Tail(tail_bytes), copy, selector.unregister
+    )
+    for target, ours in streams.readers.items():
         selector.register(ours, selectors.EVENT_READ, target)
-        alone[target].register(ours, selectors.EVENT_READ, target)
+    if child.exit_fd is not None:  # readable once the command has exited
+        selector.register(child.exit_fd, selectors.EVENT_READ, None)
     last_output = time.monotonic()
     reported_idle = False
-    output_closed = False
     try:
         with _forwarding(child.pid, terminals):
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # what came meanwhile is passed on now
-            while selector.get_map():
+            while streams.readers:
                 now = time.monotonic()
+                streams.release(now)
                 holding = copy.holding(now)
                 waits = [] if idle_timeout is None or reported_idle else [idle_timeout - (now - last_output)]
-                if holding is not None:
-                    waits.append(LINE_PATIENCE - (now - copy.last_data[holding]))
+                if holding is not None and any(streams.held.values()):
+                    waits.append(copy.hold_ends(holding) - now)
                 wait = max(0.01, min(waits)) if waits else None
-                events = (alone[holding] if holding is not None else selector).select(wait)
+                events = selector.select(wait)
                 now = time.monotonic()
                 if not events:
                     if idle_timeout is not None and not reported_idle and now - last_output >= idle_timeout:
+                        streams.release(now)
                         if on_idle is not None:
                             if copy.mid_line(stderr_fd):
                                 _write_all(stderr_fd, b"\n")
-                            on_idle(tail.text(), now - last_output)
+                            on_idle(streams.tail.text(), now - last_output)
                         reported_idle = True
                     continue
                 for key, _ in events:
-                    if copy.holding(now) not in (None, key.data):  # the other stream's line came first
-                        continue  # still readable: the next select reports it again
-                    try:
-                        chunk = os.read(key.fd, 65536)
-                    except OSError:  # EIO: every holder of a pseudo-terminal's other end has closed it
-                        chunk = b""
-                    written = bool(chunk) and _write_all(key.data, chunk)
-                    if chunk:
-                        tail.add(chunk)
-                        copy.wrote(key.data, chunk, now)
+                    if key.data in streams.readers and streams.read(key.data, now):
                         last_output = now
                         reported_idle = False
-                    if not written:  # end of the stream, or nobody reads ours: the child's writes now fail
-                        output_closed |= bool(chunk)
-                        copy.closed(key.data)
-                        selector.unregister(key.fd)
-                        alone[key.data].close()
-                        os.close(key.fd)
+                if any(key.data is None for key, _ in events):
+                    streams.drain()
+                    break
+            streams.release(time.monotonic(), everything=True)
             returncode = child.wait()
     except BaseException:  # whatever stops us must not leave the command, or what it started, running unwatched
         child.abort()
         raise
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-        for key in list(selector.get_map().values()):
-            alone[key.data].close()
-            os.close(key.fd)
+        streams.close()
         selector.close()
-    return RunOutcome(returncode, tail.text(), output_closed, copy.mid_line(stderr_fd))
+    return RunOutcome(returncode, streams.tail.text(), streams.output_closed, copy.mid_line(stderr_fd))
 
 
 def _write_all(fd: int, data: bytes) -> bool:

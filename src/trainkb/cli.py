@@ -8,6 +8,7 @@ import errno
 import importlib
 import io
 import os
+import stat
 import sys
 from collections.abc import Sequence
 
@@ -100,15 +101,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser(_command_in(argv))
     try:
         args = parser.parse_args(argv)
+        if args.command is None and sys.stdin.isatty() and sys.stdout.isatty():
+            args = parser.parse_args([*argv, "tui"])
+        elif args.command is None and _piped_input():  # `train.py 2>&1 | kb`, `kb < log`: search it
+            parser = _parser("search")
+            args = parser.parse_args([*argv, "search", "-"])
     except SystemExit as exc:  # argparse exits 2 on usage errors and 0 on --help/--version
         return int(exc.code or 0)
     args.catalogue = [*(args.catalogue or []), *getattr(args, "command_catalogue", [])] or None
-    if args.command is None:
-        if sys.stdin.isatty() and sys.stdout.isatty():
-            args = parser.parse_args([*argv, "tui"])
-        else:  # piped or in CI: there is no terminal to draw on
-            parser.print_help()
-            return Exit.SUCCESS
+    if args.command is None:  # no input and no terminal to draw on (CI, `kb | less`)
+        parser.print_help()
+        return Exit.SUCCESS
     args.whole_process = whole_process
     module = importlib.import_module(f"trainkb.commands.{args.command}")
     if whole_process and sys.stdout is None:  # started with stdout closed (`kb list >&-`)
@@ -125,6 +128,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         say(f"kb: error: cannot write the output: {error.strerror or error}\n")
         return Exit.USAGE
+
+
+def _piped_input() -> bool:
+    """Whether stdin is a pipe or a file, the text of a run to search; not a terminal, /dev/null or nothing."""
+    try:
+        mode = os.fstat(sys.stdin.fileno()).st_mode
+    except (AttributeError, OSError, ValueError):
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISREG(mode)
 
 
 class _ClosedOutput(io.TextIOBase):

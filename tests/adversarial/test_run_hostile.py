@@ -118,7 +118,7 @@ LEFT_BEHIND = {
         'python3 -c \'import subprocess, time; subprocess.Popen(["sleep", "{s}"], start_new_session=True); '
         "time.sleep(600)'"
     ),
-    "a background job still holding the output": "sleep {s} & exit 3",
+    "a background job of a command still running": "sleep {s} & echo started; sleep 600",
 }
 
 

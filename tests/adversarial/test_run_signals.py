@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pty
 import select
@@ -114,6 +115,8 @@ def _in_terminal(args: list[str], timeout: float = 120) -> tuple[int, bytes]:
             shown += chunk
         elif proc.poll() is not None:
             break
+    else:
+        proc.kill()  # it overran: a failure, not a process left running
     os.close(ours)
     return proc.wait(timeout=120), shown
 
@@ -190,6 +193,73 @@ def test_into_one_pipe_a_line_of_one_stream_is_never_split_by_the_other():
     )
     assert proc.returncode == 0
     _lines_whole(proc.stdout)
+
+
+# Heartbeat dots on stdout that never end their line, while stderr has far more than a pipe holds to say.
+_HEARTBEAT = (
+    "import sys, threading, time\n"
+    "def beat():\n"
+    "    while True:\n"
+    "        sys.stdout.write('.'); sys.stdout.flush(); time.sleep(0.2)\n"
+    "threading.Thread(target=beat, daemon=True).start()\n"
+    "for i in range(20000):\n"
+    "    print(f'step {i} loss 0.123 padding padding padding', file=sys.stderr)\n"
+    "print('training finished', file=sys.stderr)\n"
+)
+
+
+def _all_steps(shown: bytes) -> None:
+    text = shown.replace(b"\r\n", b"\n").decode()
+    assert "training finished" in text
+    assert sum(f"step {i} loss" in text for i in (0, 9999, 19999)) == 3
+    assert text.count(" loss 0.123") == 20000
+
+
+def test_into_one_pipe_a_growing_unfinished_line_never_blocks_the_other_stream():
+    proc = subprocess.run(
+        [*KB_RUN, sys.executable, "-c", _HEARTBEAT], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60
+    )
+    assert proc.returncode == 0
+    _all_steps(proc.stdout)
+
+
+def test_on_a_terminal_a_growing_unfinished_line_never_blocks_the_other_stream():
+    status, shown = _in_terminal([*KB_RUN, sys.executable, "-c", _HEARTBEAT], timeout=60)
+    assert status == 0
+    _all_steps(shown)
+
+
+def _sleepers(needle: str) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        with contextlib.suppress(OSError):
+            if entry.isdigit() and Path(f"/proc/{entry}/cmdline").read_bytes() == b"sleep\0" + needle.encode() + b"\0":
+                found.append(int(entry))
+    return found
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="kb learns of the exit from its guard, which is Linux-only")
+@pytest.mark.parametrize("where", ["terminal", "pipe"])
+def test_kb_run_returns_when_the_command_exits_not_when_its_background_job_lets_go(where):
+    """A shell returns when the command exits; a job it left holding the output stays, as without kb."""
+    seconds = str(35000 + os.getpid() % 1000 + (500 if where == "pipe" else 0))
+    args = [*KB_RUN, "sh", "-c", f"sleep {seconds} & echo started; exit 3"]
+    began = time.monotonic()
+    try:
+        if where == "terminal":
+            status, shown = _in_terminal(args, timeout=60)
+        else:
+            proc = subprocess.run(args, capture_output=True, timeout=60)
+            status, shown = proc.returncode, proc.stdout
+        took = time.monotonic() - began
+        left = _sleepers(seconds)
+    finally:
+        for pid in _sleepers(seconds):
+            os.kill(pid, signal.SIGKILL)
+    assert status == 3
+    assert b"started" in shown
+    assert took < 30  # main waited for the job: the full 35000 s (a minute here, as the test gives up)
+    assert len(left) == 1
 
 
 @pytest.mark.parametrize("signame", ["SIGHUP", "SIGINT"])

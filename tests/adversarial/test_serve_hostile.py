@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import select
 import socket
 import threading
 import time
@@ -57,6 +58,24 @@ def test_the_handler_has_an_idle_timeout():
 def test_an_idle_client_is_dropped(server):
     with socket.create_connection(server.server_address[:2], timeout=10) as sock:
         assert sock.recv(1) == b""  # the server closed it (its timeout is 1 s here; the socket gives up at 10)
+
+
+@pytest.mark.parametrize("stage", ["request line", "headers"])
+def test_a_client_dripping_its_request_is_dropped(server, monkeypatch, stage):
+    """One byte every 0.3 s never trips the 1-s idle timeout; the request's own deadline (2 s here) does."""
+    monkeypatch.setattr(_serve._Handler, "request_seconds", 2.0, raising=False)
+    began = time.monotonic()
+    with socket.create_connection(server.server_address[:2]) as sock:
+        sock.sendall(b"GET /index.html HTTP/1.1\r\n" if stage == "headers" else b"GET /")
+        while time.monotonic() - began < 8:
+            try:
+                sock.sendall(b"a")
+                if select.select([sock], [], [], 0)[0] and sock.recv(65536) == b"":
+                    break  # the server closed it
+            except OSError:  # reset: closed as well
+                break
+            time.sleep(0.3)
+    assert time.monotonic() - began < 8
 
 
 def test_a_link_out_of_the_served_folder_is_not_followed(server, tmp_path_factory):

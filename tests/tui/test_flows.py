@@ -308,7 +308,9 @@ def test_kb_tui_without_a_terminal_is_a_usage_error():
     )  # no controlling terminal
     assert proc.returncode == 2
     assert "terminal" in proc.stderr
-    help_proc = subprocess.run([sys.executable, "-m", "trainkb"], capture_output=True, text=True, timeout=120)
+    help_proc = subprocess.run(
+        [sys.executable, "-m", "trainkb"], stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120
+    )
     assert help_proc.returncode == 0 and "usage: kb" in help_proc.stdout
 
 

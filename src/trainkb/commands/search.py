@@ -11,6 +11,7 @@ import sys
 
 from .._tail import read_tail
 from .._terminal import emit, json_text
+from ..catalogue import AREA_FILE
 from ._common import catalogue_roots
 from ._exit import Exit, UsageError
 
@@ -67,6 +68,8 @@ def run(args: argparse.Namespace) -> int:
     if args.search_catalogue:
         args.catalogue = [args.search_catalogue]
     roots = catalogue_roots(args)
+    if not (roots[0] / AREA_FILE).is_file():  # `kb search TEXT /etc`: no entries to search, not "no match"
+        raise UsageError(f"not a catalogue folder (no {AREA_FILE}): {roots[0]}")
     response = search(text, top=args.top, catalogue=roots, first_line=first_line)
     triage = triage_text(text, catalogue=roots)  # None unless two or more ranks speak in the text
     if args.json:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import stat
 import sys
 from pathlib import Path
 
@@ -31,6 +32,12 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-match", action="store_true", help="do not look up the catalogue entry for the culprit's error"
     )
+
+
+def _readable_kind(mode: int) -> bool:
+    """A file, a folder or a pipe (`kb triage <(…)` reads it to its end, as stdin); a device such as
+    /dev/zero would be read for ever."""
+    return stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISFIFO(mode)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -54,6 +61,10 @@ def run(args: argparse.Namespace) -> int:
             path = Path(source)
             if not path.exists():
                 raise UsageError(f"no such file or folder: {source}")
+            if not _readable_kind(path.stat().st_mode):
+                raise UsageError(
+                    f"not a log file or folder (a device or socket): {source}; pipe the output in with '-'"
+                )
             triage = (
                 triage_path(path, catalogue=catalogue, match=match, warn=lambda m: say(f"kb: warning: {m}\n"))
                 if path.is_dir() or path.suffix == ".json"

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
+import socket
 import sys
+import threading
 import urllib.parse
 from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -15,6 +18,7 @@ __all__ = ["make_server"]
 
 
 IDLE_SECONDS = 30.0  # a client that sends nothing for this long is dropped (it held a thread)
+REQUEST_SECONDS = 30.0  # a request that has not fully arrived after this long is dropped (a byte at a time)
 
 
 class _Handler(SimpleHTTPRequestHandler):
@@ -22,12 +26,35 @@ class _Handler(SimpleHTTPRequestHandler):
     no folder listings, no dotfiles (the build marker), and the site's own 404 page."""
 
     timeout = IDLE_SECONDS
+    request_seconds = REQUEST_SECONDS
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         # per instance (typeshed declares extensions_map an instance attribute); the base handles
         # the request inside __init__, so this comes first
         self.extensions_map = {**self.extensions_map, ".js": "text/javascript", ".svg": "image/svg+xml"}
         super().__init__(*args, **kwargs)
+
+    def handle_one_request(self) -> None:
+        """Each request gets ``request_seconds`` to arrive: the idle timeout alone lets a client that
+        drips one byte at a time hold a thread for ever."""
+        self._deadline = threading.Timer(self.request_seconds, self._cut)
+        self._deadline.daemon = True
+        self._deadline.start()
+        try:
+            super().handle_one_request()
+        finally:
+            self._deadline.cancel()
+
+    def parse_request(self) -> bool:
+        try:
+            return super().parse_request()  # reads the headers
+        finally:
+            self._deadline.cancel()  # it has arrived: sending the answer is bounded by the idle timeout
+
+    def _cut(self) -> None:
+        self.close_connection = True
+        with contextlib.suppress(OSError):
+            self.connection.shutdown(socket.SHUT_RDWR)
 
     def end_headers(self) -> None:
         self.send_header("X-Content-Type-Options", "nosniff")

@@ -1,0 +1,63 @@
+"""What `kb` reads when it is not given what it expects: a device as the log, a folder that is no
+catalogue, a paste piped into `kb` alone."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+
+KB = [sys.executable, "-m", "trainkb"]
+OOM = (
+    b"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.10 GiB\n"
+)
+RANKS = b"[rank1]: RuntimeError: NCCL communicator was aborted on rank 1.\n[rank0]: hello\n"
+
+
+def _kb(*args: str, data: bytes | None = None, stdin: int | None = None) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([*KB, *args], input=data, stdin=stdin, capture_output=True, timeout=60)
+
+
+def test_a_device_named_as_the_log_is_refused_not_read_for_ever():
+    proc = _kb("triage", "/dev/zero")
+    assert proc.returncode == 2
+    assert proc.stderr.decode().count("\n") == 1 and "/dev/zero" in proc.stderr.decode()
+
+
+def test_a_pipe_named_as_the_log_is_read_to_its_end(tmp_path):
+    """`kb triage <(torchrun …)` names a pipe: read it as stdin is."""
+    fifo = tmp_path / "log"
+    os.mkfifo(fifo)
+
+    def feed() -> None:
+        with open(fifo, "wb") as writer:
+            writer.write(RANKS)
+
+    thread = threading.Thread(target=feed)
+    thread.start()
+    proc = _kb("triage", "--no-match", "--json", str(fifo))
+    thread.join()
+    assert proc.returncode == 0, proc.stderr
+    assert _kb("triage", "--no-match", "--json", "-", data=RANKS).stdout == proc.stdout
+
+
+def test_a_folder_without_a_catalogue_is_a_usage_error_not_no_match(tmp_path):
+    (tmp_path / "hosts").write_text("127.0.0.1 localhost\n")
+    proc = _kb("search", OOM.decode(), str(tmp_path))
+    assert proc.returncode == 2
+    assert proc.stderr.decode().startswith("kb: error: not a catalogue folder") and proc.stdout == b""
+
+
+def test_a_paste_piped_into_kb_alone_is_searched_as_kb_search_does():
+    alone = _kb(data=OOM)
+    searched = _kb("search", "-", data=OOM)
+    assert alone.stdout == searched.stdout and alone.returncode == searched.returncode
+    assert b"usage: kb" not in alone.stdout and b"OutOfMemoryError" in alone.stdout
+
+
+def test_kb_alone_with_nothing_piped_prints_help_or_asks_for_text():
+    nothing = _kb(stdin=subprocess.DEVNULL)
+    assert nothing.returncode == 0 and b"usage: kb" in nothing.stdout
+    empty = _kb(data=b"")
+    assert empty.returncode == 2 and empty.stderr.decode().startswith("kb: error: give the text to search")
