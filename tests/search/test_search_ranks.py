@@ -138,3 +138,16 @@ def test_advice_promises_candidates_only_with_a_differential(log: Path) -> None:
         assert "Each candidate names" not in advice, advice
     if "the catalogue covers one of them" in advice:
         assert f"one of them, {response.results[0].id}," in advice
+
+
+def test_a_gloo_hang_is_a_differential_holding_the_stalled_rank_entry() -> None:
+    """gloo, 4 ranks, rank 1 stops calling collectives: the others time out on their recv or send. D20 claims
+    those lines, so the paste is a differential with D20 (not "no confident match", with D28 above D20)."""
+    text = (GLOO / "hang-n4-r1" / "combined.log").read_text(encoding="utf-8")
+    assert "for send operation to complete" in text and "for recv operation to complete" in text
+    response = search(text)
+    ids = [r.id for r in response.results]
+    assert response.status == "differential"
+    assert "D20" in ids[: response.candidates]
+    assert "D28" not in ids or ids.index("D20") < ids.index("D28")
+    assert response.advice is not None and f"{NOTE_START}rank 1{SILENT_NOTE}" in response.advice
