@@ -34,7 +34,8 @@
                 "WHY_VOUCHED", "MAX_OUTPUT_CHARS",
                 "RISE_MIN_POINTS", "RISE_RATIO", "RISE_MAJORITY", "MAX_SERIES", "SIZE_UNITS",
                 "OWN_MARK", "RANKS_NOTE", "RANKS_TEARDOWN", "RANKS_SILENT_BASES",
-                "RANKS_WAITED", "RANKS_OWN_NOTE", "RANKS_OWN_BASIS", "RANKS_OWN_HOW"],
+                "RANKS_WAITED", "RANKS_OWN_NOTE", "RANKS_OWN_BASIS", "RANKS_OWN_HOW",
+                "RANKS_SUMMARY_ROOT"],
     patterns: ["ANSI", "CONTROL", "PREFIX", "BOX", "TB_HEADER", "FRAME", "FRAME_START", "CHAIN", "NCCL_LINE",
                "EXC_LINE", "WARN_LINE", "WHAT", "EXC_INLINE", "WRAPPER", "ROOT_CAUSE", "LAUNCHER_FAILED", "FIELD",
                "LOGGY", "SENTENCE", "PROGRESS", "COMMAND", "OPTION", "DUMP_ITEM", "DUMP_START", "SETTING",
@@ -1303,10 +1304,11 @@
    * a multi-rank paste is read whole, as it was before triage could say which lines are only consequences */
   Engine.prototype.teardown = function (text, query, firstLine) {
     var C = this.C, T = root.TrainkbTriage;
-    if (!T || !query.lines.some(function (l) { return l.rank !== null && l.rank !== undefined; })) return null;
+    var tagged = query.lines.some(function (l) { return l.rank !== null && l.rank !== undefined; });
+    if (!T || (!tagged && text.indexOf(C.RANKS_SUMMARY_ROOT) < 0)) return null;
     var found = T.triage(text);
     if (found && found.basis === C.RANKS_OWN_BASIS) return this.ownError(found, query);
-    if (!found || C.RANKS_SILENT_BASES.indexOf(found.basis) < 0 || !found.culprits.length) return null;
+    if (!tagged || !found || C.RANKS_SILENT_BASES.indexOf(found.basis) < 0 || !found.culprits.length) return null;
     var timedOut = new Map();
     found.ranks.forEach(function (v) {
       if (v.how === C.RANKS_WAITED && v.line !== null && v.line !== undefined) timedOut.set(v.rank, firstLine - 1 + v.line);
@@ -1356,11 +1358,18 @@
     return owned;
   };
 
-  /* _ranks._own: the other ranks' lines when one rank failed first with its own error; null when not definite */
-  Engine.prototype.ownError = function (found, query) {
+  /* _ranks.own_failure: triage is definite, one rank failed first with its own exception or signal */
+  Engine.prototype.ownFailure = function (found) {
     var C = this.C, culprit = found.sole_culprit;
     var verdict = found.ranks.filter(function (v) { return v.rank === found.explained_rank; })[0];
-    if (culprit === null || culprit === undefined || !verdict || C.RANKS_OWN_HOW.indexOf(verdict.how) < 0) return null;
+    return found.basis === C.RANKS_OWN_BASIS && culprit !== null && culprit !== undefined && !!verdict &&
+      C.RANKS_OWN_HOW.indexOf(verdict.how) >= 0;
+  };
+
+  /* _ranks._own: the other ranks' lines when one rank failed first with its own error; null when not definite */
+  Engine.prototype.ownError = function (found, query) {
+    var culprit = found.sole_culprit, C = this.C;
+    if (!this.ownFailure(found)) return null;
     var others = found.ranks.filter(function (v) { return v.rank !== culprit && v.role === "victim"; })
       .map(function (v) { return v.rank; });
     if (!others.length) return null;

@@ -25,7 +25,7 @@ from ._input import Line, Query
 if TYPE_CHECKING:
     from ..ranklog import Triage
 
-__all__ = ["RANKS_NOTE", "RANKS_OWN_NOTE", "RANKS_TEARDOWN", "Teardown", "teardown"]
+__all__ = ["RANKS_NOTE", "RANKS_OWN_NOTE", "RANKS_TEARDOWN", "Teardown", "own_failure", "teardown"]
 
 SILENT_BASES = ("behind", "silent")  # triage found no rank with an error of its own
 WAITED = "timeout"  # a victim that timed out waiting in a collective (its watchdog line is kept)
@@ -40,6 +40,7 @@ RANKS_OWN_NOTE = (
     "Triage: {culprit} failed first with an error of its own and {victims} only went down with it, so the "
     "match reads {culprit}'s failure; the other ranks' errors and their part of torchrun's summary are consequences."
 )
+SUMMARY_ROOT = "Root Cause (first observed failure)"  # torchrun's summary names each failed rank in blocks
 OWN = "own-error"  # the basis of a culprit that failed with its own exception or signal
 OWN_HOW = ("exception", "signal")  # how a culprit's own failure shows (a bare exit code names no error to match)
 # torchrun's summary: a block per failed rank opens with "[N]:" and names the rank in its "rank :" field
@@ -66,9 +67,11 @@ def teardown(text: str, query: Query, first_line: int = 1) -> Teardown | None:
     """The victims' teardown in a paste where a silent rank made its peers time out; None otherwise.
 
     A victim's lines after its timeout, and the lines no rank tags after the first timeout (the
-    launcher's summary), are teardown. Only pastes with rank-tagged lines are triaged.
+    launcher's summary), are teardown. Only pastes with rank-tagged lines are triaged for that; a
+    paste holding torchrun's summary is also read for a rank that failed first with its own error.
     """
-    if not any(line.rank is not None for line in query.lines):
+    tagged = any(line.rank is not None for line in query.lines)
+    if not tagged and SUMMARY_ROOT not in text:
         return None
     from ..ranklog import DECIDE, decide_text  # standard library only; imported when ranks speak
 
@@ -76,7 +79,7 @@ def teardown(text: str, query: Query, first_line: int = 1) -> Teardown | None:
     triage = decided[0] if decided else None
     if triage is not None and triage.basis == OWN:
         return _own(triage, query)
-    if triage is None or triage.basis not in SILENT_BASES or not triage.culprits:
+    if not tagged or triage is None or triage.basis not in SILENT_BASES or not triage.culprits:
         return None
     timed_out = {v.rank: first_line - 1 + v.line for v in triage.ranks if v.how == WAITED and v.line is not None}
     if not timed_out:
@@ -121,11 +124,16 @@ def _summary_blocks(lines: list[Line]) -> dict[int, int]:
     return owned
 
 
+def own_failure(triage: Triage) -> bool:
+    """Triage is definite: one rank failed first with its own exception or signal (search reads that failure)."""
+    verdict = triage.verdict()
+    return triage.basis == OWN and triage.sole_culprit is not None and verdict is not None and verdict.how in OWN_HOW
+
+
 def _own(triage: Triage, query: Query) -> Teardown | None:
     """The other ranks' lines when one rank failed first with its own error; None when that is not definite."""
     culprit = triage.sole_culprit
-    verdict = triage.verdict()
-    if culprit is None or verdict is None or verdict.how not in OWN_HOW:
+    if culprit is None or not own_failure(triage):
         return None
     others = {v.rank for v in triage.ranks if v.rank != culprit and v.role == "victim"}
     if not others:

@@ -32,17 +32,25 @@ def read_chunks(path: Path) -> Iterator[str]:
             yield chunk
 
 
-def explain(triage: Triage, reader: Reader, catalogue: Catalogue) -> None:
-    """Attach the catalogue entry that explains the sole culprit's own error (its lines only)."""
+def explain(triage: Triage, reader: Reader, catalogue: Catalogue, whole: str | None = None) -> None:
+    """Attach the catalogue entry that explains the sole culprit's own error (its lines only).
+
+    With the ``whole`` paste, a rank that failed first with its own exception or signal gets search's
+    first entry for that paste, which reads the culprit's failure without its peers' lines: the Ranks
+    panel and the matches then name one entry.
+    """
     verdict = triage.verdict()
     if verdict is None or verdict.how not in ("exception", "signal", "exited") or not verdict.error:
         return
     from ..search import search  # light: no pydantic, YAML or torch
+    from ..search._ranks import own_failure
 
     state = reader.ranks[verdict.rank]
     text = "\n".join(state.tail) if state.tail else verdict.error
     if verdict.error not in text:
         text += "\n" + verdict.error
+    if whole is not None and own_failure(triage):
+        text = whole
     try:
         response = search(text, top=1, catalogue=catalogue)
     except (OSError, ValueError):  # no catalogue here: the triage stands without an entry
@@ -69,7 +77,7 @@ def triage_text(text: str | Iterable[str], catalogue: Catalogue = None, match: b
         return None
     triage, reader = decided
     if match:
-        explain(triage, reader, catalogue)
+        explain(triage, reader, catalogue, text if isinstance(text, str) else None)
     return triage
 
 
