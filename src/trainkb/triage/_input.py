@@ -61,12 +61,15 @@ def explain(triage: Triage, reader: Reader, catalogue: Catalogue, whole: str | N
         triage.entry = {"id": best.id, "title": best.title, "confidence": best.confidence, "score": best.score}
 
 
-def triage_reader(reader: Reader, catalogue: Catalogue = None, match: bool = True) -> Triage | None:
+def triage_reader(
+    reader: Reader, catalogue: Catalogue = None, match: bool = True, whole: str | None = None
+) -> Triage | None:
+    """Decide, and attach the culprit's entry; ``whole``: the text the reader read, when it read only that."""
     if not is_multirank(reader):
         return None
     triage = decide(reader)
     if match:
-        explain(triage, reader, catalogue)
+        explain(triage, reader, catalogue, whole)
     return triage
 
 
@@ -160,10 +163,12 @@ def triage_block(
     log_dir = log_dir_of(cmd)
     try:
         reader = Reader()
-        if log_dir is not None and log_dir.is_dir():
+        files = log_dir is not None and log_dir.is_dir()
+        if log_dir is not None and files:
             _feed_dir(reader, log_dir)
         reader.feed(tail)
-        triage = triage_reader(reader, catalogue)
+        # without per-rank files, the entry is search's for the same tail, as kb run's matches below it
+        triage = triage_reader(reader, catalogue, whole=None if files else tail)
         return to_text(triage, heading) if triage is not None else ""
     except Exception as exc:  # a diagnosis must never change the outcome of the command it watches
         return f"── {heading}: could not read the ranks' output ({type(exc).__name__}) ──\n"
