@@ -14,7 +14,7 @@
   /* The engine contract this file reads: its version and every field it relies on. An index of
    * another version, or one lacking a field, is refused with an Error rather than searched wrongly.
    * Bump with ENGINE_CONTRACT_VERSION in src/trainkb/search/contract.py (docs/search.md says when). */
-  var CONTRACT_VERSION = 4;
+  var CONTRACT_VERSION = 5;
   var CONTRACT = {
     version: CONTRACT_VERSION,
     fields: ["version", "constants", "patterns", "advice", "entries", "sigs", "phrases", "excludes", "tells",
@@ -34,12 +34,13 @@
                 "WHY_VOUCHED", "MAX_OUTPUT_CHARS",
                 "RISE_MIN_POINTS", "RISE_RATIO", "RISE_MAJORITY", "MAX_SERIES", "SIZE_UNITS",
                 "OWN_MARK", "RANKS_NOTE", "RANKS_TEARDOWN", "RANKS_SILENT_BASES",
-                "RANKS_WAITED"],
+                "RANKS_WAITED", "RANKS_OWN_NOTE", "RANKS_OWN_BASIS", "RANKS_OWN_HOW",
+                "RANKS_SUMMARY_ROOT"],
     patterns: ["ANSI", "CONTROL", "PREFIX", "BOX", "TB_HEADER", "FRAME", "FRAME_START", "CHAIN", "NCCL_LINE",
                "EXC_LINE", "WARN_LINE", "WHAT", "EXC_INLINE", "WRAPPER", "ROOT_CAUSE", "LAUNCHER_FAILED", "FIELD",
                "LOGGY", "SENTENCE", "PROGRESS", "COMMAND", "OPTION", "DUMP_ITEM", "DUMP_START", "SETTING",
                "ENVIRONMENT", "SPACES", "WORD", "TOKEN", "NUMBER", "SIZE_VALUE", "OWN_PREFIX", "MASKS",
-               "LIBRARY_FRAME", "TRAINING"],
+               "LIBRARY_FRAME", "TRAINING", "RANKS_BLOCK", "RANKS_BLOCK_RANK", "RANKS_RULE"],
     advice: ["launcher", "symptom", "partial", "symptom_one", "exception", "cut", "log", "prose", "launcher_output",
              "symptom_output", "symptom_one_output", "exception_output", "cut_output", "log_output", "foreign"],
     entries: ["id", "title", "area", "fix_summary"],
@@ -768,6 +769,9 @@
     this.training = re(P.TRAINING);
     this.excludes = data.excludes.map(function (x) { return [x.entry, re(x.regex)]; });
     this.sizeValueRe = re(P.SIZE_VALUE, "y");
+    this.ranksBlock = re(P.RANKS_BLOCK);
+    this.ranksBlockRank = re(P.RANKS_BLOCK_RANK);
+    this.ranksRule = re(P.RANKS_RULE);
     this.tells = new Map();  // entry -> its tells in record order, each condition's regex compiled
     var tells = this.tells;
     data.tells.forEach(function (t) {
@@ -1300,9 +1304,11 @@
    * a multi-rank paste is read whole, as it was before triage could say which lines are only consequences */
   Engine.prototype.teardown = function (text, query, firstLine) {
     var C = this.C, T = root.TrainkbTriage;
-    if (!T || !query.lines.some(function (l) { return l.rank !== null && l.rank !== undefined; })) return null;
+    var tagged = query.lines.some(function (l) { return l.rank !== null && l.rank !== undefined; });
+    if (!T || (!tagged && text.indexOf(C.RANKS_SUMMARY_ROOT) < 0)) return null;
     var found = T.triage(text);
-    if (!found || C.RANKS_SILENT_BASES.indexOf(found.basis) < 0 || !found.culprits.length) return null;
+    if (found && found.basis === C.RANKS_OWN_BASIS) return this.ownError(found, query);
+    if (!tagged || !found || C.RANKS_SILENT_BASES.indexOf(found.basis) < 0 || !found.culprits.length) return null;
     var timedOut = new Map();
     found.ranks.forEach(function (v) {
       if (v.how === C.RANKS_WAITED && v.line !== null && v.line !== undefined) timedOut.set(v.rank, firstLine - 1 + v.line);
@@ -1323,6 +1329,59 @@
     var note = C.RANKS_NOTE.split("{culprit}").join(ranks(found.culprits))
       .split("{victims}").join(ranks(Array.from(timedOut.keys())))
       .split("{teardown}").join(C.RANKS_TEARDOWN[aborted ? 0 : 1]);
+    return { skip: skip, note: note };
+  };
+
+  function rankList(list) {
+    list = list.slice().sort(function (a, b) { return a - b; });
+    return list.length === 1 ? "rank " + list[0] : "ranks " + list.join(", ");
+  }
+
+  /* _ranks._summary_blocks: line number -> rank, for the untagged lines of each rank's block in torchrun's summary */
+  Engine.prototype.summaryBlocks = function (lines) {
+    var self = this, owned = new Map(), block = [], rank = null;
+    function close() { if (rank !== null) block.forEach(function (n) { owned.set(n, rank); }); }
+    lines.forEach(function (line) {
+      if (line.rank !== null && line.rank !== undefined) return;
+      var opens = self.ranksBlock.test(line.text);
+      if (opens || self.ranksRule.test(line.text)) {
+        close();
+        block = opens ? [line.number] : [];
+        rank = null;
+      } else if (block.length) {
+        block.push(line.number);
+        var m = rank === null ? self.ranksBlockRank.exec(line.text) : null;
+        if (m) rank = parseInt(m[1], 10);
+      }
+    });
+    close();
+    return owned;
+  };
+
+  /* _ranks.own_failure: triage is definite, one rank failed first with its own exception or signal */
+  Engine.prototype.ownFailure = function (found) {
+    var C = this.C, culprit = found.sole_culprit;
+    var verdict = found.ranks.filter(function (v) { return v.rank === found.explained_rank; })[0];
+    return found.basis === C.RANKS_OWN_BASIS && culprit !== null && culprit !== undefined && !!verdict &&
+      C.RANKS_OWN_HOW.indexOf(verdict.how) >= 0;
+  };
+
+  /* _ranks._own: the other ranks' lines when one rank failed first with its own error; null when not definite */
+  Engine.prototype.ownError = function (found, query) {
+    var culprit = found.sole_culprit, C = this.C;
+    if (!this.ownFailure(found)) return null;
+    var others = found.ranks.filter(function (v) { return v.rank !== culprit && v.role === "victim"; })
+      .map(function (v) { return v.rank; });
+    if (!others.length) return null;
+    var blocks = this.summaryBlocks(query.lines), skip = new Set();
+    query.lines.forEach(function (l) {
+      var rank = l.rank === undefined ? null : l.rank;
+      if ((rank !== null && others.indexOf(rank) >= 0) || (rank === null && others.indexOf(blocks.get(l.number)) >= 0)) {
+        skip.add(l.number);
+      }
+    });
+    if (!skip.size) return null;
+    var note = C.RANKS_OWN_NOTE.split("{culprit}").join(rankList([culprit])).split("{victims}").join(rankList(others));
     return { skip: skip, note: note };
   };
 

@@ -453,6 +453,9 @@
       var state = reader.ranks.get(v.rank);
       var body = state.tail.length ? state.tail.join("\n") : v.error;
       if (body.indexOf(v.error) < 0) body += "\n" + v.error;
+      // one rank failed first with its own error: search's first entry for the whole paste, which reads
+      // that failure without its peers' lines (_input.explain with the whole paste)
+      if (engine.ownFailure(result)) body = String(text || "");
       var response = engine.search(body, 1);
       // a message several causes print still names its closest entry, marked low (unconfirmed)
       if (response.results.length && (!response.abstained || response.symptom !== null)) {

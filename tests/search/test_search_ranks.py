@@ -4,7 +4,8 @@ The fixtures are 2-rank NCCL runs captured on GPUs (tests/triage/fixtures/nccl/)
 stops without an error and the other times out in a collective, the victim's watchdog abort
 (SIGABRT, `Fatal Python error: Aborted`) and torchrun's summary naming it used to put D26 ("worker
 crashed in native code") first; now the hang's entries lead and the advice names the silent rank.
-Runs where a rank has its own error are answered from it, as before.
+Runs where one rank failed with its own error are read without the other ranks' lines and their
+blocks of torchrun's summary, so search leads with the entry triage names for the culprit.
 """
 
 from __future__ import annotations
@@ -14,11 +15,14 @@ from pathlib import Path
 import pytest
 
 from trainkb.search import search
-from trainkb.search._ranks import RANKS_NOTE
+from trainkb.search._ranks import RANKS_NOTE, RANKS_OWN_NOTE
+from trainkb.triage import triage_text
 
 NCCL = Path(__file__).resolve().parents[1] / "triage" / "fixtures" / "nccl"
 HANG_FAMILY = {"D19", "D20", "D21", "D22"}  # a collective that never completes: desync, a diverged or stalled rank
 NOTE_START = RANKS_NOTE.split("{", 1)[0]
+SILENT_NOTE = RANKS_NOTE.split("{culprit}")[1].split("{victims}")[0]  # " printed no error of its own while "
+OWN_NOTE = RANKS_OWN_NOTE.split("{culprit}")[1].split("{victims}")[0]  # " failed first with an error of its own and "
 ANY = {"answered", "differential", "unknown"}  # a tell of the hang's entries may decide it; triage's note stays
 
 # fixture -> (statuses allowed, the first entry or the set it belongs to, the silent rank or None)
@@ -33,8 +37,8 @@ EXPECTED: dict[str, tuple[set[str], set[str], int | None]] = {
     "nan-n2-r1": ({"unknown"}, {"P14"}, None),
     "raise-n2-r0": ({"answered"}, {"M6"}, None),
     "raise-n2-r1": ({"answered"}, {"M6"}, None),
-    "sigkill-n2-r0": ({"differential"}, {"M8"}, None),
-    "sigkill-n2-r1": ({"differential"}, {"M8"}, None),
+    "sigkill-n2-r0": ({"differential"}, {"D25"}, None),
+    "sigkill-n2-r1": ({"differential"}, {"D25"}, None),
 }
 
 
@@ -51,7 +55,7 @@ def test_search_follows_triage(name: str) -> None:
     assert response.results[0].id in first, [r.id for r in response.results[:5]]
     shown = response.advice if response.abstained else response.why
     if silent is None:
-        assert NOTE_START not in (shown or "")
+        assert SILENT_NOTE not in (shown or "")
         return
     # the victim's teardown drives nothing: D26 is neither first nor a candidate, and no evidence is a SIGABRT
     assert "D26" not in [r.id for r in response.results[: max(response.candidates, 1)]]
@@ -76,6 +80,35 @@ def test_a_single_process_paste_is_not_triaged() -> None:
     response = search(text)
     assert response.status == "answered" and response.results[0].id == "M1"
     assert NOTE_START not in (response.why or "")
+
+
+GLOO = NCCL.parent / "gloo"
+OWN_ERROR = [GLOO / f"{name}/combined.log" for name in ("sigkill-n3-r0", "raise-n3-r1", "nan-n4-r0")] + [
+    NCCL / f"{name}/combined.log" for name in ("sigkill-n2-r0", "sigkill-n2-r1", "raise-n2-r1", "nan-n2-r0")
+]
+
+
+@pytest.mark.parametrize("log", OWN_ERROR, ids=[f"{p.parent.parent.name}-{p.parent.name}" for p in OWN_ERROR])
+def test_search_leads_with_the_entry_triage_names_for_the_culprit(log: Path) -> None:
+    """One rank failed with its own error: the first result (or candidate) is triage's entry for it."""
+    text = log.read_text(encoding="utf-8")
+    triage = triage_text(text)
+    assert triage is not None and triage.basis == "own-error" and triage.entry is not None
+    response = search(text)
+    assert response.results[0].id == triage.entry["id"], [r.id for r in response.results[:4]]
+    shown = (response.advice if response.abstained else response.why) or ""
+    assert f"{NOTE_START}rank {triage.sole_culprit}{OWN_NOTE}" in shown
+
+
+def test_a_killed_rank_leads_with_the_torchrun_entry_not_a_peers_lost_connection() -> None:
+    """gloo, 3 ranks, rank 0 SIGKILLed: rank 2's "Connection reset by peer" (its own lines and its block of the
+    summary) used to put D20 first; the killed rank's summary leads now, D25 before the generic M8."""
+    text = (GLOO / "sigkill-n3-r0" / "combined.log").read_text(encoding="utf-8")
+    assert "Connection reset by peer" in text
+    response = search(text)
+    assert response.status == "differential"
+    assert [r.id for r in response.results[: response.candidates]] == ["D25", "M8"]
+    assert not any("Connection reset" in e.text for r in response.results for e in r.evidence)
 
 
 @pytest.mark.parametrize(
@@ -105,3 +138,16 @@ def test_advice_promises_candidates_only_with_a_differential(log: Path) -> None:
         assert "Each candidate names" not in advice, advice
     if "the catalogue covers one of them" in advice:
         assert f"one of them, {response.results[0].id}," in advice
+
+
+def test_a_gloo_hang_is_a_differential_holding_the_stalled_rank_entry() -> None:
+    """gloo, 4 ranks, rank 1 stops calling collectives: the others time out on their recv or send. D20 claims
+    those lines, so the paste is a differential with D20 (not "no confident match", with D28 above D20)."""
+    text = (GLOO / "hang-n4-r1" / "combined.log").read_text(encoding="utf-8")
+    assert "for send operation to complete" in text and "for recv operation to complete" in text
+    response = search(text)
+    ids = [r.id for r in response.results]
+    assert response.status == "differential"
+    assert "D20" in ids[: response.candidates]
+    assert "D28" not in ids or ids.index("D20") < ids.index("D28")
+    assert response.advice is not None and f"{NOTE_START}rank 1{SILENT_NOTE}" in response.advice

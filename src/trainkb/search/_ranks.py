@@ -1,4 +1,4 @@
-"""Multi-rank pastes: what a rank that only waited for a broken peer printed is not the failure.
+"""Multi-rank pastes: what a rank that only suffered a broken peer printed is not the failure.
 
 When one rank stops without an error of its own (hung, or behind in the collective sequence) and
 its peers time out waiting in a collective, the peers' teardown (the watchdog's abort, SIGABRT,
@@ -7,15 +7,25 @@ worker crashed in native code. It did, but only because it waited: triage names 
 Search then reads the paste without those teardown lines, so the timeout itself (the symptom of a
 hang) decides the answer, and the advice names the silent rank. The rank log reader is standard
 library only, so `kb search` stays light.
+
+When triage is definite the other way round (one rank failed with its own exception or signal and
+the others only went down with it), the other ranks' lines and their blocks of torchrun's summary
+are read as blank too: their lost connections and SIGTERMs are not the failure, so search leads
+with the entry for the culprit's own error, as the triage does.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ._input import Query
+from ._input import Line, Query
 
-__all__ = ["RANKS_NOTE", "RANKS_TEARDOWN", "Teardown", "teardown"]
+if TYPE_CHECKING:
+    from ..ranklog import Triage
+
+__all__ = ["RANKS_NOTE", "RANKS_OWN_NOTE", "RANKS_TEARDOWN", "Teardown", "own_failure", "teardown"]
 
 SILENT_BASES = ("behind", "silent")  # triage found no rank with an error of its own
 WAITED = "timeout"  # a victim that timed out waiting in a collective (its watchdog line is kept)
@@ -25,6 +35,18 @@ RANKS_NOTE = (
     "{culprit} is where the job broke; {teardown} and torchrun's summary after the timeout are "
     "consequences, not the cause. Read {culprit}'s own output for where it stopped."
 )
+# said when one rank failed on its own first: its peers' errors are consequences, left out of the match
+RANKS_OWN_NOTE = (
+    "Triage: {culprit} failed first with an error of its own and {victims} only went down with it, so the "
+    "match reads {culprit}'s failure; the other ranks' errors and their part of torchrun's summary are consequences."
+)
+SUMMARY_ROOT = "Root Cause (first observed failure)"  # torchrun's summary names each failed rank in blocks
+OWN = "own-error"  # the basis of a culprit that failed with its own exception or signal
+OWN_HOW = ("exception", "signal")  # how a culprit's own failure shows (a bare exit code names no error to match)
+# torchrun's summary: a block per failed rank opens with "[N]:" and names the rank in its "rank :" field
+_BLOCK = re.compile(r"^\s*\[\d+\]:\s*$")
+_BLOCK_RANK = re.compile(r"^\s*rank\s*:\s*(\d+)")
+_RULE = re.compile(r"^(?:-{5,}|={5,})")
 # {teardown}: the aborts when a victim's teardown shows one (NCCL's watchdog), else only what the lines show
 RANKS_TEARDOWN = ("the aborts (SIGABRT)", "the other ranks' exits")
 
@@ -45,15 +67,19 @@ def teardown(text: str, query: Query, first_line: int = 1) -> Teardown | None:
     """The victims' teardown in a paste where a silent rank made its peers time out; None otherwise.
 
     A victim's lines after its timeout, and the lines no rank tags after the first timeout (the
-    launcher's summary), are teardown. Only pastes with rank-tagged lines are triaged.
+    launcher's summary), are teardown. Only pastes with rank-tagged lines are triaged for that; a
+    paste holding torchrun's summary is also read for a rank that failed first with its own error.
     """
-    if not any(line.rank is not None for line in query.lines):
+    tagged = any(line.rank is not None for line in query.lines)
+    if not tagged and SUMMARY_ROOT not in text:
         return None
     from ..ranklog import DECIDE, decide_text  # standard library only; imported when ranks speak
 
     decided = decide_text(text)
     triage = decided[0] if decided else None
-    if triage is None or triage.basis not in SILENT_BASES or not triage.culprits:
+    if triage is not None and triage.basis == OWN:
+        return _own(triage, query)
+    if not tagged or triage is None or triage.basis not in SILENT_BASES or not triage.culprits:
         return None
     timed_out = {v.rank: first_line - 1 + v.line for v in triage.ranks if v.how == WAITED and v.line is not None}
     if not timed_out:
@@ -71,4 +97,54 @@ def teardown(text: str, query: Query, first_line: int = 1) -> Teardown | None:
         .replace("{victims}", _ranks(sorted(timed_out)))
         .replace("{teardown}", RANKS_TEARDOWN[0 if aborted else 1])
     )
+    return Teardown(skip, note)
+
+
+def _summary_blocks(lines: list[Line]) -> dict[int, int]:
+    """Line number -> rank, for the untagged lines of each rank's block in torchrun's failure summary."""
+    owned: dict[int, int] = {}
+    block: list[int] = []
+    rank: int | None = None
+
+    def close() -> None:
+        if rank is not None:
+            owned.update(dict.fromkeys(block, rank))
+
+    for line in lines:
+        if line.rank is not None:
+            continue
+        if _BLOCK.match(line.text) or _RULE.match(line.text):
+            close()
+            block, rank = ([line.number], None) if _BLOCK.match(line.text) else ([], None)
+        elif block:
+            block.append(line.number)
+            if rank is None and (m := _BLOCK_RANK.match(line.text)):
+                rank = int(m[1])
+    close()
+    return owned
+
+
+def own_failure(triage: Triage) -> bool:
+    """Triage is definite: one rank failed first with its own exception or signal (search reads that failure)."""
+    verdict = triage.verdict()
+    return triage.basis == OWN and triage.sole_culprit is not None and verdict is not None and verdict.how in OWN_HOW
+
+
+def _own(triage: Triage, query: Query) -> Teardown | None:
+    """The other ranks' lines when one rank failed first with its own error; None when that is not definite."""
+    culprit = triage.sole_culprit
+    if culprit is None or not own_failure(triage):
+        return None
+    others = {v.rank for v in triage.ranks if v.rank != culprit and v.role == "victim"}
+    if not others:
+        return None
+    blocks = _summary_blocks(query.lines)
+    skip = frozenset(
+        line.number
+        for line in query.lines
+        if (line.rank in others) or (line.rank is None and blocks.get(line.number) in others)
+    )
+    if not skip:
+        return None
+    note = RANKS_OWN_NOTE.replace("{culprit}", _ranks([culprit])).replace("{victims}", _ranks(sorted(others)))
     return Teardown(skip, note)

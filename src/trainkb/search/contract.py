@@ -38,7 +38,8 @@ __all__ = [
     "rules_data",
 ]
 
-ENGINE_CONTRACT_VERSION = 4  # 2: tells, status, why, candidates; 3: kb's own blocks, ranks' teardown; 4: all rules
+# 2: tells, status, why, candidates; 3: kb's own blocks, ranks' teardown; 4: all rules; 5: a culprit's own error
+ENGINE_CONTRACT_VERSION = 5
 RULES = (PASTE, WORDS, SCORE, ANSWER)  # the search rules engine.js reads, every field of each
 TRIAGE_RULES_VERSION = 2  # the ``triage`` part, which site/static/triage.js reads (and declares the version of)
 
@@ -174,6 +175,10 @@ def _constants() -> dict[str, Any]:
         "RANKS_TEARDOWN": list(_ranks.RANKS_TEARDOWN),
         "RANKS_SILENT_BASES": list(_ranks.SILENT_BASES),
         "RANKS_WAITED": _ranks.WAITED,
+        "RANKS_OWN_NOTE": _ranks.RANKS_OWN_NOTE,
+        "RANKS_OWN_BASIS": _ranks.OWN,
+        "RANKS_OWN_HOW": list(_ranks.OWN_HOW),
+        "RANKS_SUMMARY_ROOT": _ranks.SUMMARY_ROOT,
     }
 
 
@@ -185,6 +190,9 @@ def engine_patterns() -> dict[str, re.Pattern[str]]:
         "TRAINING": _hint._TRAINING,
         "SIZE_VALUE": _tells._VALUE,
         "OWN_PREFIX": _ownoutput._PREFIX,
+        "RANKS_BLOCK": _ranks._BLOCK,
+        "RANKS_BLOCK_RANK": _ranks._BLOCK_RANK,
+        "RANKS_RULE": _ranks._RULE,
     }
 
 

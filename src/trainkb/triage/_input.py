@@ -32,17 +32,25 @@ def read_chunks(path: Path) -> Iterator[str]:
             yield chunk
 
 
-def explain(triage: Triage, reader: Reader, catalogue: Catalogue) -> None:
-    """Attach the catalogue entry that explains the sole culprit's own error (its lines only)."""
+def explain(triage: Triage, reader: Reader, catalogue: Catalogue, whole: str | None = None) -> None:
+    """Attach the catalogue entry that explains the sole culprit's own error (its lines only).
+
+    With the ``whole`` paste, a rank that failed first with its own exception or signal gets search's
+    first entry for that paste, which reads the culprit's failure without its peers' lines: the Ranks
+    panel and the matches then name one entry.
+    """
     verdict = triage.verdict()
     if verdict is None or verdict.how not in ("exception", "signal", "exited") or not verdict.error:
         return
     from ..search import search  # light: no pydantic, YAML or torch
+    from ..search._ranks import own_failure
 
     state = reader.ranks[verdict.rank]
     text = "\n".join(state.tail) if state.tail else verdict.error
     if verdict.error not in text:
         text += "\n" + verdict.error
+    if whole is not None and own_failure(triage):
+        text = whole
     try:
         response = search(text, top=1, catalogue=catalogue)
     except (OSError, ValueError):  # no catalogue here: the triage stands without an entry
@@ -53,12 +61,15 @@ def explain(triage: Triage, reader: Reader, catalogue: Catalogue) -> None:
         triage.entry = {"id": best.id, "title": best.title, "confidence": best.confidence, "score": best.score}
 
 
-def triage_reader(reader: Reader, catalogue: Catalogue = None, match: bool = True) -> Triage | None:
+def triage_reader(
+    reader: Reader, catalogue: Catalogue = None, match: bool = True, whole: str | None = None
+) -> Triage | None:
+    """Decide, and attach the culprit's entry; ``whole``: the text the reader read, when it read only that."""
     if not is_multirank(reader):
         return None
     triage = decide(reader)
     if match:
-        explain(triage, reader, catalogue)
+        explain(triage, reader, catalogue, whole)
     return triage
 
 
@@ -69,7 +80,7 @@ def triage_text(text: str | Iterable[str], catalogue: Catalogue = None, match: b
         return None
     triage, reader = decided
     if match:
-        explain(triage, reader, catalogue)
+        explain(triage, reader, catalogue, text if isinstance(text, str) else None)
     return triage
 
 
@@ -152,10 +163,12 @@ def triage_block(
     log_dir = log_dir_of(cmd)
     try:
         reader = Reader()
-        if log_dir is not None and log_dir.is_dir():
+        files = log_dir is not None and log_dir.is_dir()
+        if log_dir is not None and files:
             _feed_dir(reader, log_dir)
         reader.feed(tail)
-        triage = triage_reader(reader, catalogue)
+        # without per-rank files, the entry is search's for the same tail, as kb run's matches below it
+        triage = triage_reader(reader, catalogue, whole=None if files else tail)
         return to_text(triage, heading) if triage is not None else ""
     except Exception as exc:  # a diagnosis must never change the outcome of the command it watches
         return f"── {heading}: could not read the ranks' output ({type(exc).__name__}) ──\n"

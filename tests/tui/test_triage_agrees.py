@@ -1,0 +1,37 @@
+"""Pilot test (through Textual's real input parser): on a torchrun log where one rank was SIGKILLed, the Ranks
+panel's entry for the culprit and the first match are the same entry, the torchrun one (D25), not the generic
+host-OOM entry (M8) or a victim's lost connection (D20)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_flows import bracketed_paste
+
+from trainkb.catalogue import find_catalogue
+from trainkb.tui import KnowledgeBase, TrainKBApp
+from trainkb.tui._triage import TriagePanel
+
+FIXTURES = Path(__file__).resolve().parents[1] / "triage" / "fixtures"
+KILLED = [FIXTURES / "gloo/sigkill-n3-r0/combined.log", FIXTURES / "nccl/sigkill-n2-r1/combined.log"]
+
+
+@pytest.fixture
+def real_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> TrainKBApp:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("TRAINKB_SITE_URL", raising=False)
+    return TrainKBApp(KnowledgeBase.load(find_catalogue()), blink=False)
+
+
+@pytest.mark.parametrize("log", KILLED, ids=["gloo-3-ranks", "nccl-2-ranks"])
+async def test_the_ranks_panel_and_the_first_match_name_one_entry(real_app: TrainKBApp, log: Path) -> None:
+    app = real_app
+    async with app.run_test(size=(120, 40)) as pilot:
+        await bracketed_paste(pilot, app, log.read_text(encoding="utf-8"))
+        response = app.current_response
+        assert response is not None and response.results
+        panel = app.query_one("#triage", TriagePanel)
+        assert panel.display
+        assert response.results[0].id == "D25", [r.id for r in response.results[:4]]
+        assert "→ D25" in panel.render_text().plain
