@@ -101,7 +101,12 @@ def entry_page(
     area = cat.area(entry.area)
     section = next((s.title for s in area.sections if s.id == entry.section), entry.section) if area else ""
     links = [_link(cat, root, x.id, RELATION_LABELS[x.relation], x.why) for x in entry.links]
-    links += [_link(cat, root, b.source, "Linked from", b.why) for b in cat.backlinks.get(entry.id, [])]
+    forward = {x.id for x in entry.links}  # a link both ways is listed once, by its forward relation
+    links += [
+        _link(cat, root, b.source, "Linked from", b.why)
+        for b in cat.backlinks.get(entry.id, [])
+        if b.source not in forward
+    ]
     return {
         "root": root,
         "entry": entry,

@@ -53,7 +53,7 @@ class TrainKBApp(App[None]):
         Binding("ctrl+b", "toggle_browse", "Browse", id="browse"),
         Binding("ctrl+l", "focus_paste", "Paste box", show=False, id="focus-paste"),
         Binding("ctrl+n", "clear_paste", "New paste", id="clear-paste"),
-        Binding("escape", "focus_paste", "Paste box", show=False, id="focus-paste-esc"),
+        Binding("escape", "escape", "Paste box", show=False, id="focus-paste-esc"),
         Binding("left_square_bracket,alt+left", "history_back", "Back", id="back"),
         Binding("right_square_bracket,alt+right", "history_forward", "Forward", show=False, id="forward"),
         Binding("c", "copy_fix", "Copy fix", id="copy-fix"),
@@ -205,16 +205,17 @@ class TrainKBApp(App[None]):
     @on(OptionList.OptionHighlighted, "#results")
     def _result_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         if event.option.id:
-            self.open_entry(event.option.id)
+            self.open_entry(event.option.id, from_results=True)
 
     @on(OptionList.OptionSelected, "#results")
     def _result_selected(self, event: OptionList.OptionSelected) -> None:
         if event.option.id:
-            self.open_entry(event.option.id)
+            self.open_entry(event.option.id, from_results=True)
             self._focus_entry()
 
     # --- entries and history ------------------------------------------------------------
-    def open_entry(self, entry_id: str, record: bool = True) -> None:
+    def open_entry(self, entry_id: str, record: bool = True, from_results: bool = False) -> None:
+        """Show an entry; ``from_results``: picked from the matches, so it is marked as the search ranked it."""
         if entry_id not in self.kb.catalogue.entries:
             self.notify(f"unknown entry {entry_id}", severity="warning")
             return
@@ -231,7 +232,7 @@ class TrainKBApp(App[None]):
                 self.kb.markdown(entry_id),
                 related,
                 titles,
-                self._verdict(entry_id),
+                self._verdict(entry_id, from_results),
             ),
             exclusive=True,
             group="detail",
@@ -250,15 +251,16 @@ class TrainKBApp(App[None]):
         links list, where focus may have been, is scrolled out of view by the new entry)."""
         self.query_one("#detail", EntryView).focus(scroll_visible=False)
 
-    def _verdict(self, entry_id: str) -> str | None:
-        """Why the current search answered with ``entry_id``; "guess" when it was only a candidate or the closest."""
+    def _verdict(self, entry_id: str, from_results: bool = False) -> str | None:
+        """Why the current search answered with ``entry_id``; "guess" when it was only a candidate or the closest.
+        Reached by a link from an answer, a runner-up is an entry read on its own, not a guess at this paste."""
         response = self.current_response
         if response is None or entry_id not in {r.id for r in response.results}:
             return None
         shown = view(response)
         if shown.kind == "answer" and response.results[0].id == entry_id:
             return response.why or "its signature matched"
-        return "guess"
+        return "guess" if from_results or shown.kind != "answer" else None
 
     def _highlight_evidence(self, entry_id: str) -> None:
         response = self.current_response
@@ -336,6 +338,14 @@ class TrainKBApp(App[None]):
         self.action_focus_paste()
         self.query_one("#paste", PasteBox).clear()
 
+    def action_escape(self) -> None:
+        """Esc closes the keys panel when it is open, else goes back to the paste box."""
+        shown = self.screen.query(KeysHelp)
+        if shown:
+            shown.remove()
+        else:
+            self.action_focus_paste()
+
     def action_focus_paste(self) -> None:
         self.query_one("#detail", EntryView).close_find()
         self.query_one("#switcher", ContentSwitcher).current = "search-pane"
@@ -345,16 +355,17 @@ class TrainKBApp(App[None]):
         self.action_copy_block(1)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Keys that act on the shown entry are dimmed while the pane shows none; a letter with no link is off."""
+        """Keys that act on the shown entry are hidden while the pane shows none (a key in the footer that does
+        nothing would look broken); a letter with no link is off."""
         if action == "follow_hint":
             typed = self.hint_typed + str(parameters[0])
             if any(key.startswith(typed) for key in hint_labels(len(self.links))):
                 return True
-            return None if parameters[0] == HINTS[0] else False
+            return False
         if action == "copy_diagnosis" and self.shown is None:  # a differential or the closest entries: their summary
-            return True if self.current_response is not None and self.current_response.results else None
+            return self.current_response is not None and bool(self.current_response.results)
         if action in ("copy_fix", "follow") and self.shown is None:
-            return None
+            return False
         return True
 
     def action_follow_hint(self, letter: str) -> None:

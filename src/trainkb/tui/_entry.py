@@ -128,8 +128,9 @@ class EntryView(VerticalScroll):
         """The new content is all in place: show its body (called inside one batch update with the header)."""
         self.entry_id = entry_id
         self.busy = False
-        for part in ("#doc", "#related"):
-            self.query_one(part).display = True
+        self.query_one("#doc").display = True
+        related = self.query_one("#related", OptionList)
+        related.display = related.option_count > 0  # an empty list would be a Tab stop that shows nothing
         self.scroll_home(animate=False)
 
     def show_searching(self) -> None:

@@ -172,7 +172,8 @@ class KnowledgeBase:
         out: list[tuple[str, str]] = [
             (link.relation, link.id) for link in entry.links if link.id in self.catalogue.entries
         ]
-        out += [("linked from", b.source) for b in self.catalogue.backlinks.get(entry_id, [])]
+        listed = {target for _, target in out}  # a link both ways is listed once, by its forward relation
+        out += [("linked from", b.source) for b in self.catalogue.backlinks.get(entry_id, []) if b.source not in listed]
         listed = {target for _, target in out}
         prose = "\n\n".join([entry.fix, entry.symptom, entry.root_cause])
         named = link_ids(prose, set(self.catalogue.entries) - {entry_id}, ENTRY_SCHEME)[1]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import ClassVar
 
 from rich.segment import Segment
@@ -14,9 +15,16 @@ from textual.widgets import TextArea
 
 from ..search import MAX_CHARS, SearchResponse, paste_tail
 
-__all__ = ["PasteBox", "read_from"]
+__all__ = ["PasteBox", "message_column", "read_from"]
 
 _MARK = "▶"
+_LOG_PREFIX = re.compile(r"(?:\s*\[[^\]\n]*\]:?)+\s*")  # torchrun's [default0]:[rank0]: and glog's [E1126 … file:689]
+
+
+def message_column(line: str) -> int:
+    """Where a log line's message starts, past the bracketed prefixes that launchers and loggers put first."""
+    prefix = _LOG_PREFIX.match(line)
+    return prefix.end() if prefix and prefix.end() < len(line) else 0
 
 
 def read_from(text: str, response: SearchResponse) -> int:
@@ -61,6 +69,7 @@ class PasteBox(TextArea):
         event.stop()
         event.prevent_default()
         self.evidence_row = None
+        self.app.clear_notifications()  # a toast about the last paste's answer would sit over this one's
         self.post_message(self.Pasted())
         kept, _dropped = paste_tail(event.text) if len(event.text) > MAX_CHARS else (event.text, 0)
         self.replace(kept, self.document.start, self.document.end)
@@ -80,10 +89,19 @@ class PasteBox(TextArea):
         self.refresh()
 
     def _scroll_to_mark(self) -> None:
-        """The marked line's first row at the top, and the box scrolled fully left: its start is what reads."""
+        """The marked line's first row at the top; when its message (past a log prefix such as
+        ``[default0]:[rank0]:[E1126 06:30:04.241102616 ProcessGroupNCCL.cpp:689]``) starts below the rows the
+        box shows, the row where the message starts instead: a narrow box would show only the time stamp."""
         if self.evidence_row is not None:
-            top = self.wrapped_document.location_to_offset((self.evidence_row, 0)).y
+            top = self._row_top(self.evidence_row)
+            line = self.document.get_line(self.evidence_row)
+            message = self.wrapped_document.location_to_offset((self.evidence_row, message_column(line))).y
+            if message - top >= self.scrollable_content_region.height:
+                top = message
             self.scroll_to(x=0, y=top, animate=False)
+
+    def _row_top(self, row: int) -> int:
+        return self.wrapped_document.location_to_offset((row, 0)).y
 
     def show_line(self, line: int) -> None:
         """Scroll a 1-based input line to the top and fully left, unmarked: after a paste nothing matched, the
@@ -110,7 +128,8 @@ class PasteBox(TextArea):
         row = self.wrapped_document.offset_to_location(Offset(0, self.scroll_offset.y + y))[0]
         if row != self.evidence_row:
             return strip
-        first = self.wrapped_document.location_to_offset((row, 0)).y == self.scroll_offset.y + y
+        top = self._row_top(row)  # the mark goes on the line's first row, or on the top row when that is above
+        first = top == self.scroll_offset.y + y or (y == 0 and top < self.scroll_offset.y)
         tint = self.get_component_rich_style("paste--evidence", partial=True)
         mark_style = self.get_component_rich_style("paste--mark", partial=True)
         at = max(self.gutter_width - 2, 0)  # the first of the two spaces after the line number

@@ -17,8 +17,12 @@ _STYLE = {"high": "bold green", "medium": "yellow", "candidate": "cyan", "closes
 LABEL_WIDTH = 9  # the label column; a longer label pushes its title along
 
 
-def _bar(score: float, width: int = 8) -> str:
-    filled = round(score / 100 * width)
+_FILLED = {"high": 8, "medium": 4}  # of the bar's 8 cells: it says the confidence, as the word beside it does
+
+
+def _bar(label: str, width: int = 8) -> str:
+    """A full bar means a high answer only (a score of 100 can still be a medium one: the score is no confidence)."""
+    filled = _FILLED[label] * width // 8
     return "█" * filled + "░" * (width - filled)
 
 
@@ -63,7 +67,7 @@ class ResultsList(OptionList):
             style = _STYLE[row.label]
             label_text = Text.assemble((f"{result.id:<5}", "bold"), " ")
             if not self.compact_rows and row.label in ("high", "medium"):
-                label_text.append(_bar(result.score) + " ", style)
+                label_text.append(_bar(row.label) + " ", style)
             label_text.append_text(
                 Text.assemble(
                     (f"{row.label_text:<{LABEL_WIDTH}}", style),

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+from textwrap import shorten
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from ..triage import Triage
+from ._entry import inline_code
 
 __all__ = ["TriagePanel"]
 
+WHAT_CHARS = 160  # of a rank's error, cut at a word (the whole line is in the paste box)
 _STYLE = {"culprit": "bold red", "suspect": "bold yellow", "victim": "dim", "unharmed": "dim"}
 
 
@@ -44,7 +48,11 @@ class TriagePanel(VerticalScroll):
         order = sorted(triage.ranks, key=lambda v: (v.role not in ("culprit", "suspect"), v.rank))
         for v in order:
             what = v.error if v.error and v.how != "silent" else v.description
-            line = Text.assemble((f"rank {v.rank:<3} ", "bold"), (f"{v.role:<8} ", _STYLE[v.role]), what[:160])
+            line = Text.assemble(
+                (f"rank {v.rank:<3} ", "bold"),
+                (f"{v.role:<8} ", _STYLE[v.role]),
+                shorten(what, WHAT_CHARS, placeholder=" …"),
+            )
             if v.rank == triage.explained_rank and triage.entry:
                 unconfirmed = " (unconfirmed)" if triage.entry["confidence"] == "low" else ""
                 line.append(f"  → {triage.entry['id']}{unconfirmed}", style="bold")
@@ -53,7 +61,7 @@ class TriagePanel(VerticalScroll):
             lines.append(Text(f"torchrun's Root Cause names rank {triage.root_cause}: only a victim", style="italic"))
         if triage.collect:
             lines.append(Text("Next time:", style="bold"))
-            lines += [Text(f"• {tip}") for tip in triage.collect]
+            lines += [Text.assemble("• ", inline_code(tip)) for tip in triage.collect]
         self.border_subtitle = f"{len(triage.ranks)} ranks · {triage.basis}"
         self.text = Text("\n").join(lines)
         self.query_one("#triage-text", Static).update(self.text)
