@@ -359,14 +359,10 @@ class TrainKBApp(App[None]):
         nothing would look broken); a letter with no link is off."""
         if action == "follow_hint":
             typed = self.hint_typed + str(parameters[0])
-            if any(key.startswith(typed) for key in hint_labels(len(self.links))):
-                return True
-            return False
+            return any(key.startswith(typed) for key in hint_labels(len(self.links)))
         if action == "copy_diagnosis" and self.shown is None:  # a differential or the closest entries: their summary
             return self.current_response is not None and bool(self.current_response.results)
-        if action in ("copy_fix", "follow") and self.shown is None:
-            return False
-        return True
+        return self.shown is not None or action not in ("copy_fix", "follow")
 
     def action_follow_hint(self, letter: str) -> None:
         """Follow the entry's link whose key this letter completes, and read it; the first letter of a two-letter
