@@ -4,8 +4,10 @@ stop, cut rank lines, and a followed link marked as a guess."""
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
+import pytest
 from helpers import DJANGO, TRACEBACK
 from test_flows import bracketed_paste, settle
 from textual.widgets import OptionList, Static
@@ -74,7 +76,8 @@ async def test_no_copy_keys_in_the_footer_when_nothing_matched(real_app: TrainKB
         assert {"Copy fix", "Copy diagnosis"} <= keys
 
 
-async def test_a_new_paste_clears_the_last_answers_toast(app: TrainKBApp) -> None:
+async def test_a_new_paste_clears_the_last_answers_toast(app: TrainKBApp, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(TrainKBApp, "NOTIFICATION_TIMEOUT", 600)  # a loaded machine must not let it expire first
     async with app.run_test(size=(120, 40)) as pilot:
         await bracketed_paste(pilot, app, TRACEBACK)
         await pilot.press("c")
@@ -138,3 +141,15 @@ async def test_a_link_followed_from_an_answer_is_an_entry_not_a_guess(real_app: 
         results.highlighted = results.get_option_index(target)
         await settle(pilot, app)
         assert "unconfirmed" in detail.border_title
+
+
+async def test_m1_lists_each_related_entry_once(real_app: TrainKBApp) -> None:
+    app = real_app
+    related = app.kb.related("M1")
+    assert ("contrast", "M2") in related and ("linked from", "M8") in related
+    assert [target for target, n in Counter(t for _, t in related).items() if n > 1] == []
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.open_entry("M1")
+        await settle(pilot, app)
+        shown = app.query_one("#related", OptionList)
+        assert shown.option_count == len(related)
