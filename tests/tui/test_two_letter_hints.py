@@ -1,4 +1,4 @@
-"""Every link has a key: M1 links to more entries than there are hint letters, so the links past the single
+"""Every link has a key: when an entry has more links than there are hint letters, the links past the single
 letters get two-letter keys (as in vimium and qutebrowser), none the start of another, typed through Textual's
 real input parser; F1 says how they work."""
 
@@ -33,8 +33,19 @@ def _keys_shown(app: TrainKBApp) -> list[tuple[str, str]]:
 
 
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])
-async def test_every_link_of_m1_has_a_key_that_follows_it(real_app: TrainKBApp, size: tuple[int, int]) -> None:
+async def test_every_link_of_a_long_list_has_a_key_that_follows_it(
+    real_app: TrainKBApp, size: tuple[int, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
     app = real_app
+    real = app.kb.related
+    others = [e for e in app.kb.catalogue.entries if e != "M1" and e not in {t for _, t in real("M1")}]
+
+    def more(entry_id: str) -> list[tuple[str, str]]:
+        """M1's links (the most of any entry: 14) and, past the letters, real entries it names nowhere."""
+        links = real(entry_id)
+        return links + [("mentioned", target) for target in others[: len(HINTS) + 3 - len(links)]]
+
+    monkeypatch.setattr(app.kb, "related", more)
     async with app.run_test(size=size) as pilot:
         app.jump("M1")
         await settle(pilot, app)
