@@ -14,6 +14,7 @@ from helpers import checks_yaml, record
 
 from trainkb.catalogue import load_catalogue
 from trainkb.check._pattern import pattern_error
+from trainkb.check._verdict import _type_matches
 from trainkb.cli import main
 from trainkb.lint import lint_catalogue
 
@@ -89,3 +90,22 @@ def test_lint_and_kb_check_agree_on_what_re2_runs(make_catalogue, pattern):
 def test_the_shipped_catalogue_has_no_refused_expected_pattern():
     root = Path(__file__).resolve().parents[2] / "catalogue"
     assert [str(f) for f in lint_catalogue(load_catalogue(root)) if f.rule == "expect-regex"] == []
+
+
+@pytest.mark.parametrize("name", ["ValueError|TypeError", "ValueError, TypeError", "torch..Error", "Value Error"])
+def test_an_expected_class_that_is_no_class_name_is_refused(make_catalogue, name):
+    """`kb check` compares the name with the raised class's bases one by one, so such a name never matches."""
+    assert not _type_matches(["builtins.ValueError", "builtins.Exception"], name)
+    raises = {"code": "raise ValueError('x')", "expect": {"raises": {"type": name, "match": "x"}}}
+    warns = {"code": "import warnings\nwarnings.warn('x')", "expect": {"warns": {"category": name, "match": "x"}}}
+    root = make_catalogue({"alpha/D1-x.yaml": record("D1", checks=checks_yaml(raises, warns))})
+    found = [(f.rule, f.message) for f in lint_catalogue(load_catalogue(root)) if f.rule == "expect-type"]
+    assert [rule for rule, _ in found] == ["expect-type", "expect-type"]
+    assert all(repr(name) in message for _, message in found)
+
+
+@pytest.mark.parametrize("name", ["ValueError", "torch.cuda.OutOfMemoryError", "_private.Error2"])
+def test_a_bare_or_dotted_class_name_passes_lint(make_catalogue, name):
+    raises = {"code": "raise ValueError('x')", "expect": {"raises": {"type": name, "match": "x"}}}
+    root = make_catalogue({"alpha/D1-x.yaml": record("D1", checks=checks_yaml(raises))})
+    assert [f for f in lint_catalogue(load_catalogue(root)) if f.rule == "expect-type"] == []

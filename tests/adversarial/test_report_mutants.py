@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from trainkb.check._mutants import MutantRun, MutantStatus, mutant_report
 from trainkb.check._report import make_report
 from trainkb.check._runner import CheckResult
@@ -59,3 +61,25 @@ def test_reports_without_mutants_merge_without_a_block(tmp_path):
     out = tmp_path / "all.json"
     assert main(["report", "merge", str(path), "-o", str(out)]) == 0
     assert "mutants" not in json.loads(out.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize(
+    ("extra", "said"),
+    [
+        ({"mutants": {"results": 3}}, "mutants.results is int, not a list"),
+        ({"mutants": [1, 2]}, "mutants is list, not an object"),
+        ({"mutants": {"results": [{"entry": "D1", "check": "c0"}]}}, "mutants.results[0] needs the text fields"),
+        ({"mutants": {"coverage": {"checks": "all"}}}, "mutants.coverage needs a whole number of checks"),
+        ({"environments": [{"name": "cuda", "gpus": 5}]}, "environments[0].gpus must be a list of device names"),
+        ({"environments": [{"name": "cuda", "torch": 2.13}]}, "environments[0].torch is float, not str"),
+    ],
+)
+def test_a_malformed_block_is_one_error_line_and_nothing_is_written(tmp_path, capsys, extra, said):
+    """A block merge or a reader would trip over (a TypeError traceback) or drop in silence is refused by name."""
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(make_report({"name": "cpu"}, [_result("c0", "passed")]) | extra), encoding="utf-8")
+    out = tmp_path / "all.json"
+    assert main(["report", "merge", str(path), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"kb: error: {path}: ") and said in err and err.count("\n") == 1
+    assert not out.exists()

@@ -29,6 +29,7 @@ REPORT_FORMAT = "trainkb-check-report"  # written by `kb check --json`, read her
 # a file far larger is not a report, and is refused before it is read whole.
 MAX_REPORT_BYTES = 64 * 1024 * 1024
 _ROW_FIELDS = ("entry", "check", "environment", "status")
+_MUTANT_FIELDS = ("entry", "check", "status")  # a mutant row's environment may be left to its report's one
 
 
 class CheckStatus(enum.StrEnum):
@@ -157,9 +158,54 @@ def _shape_problem(data: Any) -> str | None:
     for i, env in enumerate(environments):
         if not isinstance(env, dict) or not isinstance(env.get("name"), str):
             return f"environments[{i}] needs a 'name'"
+        problem = _environment_problem(env)
+        if problem is not None:
+            return f"environments[{i}].{problem}"
     for i, row in enumerate(results):
         if not isinstance(row, dict) or not all(isinstance(row.get(key), str) for key in _ROW_FIELDS):
             return f"results[{i}] needs the text fields {', '.join(_ROW_FIELDS)}"
+    if "mutants" in data:
+        return _mutants_problem(data["mutants"])
+    return None
+
+
+# What readers of an environment block take from it (labels, skips, the site's dates), and the JSON type
+# each must have; a key kb does not know is kept as it is (a newer kb may record more).
+_ENVIRONMENT_TYPES: dict[str, tuple[type, ...]] = {
+    "torch": (str,),
+    "cuda_available": (bool,),
+    "gpu_count": (int,),
+    "timestamp": (str, type(None)),
+    "catalogue_commit": (str, type(None)),
+    "packages_missing": (dict,),
+}
+
+
+def _environment_problem(env: dict[str, Any]) -> str | None:
+    for key, types in _ENVIRONMENT_TYPES.items():
+        if key in env and not isinstance(env[key], types):
+            return f"{key} is {type(env[key]).__name__}, not {' or '.join(t.__name__ for t in types)}"
+    gpus = env.get("gpus", [])
+    if not isinstance(gpus, list) or not all(isinstance(gpu, str) for gpu in gpus):
+        return "gpus must be a list of device names"
+    return None
+
+
+def _mutants_problem(block: Any) -> str | None:
+    """What makes a report's `mutants` block (`kb check --mutants`) unreadable, or None."""
+    if not isinstance(block, dict):
+        return f"mutants is {type(block).__name__}, not an object"
+    rows = block.get("results", [])
+    if not isinstance(rows, list):
+        return f"mutants.results is {type(rows).__name__}, not a list"
+    for i, row in enumerate(rows):
+        if not isinstance(row, dict) or not all(isinstance(row.get(key), str) for key in _MUTANT_FIELDS):
+            return f"mutants.results[{i}] needs the text fields entry, check, status"
+        if not isinstance(row.get("environment", ""), str):
+            return f"mutants.results[{i}].environment is not text"
+    coverage = block.get("coverage", {})
+    if not isinstance(coverage, dict) or not isinstance(coverage.get("checks", 0), int):
+        return "mutants.coverage needs a whole number of checks"
     return None
 
 

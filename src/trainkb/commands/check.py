@@ -23,8 +23,21 @@ _MIN_MEMORY = 64 * 1024**2  # below this not even `import torch` fits: every che
 _MAX_MEMORY = 2**50  # a pebibyte: anything larger is a typo, and overflows setrlimit
 
 
+# Below this a check cannot even start its interpreter's work: a typo (1e-9 for 1e9), never a plan.
+MIN_TIMEOUT = 0.1
+
+
+def _check_seconds(text: str) -> float:
+    """--timeout: a duration as `seconds` reads it, and at least MIN_TIMEOUT."""
+    value = seconds(text)
+    if value < MIN_TIMEOUT:
+        raise argparse.ArgumentTypeError(f"a check needs at least {MIN_TIMEOUT} s to run, got {text!r}")
+    return value
+
+
 def _bytes(text: str) -> int | None:
-    if text.lower() in {"0", "none", "off"}:
+    """--memory-limit: a size, or 'off'; 0 is refused with the other too-small sizes, not read as 'off'."""
+    if text.lower() in {"none", "off"}:
         return None
     match = _SIZE.match(text)
     if match is None:
@@ -57,7 +70,10 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
         "--jobs", "-j", type=int, default=os.cpu_count() or 1, help="checks run in parallel (default: CPU count)"
     )
     parser.add_argument(
-        "--timeout", type=seconds, default=60.0, help="seconds per check unless the check sets its own (default 60)"
+        "--timeout",
+        type=_check_seconds,
+        default=60.0,
+        help="seconds per check unless the check sets its own (default 60, at least 0.1)",
     )
     parser.add_argument(
         "--memory-limit",
@@ -138,8 +154,11 @@ def run(args: argparse.Namespace) -> int:
     junit_path = checked_output(args.junit, "--junit") if args.junit else None
     if json_path is not None and junit_path is not None and _same_file(json_path, junit_path):
         raise UsageError(f"the JSON and the JUnit report both go to {args.junit}: give each its own file")
-    if args.changed_since and args.changed_since.startswith("-"):
-        raise UsageError(f"--changed-since {args.changed_since}: a git ref cannot start with '-'")
+    ref = args.changed_since
+    if ref is not None and (not isinstance(ref, str) or not ref or ref.startswith("-")):
+        # argparse hands `--changed-since=--` over as [] (it drops the "--"): that is no ref either
+        shown = ref if isinstance(ref, str) else "--"
+        raise UsageError(f"--changed-since {shown!r}: give a git ref; one cannot be empty or start with '-'")
     try:
         shard = checker.parse_shard(args.shard) if args.shard else None
     except ValueError as exc:

@@ -315,6 +315,32 @@ def _check_expect_patterns(out: _Collector, entry: Entry) -> None:
             )
 
 
+# A class as kb check names it: a bare name (ValueError) or a dotted path (torch.cuda.OutOfMemoryError).
+_CLASS_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*", re.ASCII)
+
+
+def _check_expect_types(out: _Collector, entry: Entry) -> None:
+    """An expected exception or warning class is one class name: `kb check` compares it with the names
+    of the raised class's bases, so `A|B` or `ValueError, TypeError` can never match and fails for ever."""
+    for i, check in enumerate(entry.checks):
+        expect = check.expect
+        if isinstance(expect, ExpectRaises):
+            loc: tuple[str | int, ...] = ("checks", i, "expect", "raises", "type")
+            name = expect.raises.type
+        elif isinstance(expect, ExpectWarns):
+            loc, name = ("checks", i, "expect", "warns", "category"), expect.warns.category
+        else:
+            continue
+        if _CLASS_NAME.fullmatch(name) is None:
+            out.add(
+                entry.id,
+                loc,
+                "expect-type",
+                f"{name!r} is not a class name; give one class, bare (ValueError) or dotted "
+                "(torch.cuda.OutOfMemoryError): a subclass of it also satisfies the check",
+            )
+
+
 # Packages a check may import only when it declares them under `requires: {packages: [...]}`: where
 # one is missing, kb check then skips the check instead of reporting a ModuleNotFoundError as its verdict.
 _OPTIONAL_PACKAGES = frozenset(
@@ -564,6 +590,7 @@ def lint_catalogue(cat: Catalogue) -> list[LintFinding]:
         _check_signatures(out, entry)
         _check_tell_patterns(out, entry)
         _check_expect_patterns(out, entry)
+        _check_expect_types(out, entry)
         _check_requires(out, entry)
         _check_fix_code(out, entry)
         _check_mutations(out, entry)
