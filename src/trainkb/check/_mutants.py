@@ -27,29 +27,21 @@ class MutantStatus(enum.StrEnum):
     SURVIVED = "survived"  # the check still passed: it does not test what it claims
 
 
-BUDGET_FACTOR, BUDGET_FLOOR = 4.0, 3.0
+def mutant_tasks(tasks: list[CheckTask]) -> list[CheckTask]:
+    """One task per declared mutation: the mutated code under the check's own requirements and timeout.
 
-
-def mutant_tasks(
-    tasks: list[CheckTask], seconds: dict[str, float] | None = None, default_timeout: float = 60.0
-) -> list[CheckTask]:
-    """One task per declared mutation, running the mutated code under the check's own requirements.
-
-    When ``seconds`` holds how long each check just took, its mutant gets a shorter deadline
-    (``BUDGET_FACTOR`` times that, at least ``BUDGET_FLOOR`` s): a mutant that removes the fix of a
-    deadlock would otherwise wait out the whole timeout, and running past the deadline kills it anyway.
+    The deadline is the check's own, not a multiple of how long the check just took: a mutant that
+    only runs slower (a longer sleep, more steps) is judged when it ends, as `kb check` would judge
+    that code, instead of being counted as killed because a shorter deadline passed. A mutant that
+    deadlocks is killed at the check's timeout, as the check itself would fail.
     """
     out = []
     for task in tasks:
         mutation = task.check.mutation
         if mutation is None:
             continue
-        update: dict[str, object] = {"code": apply_mutation(task.check.code, mutation)}
-        took = (seconds or {}).get(task.key)
-        if took is not None:
-            limit = task.check.timeout or default_timeout
-            update["timeout"] = min(limit, max(BUDGET_FLOOR, BUDGET_FACTOR * took))
-        out.append(replace(task, check=task.check.model_copy(update=update)))
+        code = apply_mutation(task.check.code, mutation)
+        out.append(replace(task, check=task.check.model_copy(update={"code": code})))
     return out
 
 
@@ -92,18 +84,14 @@ def run_mutants(
     pool: Any,
     env: dict[str, Any],
     on_result: Callable[[CheckResult], None] | None = None,
-    seconds: dict[str, float] | None = None,
 ) -> MutantRun:
-    """Run the mutants of ``tasks`` in ``pool`` (the warm pool the checks used).
-
-    ``seconds``: how long each check (by key) took in this run, to bound its mutant's deadline.
-    """
+    """Run the mutants of ``tasks`` in ``pool`` (the warm pool the checks used)."""
 
     def report(result: CheckResult) -> None:
         if on_result is not None:
             on_result(_as_mutant(result))
 
-    raw = run_tasks(mutant_tasks(tasks, seconds, options.timeout), options, pool, env, report)
+    raw = run_tasks(mutant_tasks(tasks), options, pool, env, report)
     whys = {(t.entry_id, t.check.name): t.check.mutation.why for t in tasks if t.check.mutation is not None}
     return MutantRun([_as_mutant(r) for r in raw], len(tasks), whys)
 

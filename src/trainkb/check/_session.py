@@ -157,9 +157,8 @@ def _run_in_pool(
         )
         mutant_run = None
         if options.mutants or options.mutants_only:
-            took = {f"{r.entry}:{r.check}": r.seconds for r in results if r.status == CheckStatus.PASSED}
             count = sum(t.check.mutation is not None for t in tasks)
-            mutant_run = run_mutants(tasks, options.run, pool, env, Progress(count, quiet=options.quiet), took)
+            mutant_run = run_mutants(tasks, options.run, pool, env, Progress(count, quiet=options.quiet))
         return results, env, mutant_run
     finally:
         pool.shutdown()
