@@ -17,6 +17,7 @@ from multiprocessing.process import BaseProcess
 from typing import Any
 
 from ._environment import check_environment
+from ._scratch import RunFolder
 from ._server import ForkServer, ServerProcess
 from ._spec import SnippetSpec
 
@@ -161,9 +162,12 @@ class WarmPool:
 
     def __init__(self, preload: list[str] | None = None, cold: bool = False) -> None:
         self._cold = cold
+        self._folder = RunFolder()
         # The checks' environment: the server and every supervisor it forks show it in
         # /proc/<pid>/environ, so none of kb's own variables (GIT_*, TRAINKB_*) may be in it.
-        self._server = ForkServer(["trainkb.check._warm", *(preload or [])], check_environment(os.environ))
+        self._server = ForkServer(
+            ["trainkb.check._warm", *(preload or [])], check_environment(os.environ), self._folder.path
+        )
         self._start_lock = threading.RLock()
         self._spares: list[Slot] = []
         self._spares_wanted = 0
@@ -177,6 +181,11 @@ class WarmPool:
     def closed(self) -> bool:
         """Whether shutdown began: a check stopped now was stopped on purpose."""
         return self._closed
+
+    @property
+    def folder(self) -> str:
+        """The run's folder: each check's working folder is made in it (see ``_scratch``)."""
+        return self._folder.path
 
     @property
     def server_pid(self) -> int | None:
@@ -263,6 +272,7 @@ class WarmPool:
         self.registry.kill_all()
         for spare in spares:
             spare.discard()
+        self._folder.remove()  # before the server stops: it removes the folder only if kb is gone
         self._server.stop()
 
     def stop(self, process: BaseProcess, grace: float = 5.0, wait: bool = True) -> None:

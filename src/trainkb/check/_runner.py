@@ -149,7 +149,7 @@ class _Launch:
         world = task.check.requires.processes
         port = free_port() if world > 1 else None
         self.port = port
-        self.cwd = tempfile.mkdtemp(prefix=f"kb-check-{task.entry_id}-")
+        self.cwd = tempfile.mkdtemp(prefix=f"kb-check-{task.entry_id}-", dir=pool.folder)
         self.ranks = [RankState(rank) for rank in range(world)]
         self.processes = []
         self.results: dict[Connection, int] = {}

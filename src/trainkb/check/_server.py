@@ -35,9 +35,10 @@ _PR_SET_CHILD_SUBREAPER = 36
 class ForkServer:
     """Starts the server on first use (and again if it died); forks a child per request."""
 
-    def __init__(self, preload: list[str], environ: dict[str, str]) -> None:
+    def __init__(self, preload: list[str], environ: dict[str, str], folder: str | None = None) -> None:
         self._preload = preload
         self._environ = environ
+        self._folder = folder  # the run's folder, removed by the server if kb dies
         self._lock = threading.Lock()
         self._server: subprocess.Popen[bytes] | None = None
         self._socket: socket.socket | None = None
@@ -51,7 +52,8 @@ class ForkServer:
             return self._socket
         self._drop()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        command = f"from trainkb.check._server import main; main({theirs.fileno()}, {self._preload!r}, {sys.path!r})"
+        args = f"{theirs.fileno()}, {self._preload!r}, {sys.path!r}, {self._folder!r}"
+        command = f"from trainkb.check._server import main; main({args})"
         try:
             self._server = subprocess.Popen(
                 [spawn.get_executable(), *util._args_from_interpreter_flags(), "-c", command],  # type: ignore[attr-defined]
@@ -197,8 +199,9 @@ def _serve_one(child_r: int, fds: list[int], unused: list[int], handlers: dict[s
     return code
 
 
-def main(fd: int, preload: list[str], sys_path: list[str]) -> None:
-    """Server loop: one fork per request from kb; exit at EOF (kb closed its end or died)."""
+def main(fd: int, preload: list[str], sys_path: list[str], folder: str | None = None) -> None:
+    """Server loop: one fork per request from kb; exit at EOF (kb closed its end or died), removing
+    the run's ``folder`` if kb died (a kb that closed its end removed it itself)."""
     sys.path[:] = sys_path
     for name in preload:
         with contextlib.suppress(ImportError):
@@ -258,4 +261,8 @@ def main(fd: int, preload: list[str], sys_path: list[str]) -> None:
             for extra in inherited:
                 os.close(extra)
     _kill_adopted(forked)
+    if folder is not None:  # kb's lock on it is dropped in the same exit that closed the socket
+        from ._scratch import remove_if_abandoned
+
+        remove_if_abandoned(folder, wait=2.0)
     os._exit(0)
