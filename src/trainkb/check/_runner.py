@@ -261,9 +261,10 @@ def _run_one(pool: WarmPool, task: CheckTask, options: RunOptions, waiting: int)
     for attempt in (1, 2):  # a check cut short from outside (its forkserver died, its port taken) runs once more
         started = time.monotonic()
         launch = _Launch(pool, task, limit, options, waiting)
+        begun = time.monotonic()  # the check's time starts once its processes run (a fresh forkserver takes long)
         try:
-            hit = launch.collect(started + wait_for, task.check, stop_early=hang_seconds is None)
-            elapsed = time.monotonic() - started
+            hit = launch.collect(begun + wait_for, task.check, stop_early=hang_seconds is None)
+            elapsed = time.monotonic() - begun
             verdict = decide(task.check, launch.ranks, elapsed, hit, limit)
         finally:
             output = launch.close()
