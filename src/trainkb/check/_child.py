@@ -16,6 +16,7 @@ import resource
 import signal
 import sys
 import threading
+import time
 import traceback
 import types
 import warnings
@@ -24,7 +25,7 @@ from typing import Any, NoReturn
 
 from ._spec import SnippetSpec
 
-__all__ = ["EARLY_KEY", "KB_ERROR_KEY", "UNDELIVERED", "run_snippet"]
+__all__ = ["EARLY_KEY", "KB_ERROR_KEY", "UNDELIVERED", "remember_modules", "run_snippet"]
 
 _MAX_TEXT = 64 * 1024
 EARLY_KEY = "before_exit"  # what the main code raised, sent before the exit (threads, atexit) runs
@@ -79,18 +80,59 @@ def _contain(spec: SnippetSpec, stdout: Connection, stderr: Connection) -> None:
 
 
 _UNVERIFIED = " (unverified name)"  # no expected type or category ends with this
-# The modules loaded before the snippet ran: a snippet that empties or rewrites sys.modules
-# changes neither what builtins.ValueError is nor whether its own class may take that name.
-_loaded_before: dict[str, Any] = {}
+# What each module loaded before the snippet ran held then (a shallow copy of its namespace):
+# a snippet that empties sys.modules or rebinds builtins.ValueError changes neither what
+# builtins.ValueError is nor whether its own class may take that name. Filled in the warm
+# forkserver once (shared by every check it forks), then for the few modules loaded since.
+_held_before: dict[str, dict[str, Any]] = {}
+_started_ns = [0]  # when the snippet began (coarse clock: never later than a file's ctime)
+
+
+def remember_modules() -> None:
+    """Copy the namespace of every loaded module not yet remembered."""
+    for name, module in list(sys.modules.items()):
+        if name not in _held_before and isinstance(module, types.ModuleType):
+            _held_before[name] = dict(vars(module))
+
+
+def _library(name: str) -> object | None:
+    """A module the snippet imported from a file that existed before it ran (or one built into
+    the interpreter): unlike a module object or a file the snippet made, its classes are a library's."""
+    module = sys.modules.get(name)
+    if not isinstance(module, types.ModuleType):
+        return None
+    if name in sys.builtin_module_names:
+        return module
+    spec = getattr(module, "__spec__", None)
+    origin = getattr(spec, "origin", None)
+    if (
+        not isinstance(origin, str)
+        or getattr(spec, "name", None) != name
+        or getattr(module, "__file__", None) != origin
+    ):
+        return None
+    try:
+        return module if os.stat(origin).st_ctime_ns < _started_ns[0] else None
+    except (OSError, ValueError):
+        return None
 
 
 def _resolves(cls: type) -> bool:
-    """Whether ``module.qualname`` leads back to this very class: a snippet can set both
-    attributes, so only a name that resolves is evidence of which class was raised."""
+    """Whether ``module.qualname`` leads back to this very class as the module held it before the
+    snippet ran (or, for a module imported since, as a library file defines it): a snippet can set
+    both attributes, so only a name that resolves is evidence of which class was raised."""
     try:
         module = cls.__module__
-        found: object = _loaded_before[module] if module in _loaded_before else sys.modules[module]
-        for part in cls.__qualname__.split("."):
+        first, *rest = cls.__qualname__.split(".")
+        held = _held_before.get(module)
+        found: object
+        if held is not None and first in held:
+            found = held[first]
+        elif (library := _library(module)) is not None:
+            found = getattr(library, first)
+        else:
+            return False
+        for part in rest:
             found = getattr(found, part)
     except Exception:
         return False
@@ -273,7 +315,8 @@ def run_snippet(spec: SnippetSpec, result: Connection, stdout: Connection, stder
         )
         _exit(0)
     outcome: dict[str, Any] = {"raised": None, "warnings": [], "exit_code": 0}
-    _loaded_before.update(sys.modules)
+    remember_modules()
+    _started_ns[0] = time.clock_gettime_ns(getattr(time, "CLOCK_REALTIME_COARSE", time.CLOCK_REALTIME))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         # A real module registered as __main__, so classes the snippet defines can be pickled
