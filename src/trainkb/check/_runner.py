@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
+import math
 import os
 import pickle
 import shutil
@@ -15,7 +17,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
-from ..catalogue import CheckStatus
+from ..catalogue import Check, CheckStatus
 from ._child import EARLY_KEY
 from ._environment import check_environment
 from ._process import BoundedOutput, WarmPool, free_port
@@ -102,6 +104,25 @@ def check_env(task: CheckTask, rank: int = 0, world: int = 1, port: int | None =
     return env
 
 
+def _cores() -> int:
+    """The CPUs this process may run on (a container or taskset may allow fewer than the host has)."""
+    with contextlib.suppress(AttributeError, OSError):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def cpu_seconds(check: Check, limit: float) -> int:
+    """A check's CPU-time limit (RLIMIT_CPU): a backstop should kb fail to stop it, never the verdict.
+
+    kb stops a check on wall time: at its timeout, or once its declared hang has lasted. Until then
+    every thread may keep a core busy, so the limit allows all of them that long, and a check that
+    spins in several threads reaches its ``hangs.seconds`` instead of dying with SIGXCPU first.
+    """
+    hang = getattr(getattr(check.expect, "hangs", None), "seconds", None)
+    wall = max(limit, hang) if hang is not None else limit
+    return math.ceil(wall * max(2, _cores())) + 30
+
+
 def _spec(
     task: CheckTask,
     rank: int,
@@ -121,7 +142,7 @@ def _spec(
         # CUDA reserves tens of GB of virtual address space at context creation: an RLIMIT_AS
         # sized for CPU work would make every CUDA check fail with a bogus out-of-memory.
         "memory_bytes": None if task.check.requires.cuda else options.memory_bytes,
-        "cpu_seconds": int(limit * 2 + 30),
+        "cpu_seconds": cpu_seconds(task.check, limit),
         "threads": options.threads,
     }
 
