@@ -55,3 +55,31 @@ def test_main_looks_like_a_script_while_tracebacks_keep_the_checks_name(make_cat
     )
     assert result.status == "passed", (result.message, result.output)
     assert 'File "<D1:c0>", line 7' in result.evidence[0]
+
+
+def test_a_warning_routed_through_logging_is_still_seen(make_catalogue, pool):
+    """``logging.captureWarnings(True)`` replaces ``warnings.showwarning``; a script still shows the warning."""
+    code = (
+        "import logging, warnings\n"
+        "logging.captureWarnings(True)\n"
+        "warnings.warn('routed through logging', UserWarning)\n"
+    )
+    [result] = _run(
+        make_catalogue, pool, {"code": code, "expect": {"warns": {"category": "UserWarning", "match": "routed"}}}
+    )
+    assert result.status == "passed", (result.message, result.output)
+    assert "routed through logging" in result.evidence[0]
+
+
+def test_rebinding_kbs_reporting_code_in_the_snippet_forges_no_verdict(make_catalogue, pool):
+    code = (
+        "import trainkb.check._child as child\n"
+        "child._class_name = lambda cls: 'builtins.ValueError'\n"
+        "child._mro_names = lambda cls: ['builtins.ValueError']\n"
+        "raise KeyError('forged')\n"
+    )
+    [result] = _run(
+        make_catalogue, pool, {"code": code, "expect": {"raises": {"type": "ValueError", "match": "forged"}}}
+    )
+    assert result.status == "failed", result.message
+    assert "KeyError" in result.message

@@ -275,6 +275,20 @@ def _report(result: Connection, identity: tuple[int, int], outcome: dict[str, An
         _exit(outcome["exit_code"] & 0xFF if delivered else UNDELIVERED)
 
 
+def _record_rerouted(caught: list[Any]) -> None:
+    """Record a warning also when the snippet routes warnings elsewhere: ``logging.captureWarnings``
+    (or any new ``warnings.showwarning``) takes them past the record, though a script still shows them."""
+    show = getattr(warnings, "_showwarnmsg")  # noqa: B009  # private, so not in typeshed
+    default = getattr(warnings, "_showwarning_orig")  # noqa: B009
+
+    def showing(message: Any) -> None:
+        if warnings.showwarning is not default:  # the record (the default showwarning) is skipped
+            caught.append(message)
+        show(message)
+
+    setattr(warnings, "_showwarnmsg", showing)  # noqa: B010
+
+
 def _write_script(spec: SnippetSpec) -> str:
     """Write the code to a file in the check's folder, named after the check: a process started
     with spawn or forkserver re-imports ``__main__`` from its ``__file__``, as for a script."""
@@ -317,8 +331,17 @@ def run_snippet(spec: SnippetSpec, result: Connection, stdout: Connection, stder
     outcome: dict[str, Any] = {"raised": None, "warnings": [], "exit_code": 0}
     remember_modules()
     _started_ns[0] = time.clock_gettime_ns(getattr(time, "CLOCK_REALTIME_COARSE", time.CLOCK_REALTIME))
+    # kb's code in this process judges what the snippet did, and a snippet can rebind this module's
+    # names (say, _class_name): every step after the snippet first puts back what kb defined here.
+    namespace = globals()
+    own = dict(namespace)
+
+    def restore() -> None:
+        namespace.update(own)
+
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        _record_rerouted(caught)
         # A real module registered as __main__, so classes the snippet defines can be pickled
         # (torch.save, DataLoader workers) exactly as in a script run with `python check.py`.
         main = types.ModuleType("__main__")
@@ -332,6 +355,7 @@ def run_snippet(spec: SnippetSpec, result: Connection, stdout: Connection, stder
             """The snippet's ``os._exit(n)`` ends the check with status n, as it ends a script; the
             outcome goes first, so such an exit is told from an exec or a crash that sends none."""
             status = operator.index(status)
+            restore()
             if os.getpid() != me:
                 _exit(status)
             outcome["exit_code"] = status  # an atexit callback's os._exit keeps what the main code raised
@@ -341,8 +365,10 @@ def run_snippet(spec: SnippetSpec, result: Connection, stdout: Connection, stder
         try:
             exec(compile(spec["code"], spec["filename"], "exec"), main.__dict__)
         except SystemExit as exc:
+            restore()
             outcome["exit_code"] = _exit_status(exc.code)
         except BaseException as exc:
+            restore()
             text = _traceback_text(exc)
             # The snippet may have closed or broken its stderr: what it raised still decides.
             with contextlib.suppress(Exception):
@@ -360,8 +386,10 @@ def run_snippet(spec: SnippetSpec, result: Connection, stdout: Connection, stder
             # What it raised is evidence now: an exit that then hangs (threads, atexit) must not hide it.
             with contextlib.suppress(Exception):  # a broken pickler: the outcome at the exit tells kb so
                 _deliver(result, identity, {**outcome, EARLY_KEY: True})
+        restore()
         if os.getpid() == me:
             _finish_like_a_script()
+    restore()  # an atexit callback may have rebound names too
     if os.getpid() != me:
         _flush_and_close(close=False)
         _exit(outcome["exit_code"] & 0xFF)
