@@ -32,9 +32,9 @@ __all__ = ["ForkServer", "ServerProcess", "ServerUnavailable"]
 
 _MAX_FDS = 256
 _PR_SET_CHILD_SUBREAPER = 36
-# How long a running server may take to fork one child: a fork of a torch-sized process takes well
-# under a second, so a server silent this long is stuck; a stopped one (SIGSTOP) is seen at once.
-_ANSWER_SECONDS = 60.0
+# How long a running server may take to fork one child, its start (an import of torch, slow on a
+# loaded machine) included: a server silent this long is stuck; a stopped one (SIGSTOP) is seen at once.
+_ANSWER_SECONDS = 300.0
 _POLL_SECONDS = 0.2
 
 
@@ -163,9 +163,13 @@ class ForkServer:
                 self._server.wait()
             self._server = None
 
+    def refuse(self) -> None:
+        """Start no more children: a wait for one ends now (kb is stopping)."""
+        self._closed = True
+
     def stop(self, grace: float = 5.0) -> None:
         """Start nothing more; close the server (killed if it lingers, or was stopped) and reap it."""
-        self._closed = True
+        self.refuse()
         with self._lock:
             if self._server is not None and _is_stopped(self._server.pid):
                 grace = 0.0
