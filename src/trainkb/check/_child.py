@@ -289,16 +289,6 @@ def _record_rerouted(caught: list[Any]) -> None:
     setattr(warnings, "_showwarnmsg", showing)  # noqa: B010
 
 
-def _write_script(spec: SnippetSpec) -> str:
-    """Write the code to a file in the check's folder, named after the check: a process started
-    with spawn or forkserver re-imports ``__main__`` from its ``__file__``, as for a script."""
-    name = "".join(c if c.isalnum() or c in "-_." else "-" for c in spec["filename"].strip("<>")) or "check"
-    path = os.path.join(os.getcwd(), name + ".py")
-    with open(path, "x", encoding="utf-8", errors="surrogatepass") as stream:
-        stream.write(spec["code"])
-    return path
-
-
 def run_snippet(spec: SnippetSpec, result: Connection, stdout: Connection, stderr: Connection) -> None:
     """Process target: run ``spec['code']`` as __main__ and send one outcome dict.
 
@@ -313,20 +303,6 @@ def run_snippet(spec: SnippetSpec, result: Connection, stdout: Connection, stder
         _contain(spec, stdout, stderr)
     except _Unmet as exc:
         _deliver(result, identity, {KB_ERROR_KEY: str(exc), "raised": None, "warnings": [], "exit_code": 0})
-        _exit(0)
-    try:
-        script = _write_script(spec)
-    except OSError as exc:
-        _deliver(
-            result,
-            identity,
-            {
-                KB_ERROR_KEY: f"could not write the check's script: {exc}",
-                "raised": None,
-                "warnings": [],
-                "exit_code": 0,
-            },
-        )
         _exit(0)
     outcome: dict[str, Any] = {"raised": None, "warnings": [], "exit_code": 0}
     remember_modules()
@@ -345,9 +321,9 @@ def run_snippet(spec: SnippetSpec, result: Connection, stdout: Connection, stder
         # A real module registered as __main__, so classes the snippet defines can be pickled
         # (torch.save, DataLoader workers) exactly as in a script run with `python check.py`.
         main = types.ModuleType("__main__")
-        main.__file__ = script
+        main.__file__ = spec["script"]
         sys.modules["__main__"] = main
-        sys.argv[:] = [script]
+        sys.argv[:] = [spec["script"]]
         lines = spec["code"].splitlines(keepends=True)
         linecache.cache[spec["filename"]] = (len(spec["code"]), None, lines, spec["filename"])
 

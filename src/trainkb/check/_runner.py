@@ -123,6 +123,11 @@ def cpu_seconds(check: Check, limit: float) -> int:
     return math.ceil(wall * max(2, _cores())) + 30
 
 
+def _script_name(key: str) -> str:
+    """The file a check's code is written to, named after the check (``D1:c0`` → ``D1-c0.py``)."""
+    return "".join(c if c.isalnum() or c in "-_." else "-" for c in key) + ".py"
+
+
 def _spec(
     task: CheckTask,
     rank: int,
@@ -136,6 +141,7 @@ def _spec(
     return {
         "code": task.check.code,
         "filename": f"<{task.key}>",
+        "script": os.path.join(owner_dir, _script_name(task.key)),
         "cwd": cwd,
         "owner_dir": owner_dir,
         "env": check_env(task, rank, world, port),
@@ -176,8 +182,14 @@ class _Launch:
         self.results: dict[Connection, int] = {}
         self.outputs: list[tuple[BoundedOutput, BoundedOutput]] = []
         try:
+            # The code as a script file (spawn and forkserver workers re-import __main__ from it),
+            # beside the ranks' folders: each rank starts in an empty folder of its own.
+            with open(
+                os.path.join(self.cwd, _script_name(task.key)), "x", encoding="utf-8", errors="surrogatepass"
+            ) as f:
+                f.write(task.check.code)
             for rank in range(world):
-                rank_dir = os.path.join(self.cwd, f"rank{rank}") if world > 1 else self.cwd
+                rank_dir = os.path.join(self.cwd, f"rank{rank}")
                 os.makedirs(rank_dir, exist_ok=True)
                 slot = pool.slot()
                 try:
