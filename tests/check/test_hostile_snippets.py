@@ -72,6 +72,20 @@ SPOOFED = {
     "own warning of the same name": (
         "import warnings\nclass UserWarning(Warning):\n    pass\nwarnings.warn('spoofed', UserWarning)\n"
     ),
+    "class of a module the snippet builds": (
+        "import sys, types\nfake = types.ModuleType('fakelib')\nsys.modules['fakelib'] = fake\n"
+        "exec('class TypeError(Exception):\\n    pass', fake.__dict__)\nfake.TypeError.__module__ = 'fakelib'\n"
+        "raise fake.TypeError('spoofed')\n"
+    ),
+    "class of a module file the snippet writes": (
+        "import pathlib, sys\npathlib.Path('helpers_mod.py').write_text('class TypeError(Exception):\\n    pass\\n')\n"
+        "sys.path.insert(0, '.')\nimport helpers_mod\nraise helpers_mod.TypeError('spoofed')\n"
+    ),
+    "builtin rebound to the snippet's class": (
+        "import builtins\nclass Fake(BaseException):\n    pass\n"
+        "Fake.__module__, Fake.__qualname__ = 'builtins', 'TypeError'\n"
+        "builtins.TypeError = Fake\nraise Fake('spoofed')\n"
+    ),
     "warning renamed to a builtin": (
         "import warnings\nclass Fake(Warning):\n    pass\n"
         "Fake.__module__, Fake.__qualname__ = 'builtins', 'UserWarning'\nwarnings.warn('spoofed', Fake)\n"
@@ -87,6 +101,14 @@ def test_a_class_named_like_the_expected_one_does_not_pass(make_catalogue, pool,
     expect = kind if "warning" in how else {"raises": {"type": "TypeError", "match": "spoofed"}}
     [result] = _run(make_catalogue, pool, {"code": code, "expect": expect})
     assert result.status == "failed", result.message
+
+
+def test_a_library_class_imported_by_the_snippet_still_passes(make_catalogue, pool):
+    """A module the snippet imports from an installed file is a library: its classes keep their short name."""
+    code = "import tomllib\ntomllib.loads('x')\n"
+    expect = {"raises": {"type": "TOMLDecodeError", "match": "Expected '=' after a key"}}
+    [result] = _run(make_catalogue, pool, {"code": code, "expect": expect})
+    assert result.status == "passed", result.message
 
 
 def test_a_snippets_subclass_of_the_expected_class_still_passes(make_catalogue, pool):

@@ -16,6 +16,7 @@ import resource
 import signal
 import sys
 import threading
+import time
 import traceback
 import types
 import warnings
@@ -24,7 +25,7 @@ from typing import Any, NoReturn
 
 from ._spec import SnippetSpec
 
-__all__ = ["EARLY_KEY", "KB_ERROR_KEY", "UNDELIVERED", "run_snippet"]
+__all__ = ["EARLY_KEY", "KB_ERROR_KEY", "UNDELIVERED", "remember_modules", "run_snippet"]
 
 _MAX_TEXT = 64 * 1024
 EARLY_KEY = "before_exit"  # what the main code raised, sent before the exit (threads, atexit) runs
@@ -79,18 +80,59 @@ def _contain(spec: SnippetSpec, stdout: Connection, stderr: Connection) -> None:
 
 
 _UNVERIFIED = " (unverified name)"  # no expected type or category ends with this
-# The modules loaded before the snippet ran: a snippet that empties or rewrites sys.modules
-# changes neither what builtins.ValueError is nor whether its own class may take that name.
-_loaded_before: dict[str, Any] = {}
+# What each module loaded before the snippet ran held then (a shallow copy of its namespace):
+# a snippet that empties sys.modules or rebinds builtins.ValueError changes neither what
+# builtins.ValueError is nor whether its own class may take that name. Filled in the warm
+# forkserver once (shared by every check it forks), then for the few modules loaded since.
+_held_before: dict[str, dict[str, Any]] = {}
+_started_ns = [0]  # when the snippet began (coarse clock: never later than a file's ctime)
+
+
+def remember_modules() -> None:
+    """Copy the namespace of every loaded module not yet remembered."""
+    for name, module in list(sys.modules.items()):
+        if name not in _held_before and isinstance(module, types.ModuleType):
+            _held_before[name] = dict(vars(module))
+
+
+def _library(name: str) -> object | None:
+    """A module the snippet imported from a file that existed before it ran (or one built into
+    the interpreter): unlike a module object or a file the snippet made, its classes are a library's."""
+    module = sys.modules.get(name)
+    if not isinstance(module, types.ModuleType):
+        return None
+    if name in sys.builtin_module_names:
+        return module
+    spec = getattr(module, "__spec__", None)
+    origin = getattr(spec, "origin", None)
+    if (
+        not isinstance(origin, str)
+        or getattr(spec, "name", None) != name
+        or getattr(module, "__file__", None) != origin
+    ):
+        return None
+    try:
+        return module if os.stat(origin).st_ctime_ns < _started_ns[0] else None
+    except (OSError, ValueError):
+        return None
 
 
 def _resolves(cls: type) -> bool:
-    """Whether ``module.qualname`` leads back to this very class: a snippet can set both
-    attributes, so only a name that resolves is evidence of which class was raised."""
+    """Whether ``module.qualname`` leads back to this very class as the module held it before the
+    snippet ran (or, for a module imported since, as a library file defines it): a snippet can set
+    both attributes, so only a name that resolves is evidence of which class was raised."""
     try:
         module = cls.__module__
-        found: object = _loaded_before[module] if module in _loaded_before else sys.modules[module]
-        for part in cls.__qualname__.split("."):
+        first, *rest = cls.__qualname__.split(".")
+        held = _held_before.get(module)
+        found: object
+        if held is not None and first in held:
+            found = held[first]
+        elif (library := _library(module)) is not None:
+            found = getattr(library, first)
+        else:
+            return False
+        for part in rest:
             found = getattr(found, part)
     except Exception:
         return False
@@ -233,6 +275,20 @@ def _report(result: Connection, identity: tuple[int, int], outcome: dict[str, An
         _exit(outcome["exit_code"] & 0xFF if delivered else UNDELIVERED)
 
 
+def _record_rerouted(caught: list[Any]) -> None:
+    """Record a warning also when the snippet routes warnings elsewhere: ``logging.captureWarnings``
+    (or any new ``warnings.showwarning``) takes them past the record, though a script still shows them."""
+    show = getattr(warnings, "_showwarnmsg")  # noqa: B009  # private, so not in typeshed
+    default = getattr(warnings, "_showwarning_orig")  # noqa: B009
+
+    def showing(message: Any) -> None:
+        if warnings.showwarning is not default:  # the record (the default showwarning) is skipped
+            caught.append(message)
+        show(message)
+
+    setattr(warnings, "_showwarnmsg", showing)  # noqa: B010
+
+
 def run_snippet(spec: SnippetSpec, result: Connection, stdout: Connection, stderr: Connection) -> None:
     """Process target: run ``spec['code']`` as __main__ and send one outcome dict.
 
@@ -249,14 +305,25 @@ def run_snippet(spec: SnippetSpec, result: Connection, stdout: Connection, stder
         _deliver(result, identity, {KB_ERROR_KEY: str(exc), "raised": None, "warnings": [], "exit_code": 0})
         _exit(0)
     outcome: dict[str, Any] = {"raised": None, "warnings": [], "exit_code": 0}
-    _loaded_before.update(sys.modules)
+    remember_modules()
+    _started_ns[0] = time.clock_gettime_ns(getattr(time, "CLOCK_REALTIME_COARSE", time.CLOCK_REALTIME))
+    # kb's code in this process judges what the snippet did, and a snippet can rebind this module's
+    # names (say, _class_name): every step after the snippet first puts back what kb defined here.
+    namespace = globals()
+    own = dict(namespace)
+
+    def restore() -> None:
+        namespace.update(own)
+
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        _record_rerouted(caught)
         # A real module registered as __main__, so classes the snippet defines can be pickled
         # (torch.save, DataLoader workers) exactly as in a script run with `python check.py`.
         main = types.ModuleType("__main__")
-        main.__file__ = spec["filename"]
+        main.__file__ = spec["script"]
         sys.modules["__main__"] = main
+        sys.argv[:] = [spec["script"]]
         lines = spec["code"].splitlines(keepends=True)
         linecache.cache[spec["filename"]] = (len(spec["code"]), None, lines, spec["filename"])
 
@@ -264,6 +331,7 @@ def run_snippet(spec: SnippetSpec, result: Connection, stdout: Connection, stder
             """The snippet's ``os._exit(n)`` ends the check with status n, as it ends a script; the
             outcome goes first, so such an exit is told from an exec or a crash that sends none."""
             status = operator.index(status)
+            restore()
             if os.getpid() != me:
                 _exit(status)
             outcome["exit_code"] = status  # an atexit callback's os._exit keeps what the main code raised
@@ -273,8 +341,10 @@ def run_snippet(spec: SnippetSpec, result: Connection, stdout: Connection, stder
         try:
             exec(compile(spec["code"], spec["filename"], "exec"), main.__dict__)
         except SystemExit as exc:
+            restore()
             outcome["exit_code"] = _exit_status(exc.code)
         except BaseException as exc:
+            restore()
             text = _traceback_text(exc)
             # The snippet may have closed or broken its stderr: what it raised still decides.
             with contextlib.suppress(Exception):
@@ -292,8 +362,10 @@ def run_snippet(spec: SnippetSpec, result: Connection, stdout: Connection, stder
             # What it raised is evidence now: an exit that then hangs (threads, atexit) must not hide it.
             with contextlib.suppress(Exception):  # a broken pickler: the outcome at the exit tells kb so
                 _deliver(result, identity, {**outcome, EARLY_KEY: True})
+        restore()
         if os.getpid() == me:
             _finish_like_a_script()
+    restore()  # an atexit callback may have rebound names too
     if os.getpid() != me:
         _flush_and_close(close=False)
         _exit(outcome["exit_code"] & 0xFF)

@@ -265,6 +265,7 @@ class WarmPool:
         with self._start_lock:
             self._closed = True
             refiller = self._refiller
+        self._server.refuse()  # a spare being started stops waiting for the server
         if refiller is not None:
             refiller.join(30)
         with self._start_lock:

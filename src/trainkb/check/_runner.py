@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
+import math
 import os
 import pickle
 import shutil
@@ -15,7 +17,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
-from ..catalogue import CheckStatus
+from ..catalogue import Check, CheckStatus
 from ._child import EARLY_KEY
 from ._environment import check_environment
 from ._process import BoundedOutput, WarmPool, free_port
@@ -102,6 +104,30 @@ def check_env(task: CheckTask, rank: int = 0, world: int = 1, port: int | None =
     return env
 
 
+def _cores() -> int:
+    """The CPUs this process may run on (a container or taskset may allow fewer than the host has)."""
+    with contextlib.suppress(AttributeError, OSError):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def cpu_seconds(check: Check, limit: float) -> int:
+    """A check's CPU-time limit (RLIMIT_CPU): a backstop should kb fail to stop it, never the verdict.
+
+    kb stops a check on wall time: at its timeout, or once its declared hang has lasted. Until then
+    every thread may keep a core busy, so the limit allows all of them that long, and a check that
+    spins in several threads reaches its ``hangs.seconds`` instead of dying with SIGXCPU first.
+    """
+    hang = getattr(getattr(check.expect, "hangs", None), "seconds", None)
+    wall = max(limit, hang) if hang is not None else limit
+    return math.ceil(wall * max(2, _cores())) + 30
+
+
+def _script_name(key: str) -> str:
+    """The file a check's code is written to, named after the check (``D1:c0`` → ``D1-c0.py``)."""
+    return "".join(c if c.isalnum() or c in "-_." else "-" for c in key) + ".py"
+
+
 def _spec(
     task: CheckTask,
     rank: int,
@@ -115,13 +141,14 @@ def _spec(
     return {
         "code": task.check.code,
         "filename": f"<{task.key}>",
+        "script": os.path.join(owner_dir, _script_name(task.key)),
         "cwd": cwd,
         "owner_dir": owner_dir,
         "env": check_env(task, rank, world, port),
         # CUDA reserves tens of GB of virtual address space at context creation: an RLIMIT_AS
         # sized for CPU work would make every CUDA check fail with a bogus out-of-memory.
         "memory_bytes": None if task.check.requires.cuda else options.memory_bytes,
-        "cpu_seconds": int(limit * 2 + 30),
+        "cpu_seconds": cpu_seconds(task.check, limit),
         "threads": options.threads,
     }
 
@@ -155,8 +182,14 @@ class _Launch:
         self.results: dict[Connection, int] = {}
         self.outputs: list[tuple[BoundedOutput, BoundedOutput]] = []
         try:
+            # The code as a script file (spawn and forkserver workers re-import __main__ from it),
+            # beside the ranks' folders: each rank starts in an empty folder of its own.
+            with open(
+                os.path.join(self.cwd, _script_name(task.key)), "x", encoding="utf-8", errors="surrogatepass"
+            ) as f:
+                f.write(task.check.code)
             for rank in range(world):
-                rank_dir = os.path.join(self.cwd, f"rank{rank}") if world > 1 else self.cwd
+                rank_dir = os.path.join(self.cwd, f"rank{rank}")
                 os.makedirs(rank_dir, exist_ok=True)
                 slot = pool.slot()
                 try:
@@ -261,9 +294,10 @@ def _run_one(pool: WarmPool, task: CheckTask, options: RunOptions, waiting: int)
     for attempt in (1, 2):  # a check cut short from outside (its forkserver died, its port taken) runs once more
         started = time.monotonic()
         launch = _Launch(pool, task, limit, options, waiting)
+        begun = time.monotonic()  # the check's time starts once its processes run (a fresh forkserver takes long)
         try:
-            hit = launch.collect(started + wait_for, task.check, stop_early=hang_seconds is None)
-            elapsed = time.monotonic() - started
+            hit = launch.collect(begun + wait_for, task.check, stop_early=hang_seconds is None)
+            elapsed = time.monotonic() - begun
             verdict = decide(task.check, launch.ranks, elapsed, hit, limit)
         finally:
             output = launch.close()

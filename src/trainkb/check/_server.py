@@ -20,16 +20,36 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable
 from multiprocessing import forkserver, popen_forkserver, reduction, spawn, util
+from multiprocessing.connection import wait
 from multiprocessing.context import set_spawning_popen
 from multiprocessing.process import BaseProcess
 from typing import Any
 
-__all__ = ["ForkServer", "ServerProcess"]
+__all__ = ["ForkServer", "ServerProcess", "ServerUnavailable"]
 
 _MAX_FDS = 256
 _PR_SET_CHILD_SUBREAPER = 36
+# How long a running server may take to fork one child, its start (an import of torch, slow on a
+# loaded machine) included: a server silent this long is stuck; a stopped one (SIGSTOP) is seen at once.
+_ANSWER_SECONDS = 300.0
+_POLL_SECONDS = 0.2
+
+
+class ServerUnavailable(RuntimeError):
+    """The forkserver did not start a child: kb is shutting it down, or it stopped answering."""
+
+
+def _is_stopped(pid: int) -> bool:
+    """Whether the process is stopped (SIGSTOP, SIGTSTP) or held by a tracer: it cannot answer."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            state = stat.read().rsplit(b")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state in (b"T", b"t")
 
 
 class ForkServer:
@@ -42,12 +62,15 @@ class ForkServer:
         self._lock = threading.Lock()
         self._server: subprocess.Popen[bytes] | None = None
         self._socket: socket.socket | None = None
+        self._closed = False
 
     @property
     def pid(self) -> int | None:
         return self._server.pid if self._server is not None else None
 
     def _ensure_running(self) -> socket.socket:
+        if self._closed:
+            raise ServerUnavailable("kb check is stopping: no new check process is started")
         if self._server is not None and self._socket is not None and self._server.poll() is None:
             return self._socket
         self._drop()
@@ -69,19 +92,57 @@ class ForkServer:
         self._socket = ours
         return ours
 
-    def request(self, fds: list[int]) -> tuple[int, int]:
+    def start_child(self, fds: list[int]) -> tuple[int, int, int]:
+        """Have the server fork a child; return (status_r, data_w, pid).
+
+        A server that a check stopped (SIGSTOP) or that is stuck never answers: it is killed (its
+        supervisors end their checks, which `kb check` then runs once more) and one fresh server
+        is asked instead, so no wait on it outlasts ``_ANSWER_SECONDS``.
+        """
+        for attempt in (1, 2):
+            with self._lock:
+                status_r, data_w = self._request(fds)
+                asked = self._server
+            try:
+                return status_r, data_w, self._answer(status_r, asked)
+            except ServerUnavailable:
+                os.close(status_r)
+                os.close(data_w)
+                with self._lock:
+                    if self._server is asked:
+                        self._drop()
+                if attempt == 2 or self._closed:
+                    raise
+        raise AssertionError("unreachable")
+
+    def _answer(self, status_r: int, asked: subprocess.Popen[bytes] | None) -> int:
+        """The pid the server sends once it forked, read without waiting on a server that cannot send it."""
+        deadline = time.monotonic() + _ANSWER_SECONDS
+        while not wait([status_r], _POLL_SECONDS):
+            if self._closed:
+                raise ServerUnavailable("kb check is stopping: no new check process is started")
+            if asked is None or asked.poll() is not None or _is_stopped(asked.pid):
+                raise ServerUnavailable("kb's forkserver was stopped or killed from outside")
+            if time.monotonic() > deadline:
+                raise ServerUnavailable(f"kb's forkserver did not start a process within {_ANSWER_SECONDS:g} s")
+        try:
+            pid: int = forkserver.read_signed(status_r)
+        except (EOFError, OSError) as exc:
+            raise ServerUnavailable(f"kb's forkserver ended before starting a process ({exc})") from None
+        return pid
+
+    def _request(self, fds: list[int]) -> tuple[int, int]:
         """Ask for a child; return (status_r, data_w) as multiprocessing's forkserver does."""
         if len(fds) + 2 > _MAX_FDS:
             raise ValueError("too many fds")
         parent_r, child_w = os.pipe()
         child_r, parent_w = os.pipe()
         try:
-            with self._lock:
-                try:
-                    reduction.sendfds(self._ensure_running(), [child_r, child_w, *fds])
-                except OSError:  # it died since we looked: one fresh server, one more try
-                    self._drop()
-                    reduction.sendfds(self._ensure_running(), [child_r, child_w, *fds])
+            try:
+                reduction.sendfds(self._ensure_running(), [child_r, child_w, *fds])
+            except OSError:  # it died since we looked: one fresh server, one more try
+                self._drop()
+                reduction.sendfds(self._ensure_running(), [child_r, child_w, *fds])
         except BaseException:
             os.close(parent_r)
             os.close(parent_w)
@@ -104,8 +165,16 @@ class ForkServer:
                 self._server.wait()
             self._server = None
 
+    def refuse(self) -> None:
+        """Start no more children: a wait for one ends now (kb is stopping)."""
+        self._closed = True
+
     def stop(self, grace: float = 5.0) -> None:
+        """Start nothing more; close the server (killed if it lingers, or was stopped) and reap it."""
+        self.refuse()
         with self._lock:
+            if self._server is not None and _is_stopped(self._server.pid):
+                grace = 0.0
             self._drop(grace)
 
 
@@ -122,12 +191,12 @@ class _Popen(popen_forkserver.Popen):
             reduction.dump(process_obj, buf)
         finally:
             set_spawning_popen(None)
-        self.sentinel, w = server.request(self._fds)  # type: ignore[attr-defined]
+        # The pid first: the server sends it on forking, and a server that sends none is dealt with there.
+        self.sentinel, w, self.pid = server.start_child(self._fds)  # type: ignore[attr-defined]
         parent_w = os.dup(w)  # the child sees its parent gone when this closes
         self.finalizer = util.Finalize(self, util.close_fds, (parent_w, self.sentinel))  # type: ignore[attr-defined]
         with open(w, "wb", closefd=True) as f:
             f.write(buf.getbuffer())
-        self.pid = forkserver.read_signed(self.sentinel)
 
 
 class ServerProcess(BaseProcess):

@@ -10,6 +10,7 @@ __all__ = ["SnippetSpec"]
 class SnippetSpec(TypedDict):
     code: str
     filename: str  # the name tracebacks show: <ENTRY:check>
+    script: str  # the code as a file, outside every rank's folder: __main__.__file__ and sys.argv[0]
     cwd: str  # the rank's own folder
     owner_dir: str  # the check's folder, removed by the supervisor when the check ends
     env: dict[str, str]  # the whole environment: allow-listed, plus the rank's torchrun variables

@@ -19,3 +19,5 @@ with contextlib.suppress(ImportError):
     import numpy  # noqa: F401
 
 from . import _child, _supervise  # noqa: F401
+
+_child.remember_modules()  # once here, so a check copies only what was loaded after the fork
