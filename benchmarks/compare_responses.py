@@ -84,10 +84,10 @@ def main() -> int:
             differ += not same
             print(f"{key}: {'same' if same else 'DIFFERENT'}")
             continue
-        wrong = [n for n, (a, b) in enumerate(zip(value, before.get(key, []), strict=False)) if a != b]
-        wrong += list(range(len(before.get(key, [])), len(value))) if len(value) != len(before.get(key, [])) else []
+        old = before.get(key, [])
+        wrong = [n for n in range(max(len(value), len(old))) if value[n : n + 1] != old[n : n + 1]]
         differ += len(wrong)
-        print(f"{key}: {len(value) - len(wrong)} of {len(value)} answers the same" + (f"; differ: {wrong[:20]}" if wrong else ""))
+        print(f"{key}: {len(value) - len(wrong)} of {len(value)} answers the same; differ: {wrong[:20]}")
     return 1 if differ else 0
 
 

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..catalogue import AREA_FILE, LAYER_FILE, layers_digest, record_files
 from ._normalize import NUMBER, normalize, terms
+from ._policy import SCORE
 from ._sigregex import compile_signature, utf8
 from ._tells import tell_data
 
@@ -43,6 +44,7 @@ BACKGROUND_RATE = 0.01  # a word more failure reports than this share hold weigh
 _KEEP = 8  # cached indexes kept (one per catalogue state; old ones are deleted)
 K1, B = 1.2, 0.75
 MIN_PHRASE = 12  # characters an alias needs before its verbatim presence counts as evidence
+_ALNUM = re.compile(r"[^\W_]+")  # a run of characters str.isalnum accepts (\w is those and "_")
 _INNER_GROUP = re.compile(r"(?<!\\)\((?:[^()\\]|\\.)*(?<!\\)\)")
 # a regex's character classes, counted repeats and escapes (\\d, \\1): no number they hold is spelled out
 _QUANTIFIED = re.compile(r"\[(?:\\.|[^\]\\])*\]|\{[\d,]*\}|\\.")
@@ -131,6 +133,34 @@ class Index:
         self.tells: dict[int, list[dict[str, Any]]] = {}
         for tell in data["tells"]:
             self.tells.setdefault(tell["entry"], []).append(tell)
+
+    @functools.cached_property
+    def needed_terms(self) -> list[float]:
+        """Per signature, how many of its words a line shares before it is aligned with the line."""
+        floor, share = SCORE.min_shared_terms, SCORE.shared_terms_share
+        return [max(floor, share * len(sig.terms)) for sig in self.sigs]
+
+    @functools.cached_property
+    def _phrase_starts(self) -> tuple[dict[str, list[int]], list[int]]:
+        """(the first word of each phrase -> those phrases, the phrases that start with no word)."""
+        starts: dict[str, list[int]] = {}
+        wordless: list[int] = []
+        for number, (_entry, phrase, _alias, _background) in enumerate(self.phrases):
+            first = _ALNUM.match(phrase)
+            if first is None:
+                wordless.append(number)
+            else:
+                starts.setdefault(first.group(0), []).append(number)
+        return starts, wordless
+
+    def phrases_in(self, text: str) -> list[tuple[int, str, str, int]]:
+        """The phrases that can stand as whole words in ``text``, in index order: a phrase found there
+        begins where a word of ``text`` begins and holds all of that word (isalnum runs)."""
+        starts, wordless = self._phrase_starts
+        numbers = list(wordless)
+        for word in set(_ALNUM.findall(text)):
+            numbers += starts.get(word, ())
+        return [self.phrases[n] for n in sorted(numbers)]
 
     def columns(self, term: str) -> tuple[tuple[int, ...], tuple[float, ...]]:
         """The postings of ``term`` as (entries, weights), split on first use: a query adds a whole
@@ -282,7 +312,7 @@ def _weighted_terms(entry: Any) -> dict[str, float]:
     for name, text in fields[whole:]:
         # doc[term] += weight for each occurrence in turn (update stores each sum before the next is read)
         words = terms(text)
-        doc.update(zip(words, map(add, map(doc.get, words, repeat(0.0)), repeat(FIELD_WEIGHTS[name]))))
+        doc.update(zip(words, map(add, map(doc.get, words, repeat(0.0)), repeat(FIELD_WEIGHTS[name])), strict=True))
     return doc
 
 
