@@ -120,7 +120,6 @@ class Index:
         # aliases long enough to be error fragments: (entry, masked text, alias as written, background count)
         self.phrases: list[tuple[int, str, str, int]] = data["phrases"]
         self.postings: dict[str, list[tuple[int, float]]] = data["postings"]
-        self._columns: dict[str, tuple[tuple[int, ...], tuple[float, ...]]] = {}
         # words many unrelated failure reports share weigh less in the prose model (1.0 when absent)
         self.background: dict[str, float] = data["background"]
         self.sig_terms: dict[str, list[int]] = data["sig_terms"]
@@ -161,15 +160,6 @@ class Index:
         for word in set(_ALNUM.findall(text)):
             numbers += starts.get(word, ())
         return [self.phrases[n] for n in sorted(numbers)]
-
-    def columns(self, term: str) -> tuple[tuple[int, ...], tuple[float, ...]]:
-        """The postings of ``term`` as (entries, weights), split on first use: a query adds a whole
-        column at C speed, and a warm start splits only the columns its pastes ask for."""
-        found = self._columns.get(term)
-        if found is None:
-            entries, weights = zip(*self.postings[term], strict=True)
-            found = self._columns[term] = (entries, weights)
-        return found
 
 
 def _fixed_numbers(sig: Any) -> list[str]:

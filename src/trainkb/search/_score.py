@@ -23,8 +23,7 @@ from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from itertools import chain, repeat
-from operator import add
+from itertools import chain
 from typing import TYPE_CHECKING
 
 from ._index import Index, Sig
@@ -359,23 +358,22 @@ def _bm25(
             counts[term] = counts.get(term, 0) + 1
     chosen = heapq.nlargest(SCORE.max_query_terms, counts, key=index.idf.__getitem__)
     plain: dict[int, float] = {}
+    if not any(term in background for term in chosen):
+        for term in chosen:
+            boost = index.idf[term] * min(counts[term], SCORE.max_term_repeats) ** 0.5
+            get = plain.get
+            for doc, weight in index.postings[term]:
+                plain[doc] = get(doc, 0.0) + boost * weight
+        return plain, plain
     weighted: dict[int, float] = {}
-    shared = any(term in background for term in chosen)
     for term in chosen:
         idf, repeats = index.idf[term], min(counts[term], SCORE.max_term_repeats) ** 0.5
-        docs, weights = index.columns(term)
-        _add(plain, docs, weights, idf * repeats)
-        if shared:
-            _add(weighted, docs, weights, idf * background.get(term, 1.0) * repeats)
-    return plain, weighted if shared else plain
-
-
-def _add(scores: dict[int, float], docs: tuple[int, ...], weights: tuple[float, ...], boost: float) -> None:
-    """``scores[doc] += boost * weight`` for each posting, in posting order, run at C speed.
-
-    A posting list names each entry once, so every sum reads the entry's score before this term.
-    """
-    scores.update(zip(docs, map(add, map(scores.get, docs, repeat(0.0)), map(boost.__mul__, weights)), strict=True))
+        boost, low = idf * repeats, idf * background.get(term, 1.0) * repeats
+        get, get_low = plain.get, weighted.get
+        for doc, weight in index.postings[term]:
+            plain[doc] = get(doc, 0.0) + boost * weight
+            weighted[doc] = get_low(doc, 0.0) + low * weight
+    return plain, weighted
 
 
 def _alias_cover(
