@@ -19,14 +19,17 @@ import math
 import os
 import re
 import sys
-from collections import Counter
+from collections import Counter, defaultdict, deque
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import repeat
+from operator import add, mul, truediv
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..catalogue import AREA_FILE, LAYER_FILE, layers_digest, record_files
 from ._normalize import NUMBER, normalize, terms
+from ._policy import SCORE
 from ._sigregex import compile_signature, utf8
 from ._tells import tell_data
 
@@ -41,6 +44,7 @@ BACKGROUND_RATE = 0.01  # a word more failure reports than this share hold weigh
 _KEEP = 8  # cached indexes kept (one per catalogue state; old ones are deleted)
 K1, B = 1.2, 0.75
 MIN_PHRASE = 12  # characters an alias needs before its verbatim presence counts as evidence
+_ALNUM = re.compile(r"[^\W_]+")  # a run of characters str.isalnum accepts (\w is those and "_")
 _INNER_GROUP = re.compile(r"(?<!\\)\((?:[^()\\]|\\.)*(?<!\\)\)")
 # a regex's character classes, counted repeats and escapes (\\d, \\1): no number they hold is spelled out
 _QUANTIFIED = re.compile(r"\[(?:\\.|[^\]\\])*\]|\{[\d,]*\}|\\.")
@@ -129,6 +133,34 @@ class Index:
         for tell in data["tells"]:
             self.tells.setdefault(tell["entry"], []).append(tell)
 
+    @functools.cached_property
+    def needed_terms(self) -> list[float]:
+        """Per signature, how many of its words a line shares before it is aligned with the line."""
+        floor, share = SCORE.min_shared_terms, SCORE.shared_terms_share
+        return [max(floor, share * len(sig.terms)) for sig in self.sigs]
+
+    @functools.cached_property
+    def _phrase_starts(self) -> tuple[dict[str, list[int]], list[int]]:
+        """(the first word of each phrase -> those phrases, the phrases that start with no word)."""
+        starts: dict[str, list[int]] = {}
+        wordless: list[int] = []
+        for number, (_entry, phrase, _alias, _background) in enumerate(self.phrases):
+            first = _ALNUM.match(phrase)
+            if first is None:
+                wordless.append(number)
+            else:
+                starts.setdefault(first.group(0), []).append(number)
+        return starts, wordless
+
+    def phrases_in(self, text: str) -> list[tuple[int, str, str, int]]:
+        """The phrases that can stand as whole words in ``text``, in index order: a phrase found there
+        begins where a word of ``text`` begins and holds all of that word (isalnum runs)."""
+        starts, wordless = self._phrase_starts
+        numbers = list(wordless)
+        for word in set(_ALNUM.findall(text)):
+            numbers += starts.get(word, ())
+        return [self.phrases[n] for n in sorted(numbers)]
+
 
 def _fixed_numbers(sig: Any) -> list[str]:
     """Numbers a signature spells out (`exitcode: -9`, `Signal 11`, `failure 700`): not `\\d`, classes or counts."""
@@ -210,9 +242,6 @@ def _count_shared(sigs: list[dict[str, Any]], examples: list[tuple[int, str]]) -
             candidates = candidates & holders.get(term, set())
             if not candidates:
                 break
-        pattern = compile_signature(pattern_text)
-        if pattern is None:  # lint reports it; it matches nothing, so it shares nothing
-            continue
         # RE2 matches an ASCII literal in ASCII text, in any case, only where the lower-cased text holds it
         plain = same[0]["source"].lower() if is_literal and same[0]["source"].isascii() else None
         matched: list[int] = []
@@ -220,6 +249,9 @@ def _count_shared(sigs: list[dict[str, Any]], examples: list[tuple[int, str]]) -
         for n in candidates:
             if plain is not None and (low := lowered[n]) is not None and plain not in low:
                 continue
+            pattern = compile_signature(pattern_text)  # compiled (once) only when some text needs it
+            if pattern is None:  # lint reports it; it matches nothing, so it shares nothing
+                break
             text = examples[n][1]
             verdict = verdicts.get(text)
             if verdict is None:
@@ -268,9 +300,9 @@ def _weighted_terms(entry: Any) -> dict[str, float]:
         counted.update(terms(text) * int(FIELD_WEIGHTS[name] * scale))
     doc = {term: count / scale for term, count in counted.items()}
     for name, text in fields[whole:]:
-        weight = FIELD_WEIGHTS[name]
-        for term in terms(text):
-            doc[term] = doc.get(term, 0.0) + weight
+        # doc[term] += weight for each occurrence in turn (update stores each sum before the next is read)
+        words = terms(text)
+        doc.update(zip(words, map(add, map(doc.get, words, repeat(0.0)), repeat(FIELD_WEIGHTS[name])), strict=True))
     return doc
 
 
@@ -278,11 +310,14 @@ def _bm25(docs: list[dict[str, float]]) -> tuple[dict[str, list[tuple[int, float
     """Postings with the BM25 term-frequency part precomputed, and each term's idf."""
     lengths = [sum(doc.values()) for doc in docs]
     average = sum(lengths) / max(len(lengths), 1) or 1.0
-    postings: dict[str, list[tuple[int, float]]] = {}
+    lists: defaultdict[str, list[tuple[int, float]]] = defaultdict(list)
     for index, doc in enumerate(docs):
         norm = K1 * (1 - B + B * lengths[index] / average)
-        for term, tf in doc.items():
-            postings.setdefault(term, []).append((index, tf * (K1 + 1) / (tf + norm)))
+        # for each term: append (index, tf * (K1 + 1) / (tf + norm)), run at C speed
+        tfs = doc.values()
+        weights = map(truediv, map(mul, tfs, repeat(K1 + 1)), map(add, tfs, repeat(norm)))
+        deque(map(list.append, map(lists.__getitem__, doc), zip(repeat(index), weights)), maxlen=0)
+    postings = dict(lists)
     n = len(docs)
     idf = {t: math.log(1 + (n - len(p) + 0.5) / (len(p) + 0.5)) for t, p in postings.items()}
     return postings, idf
@@ -406,6 +441,7 @@ def cache_dir() -> Path:
     return Path(base) / "trainkb"
 
 
+@functools.cache
 def _code_digest() -> str:
     """A digest of the code that shapes the index, so an upgraded trainkb never reads a stale one."""
     digest = hashlib.sha256(str(FORMAT).encode())
@@ -464,6 +500,48 @@ def _write_cache(path: Path, data: dict[str, Any]) -> None:
             stale.unlink()
 
 
+_SETTLED_NS = 2_000_000_000  # a file untouched this long has times that any later write changes
+_CACHE_NAME = re.compile(r"index-[0-9a-f]{8}-py\d+-([0-9a-f]{16})\.marshal")
+
+
+def _known_digest(stamps: list[tuple[str, int, int, int, int]]) -> tuple[Path, str | None]:
+    """(where the content digest of a catalogue in this state is remembered, that digest when it is).
+
+    Stating every file is cheaper than reading and hashing it; the digest a state was found to have
+    is remembered under a hash of the stamps (with this code's own), so a warm search reads no record.
+    """
+    key = hashlib.sha256(repr((_code_digest(), stamps)).encode()).hexdigest()[:16]
+    known = cache_dir() / f"stamp-{key}"
+    try:
+        name = known.read_text(encoding="ascii")
+    except (OSError, ValueError):
+        return known, None
+    found = _CACHE_NAME.fullmatch(name)
+    return known, found.group(1) if found and name == _cache_path(found.group(1)).name else None
+
+
+def _remember_digest(
+    known: Path, roots: Sequence[Path], stamps: list[tuple[str, int, int, int, int]], path: Path
+) -> None:
+    """Remember which index a catalogue state has, once its files have settled (a file written within
+    a clock tick of the stamp could change again without changing its times) and when no file
+    changed since the stamp (the digest found may be of a later state)."""
+    import time  # only here: a warm `kb search` never writes
+
+    now = time.time_ns()
+    if any(now - max(mtime, ctime) < _SETTLED_NS for _f, _i, _s, mtime, ctime in stamps):  # a missing file: -1
+        return
+    if _stamp(roots) != stamps:
+        return
+    with contextlib.suppress(OSError):
+        tmp = known.with_name(f"{known.name}.{os.getpid()}.tmp")
+        tmp.write_text(path.name, encoding="ascii")
+        os.replace(tmp, known)
+        old = sorted(known.parent.glob("stamp-*"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for stale in old[_KEEP:]:
+            stale.unlink()
+
+
 def _stamp(roots: Sequence[Path]) -> list[tuple[str, int, int, int, int]]:
     """Every file the index is built from, with what any write to it changes (inode, size, times)."""
     stamps = []
@@ -485,24 +563,36 @@ def load_index(roots: str | os.PathLike[str] | Sequence[Path], use_cache: bool =
     A catalogue edited while the index is built may have been parsed in another state than the one
     hashed: that index answers this search but is not stored under the hash."""
     roots = [Path(r).resolve() for r in ([roots] if isinstance(roots, str | os.PathLike) else roots)]
+    stamps = _stamp(roots) if use_cache else []
+    known, digest = _known_digest(stamps) if use_cache else (None, None)
+    if digest is not None:
+        data = _read_cache(_cache_path(digest), digest)
+        if data is not None:
+            with contextlib.suppress(Exception):  # not of this shape: hash the files as below
+                return Index(data)
     digest = layers_digest(roots)
     path = _cache_path(digest)
     data = _read_cache(path, digest) if use_cache else None
     if data is not None:
         try:
-            return Index(data)
+            index = Index(data)
         except Exception:  # a file of the right name and hash but not of this shape: only a miss
             data = None
+        else:
+            if known is not None:
+                _remember_digest(known, roots, stamps, path)
+            return index
     if data is None:
         from .._status import status
         from ..catalogue import load_layers  # pydantic and YAML only on a cache miss
 
         # a write between the hash and here shows in the hash taken again after the build; one
         # from here on (undone or not by then) changes a file's inode, size or times
-        before = _stamp(roots) if use_cache else []
         with status("kb: building the search index (once after each catalogue change)"):
             cat = load_layers(roots)
             data = build_data(cat.ordered(), digest, cat.origin)
-        if use_cache and _stamp(roots) == before and layers_digest(roots) == digest:
+        if use_cache and _stamp(roots) == stamps and layers_digest(roots) == digest:
             _write_cache(path, data)
+            if known is not None:
+                _remember_digest(known, roots, stamps, path)
     return Index(data)

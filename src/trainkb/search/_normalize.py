@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
+from itertools import chain
 
 from ._policy import FILE_TYPES, WORDS
 
@@ -100,18 +101,21 @@ _MAX_WORDS = 1 << 16  # words remembered before starting over (a paste of random
 
 
 def terms(text: str) -> list[str]:
-    """Stemmed content words of ``text``; identifiers also yield their ``_``-separated parts."""
-    text = _without_locations(text)
+    """Stemmed content words of ``text``; identifiers also yield their ``_``-separated parts.
+
+    Words not yet seen are worked out first, then the text's terms are gathered at C speed: a
+    catalogue of 10,000 records cuts millions of words, nearly all of them seen before.
+    """
+    words = WORDS.word.findall(_without_locations(text).lower())
     known = _WORD_TERMS
-    out: list[str] = []
-    for word in WORDS.word.findall(text.lower()):
-        found = known.get(word)
-        if found is None:
-            if len(known) >= _MAX_WORDS:
-                known.clear()
-            found = known[word] = _word_terms(word)
-        out += found
-    return out
+    new = set(words).difference(known)
+    if new:
+        if len(known) + len(new) > _MAX_WORDS:
+            known.clear()
+            new = set(words)
+        for word in new:
+            known[word] = _word_terms(word)
+    return list(chain.from_iterable(map(known.__getitem__, words)))
 
 
 def content_words(text: str) -> list[str]:

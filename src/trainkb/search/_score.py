@@ -23,6 +23,7 @@ from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import TYPE_CHECKING
 
 from ._index import Index, Sig
@@ -267,16 +268,14 @@ def _fuzzy(
         if len(text) < SCORE.min_fuzzy_chars:
             continue
         numbers = set(NUMBER.findall(raw[: PASTE.max_line_chars]))
-        overlap: dict[int, int] = {}
         words = set(terms(raw[: PASTE.max_line_chars]))
-        for word in words:
-            for number in index.sig_terms.get(word, ()):
-                overlap[number] = overlap.get(number, 0) + 1
+        overlap = Counter(chain.from_iterable(index.sig_terms.get(word, ()) for word in words))
+        needed = index.needed_terms
         # by signature number, not in the words' (hash-seeded) set order: evidence of equal strength keeps this order
         for number, shared in sorted(overlap.items()):
-            sig = index.sigs[number]
-            if shared < max(SCORE.min_shared_terms, SCORE.shared_terms_share * len(sig.terms)):
+            if shared < needed[number]:
                 continue
+            sig = index.sigs[number]
             if not sig.numbers <= numbers:  # "exitcode: -11" is not a retyped "exitcode: -9"
                 continue
             best = 0.0
@@ -323,7 +322,7 @@ def _phrases(
         if message is None or message.weight < PASTE.other_weight or not message.type:
             continue
         text = f" {normalize(message.text[: PASTE.max_line_chars])} "
-        for entry, phrase, alias, background in index.phrases:
+        for entry, phrase, alias, background in index.phrases_in(text):
             pos = text.find(phrase)
             if pos < 0 or text[pos - 1].isalnum() or text[pos + len(phrase)].isalnum():
                 continue
@@ -422,7 +421,7 @@ def _prose(index: Index, query: Query, skip: frozenset[str] = frozenset()) -> di
     if not raw:
         return {}
     top = max(raw.values())
-    candidates = heapq.nlargest(SCORE.prose_candidates, raw, key=raw.__getitem__)
+    candidates = sorted(raw, key=raw.__getitem__, reverse=True)[: SCORE.prose_candidates]  # nlargest, at C speed
     covered = _alias_cover(index, set(query_terms), candidates, weight)
     # saturating absolute strength: a handful of rare shared terms is already telling; how telling
     # is measured without the words many failure reports share
