@@ -19,7 +19,11 @@ NCCL_EXIT = ROOT / "tests/triage/fixtures/nccl/exit-n2-r1/combined.log"  # a vic
 UNRELATED = "ModuleNotFoundError: No module named 'foo_bar_baz'"
 
 
-@pytest.mark.parametrize("focus", ["#results", "#detail", "#triage"])
+# one Pilot app each: the ranked list in quick, the other two panes in `make test`
+@pytest.mark.parametrize(
+    "focus",
+    ["#results", pytest.param("#detail", marks=pytest.mark.slow), pytest.param("#triage", marks=pytest.mark.slow)],
+)
 async def test_a_second_paste_starts_a_new_search_whatever_has_focus(app: TrainKBApp, focus: str) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await bracketed_paste(pilot, app, NCCL_HANG.read_text(encoding="utf-8"))
