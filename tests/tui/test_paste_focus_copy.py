@@ -214,7 +214,7 @@ async def test_footer_is_not_cut_at_120_columns(app: TrainKBApp) -> None:
         assert {"Copy fix", "Copy diagnosis", "Follow", "New paste"} <= {k.description for k in keys}
 
 
-@pytest.mark.slow  # a Pilot app of its own: the palette ranks in quick (test_palette_ranks_the_oom_entries_first_for_oom)
+@pytest.mark.slow  # a Pilot app of its own: quick keeps test_palette_ranks_the_oom_entries_first_for_oom
 async def test_palette_ranks_nccl_timeout_and_shows_each_title_once(real_app: TrainKBApp) -> None:
     from textual.command import CommandList
 
