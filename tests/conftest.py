@@ -1,9 +1,10 @@
-"""Shared fixtures (small throw-away catalogues written to tmp_path) and the browser marker."""
+"""Shared fixtures (small throw-away catalogues written to tmp_path, one warm check pool) and the browser marker."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers import AREAS
@@ -31,6 +32,38 @@ def make_catalogue(tmp_path: Path) -> Callable[..., Path]:
         return root
 
     return make
+
+
+@pytest.fixture(scope="session")
+def pool() -> Iterator[Any]:
+    """A warm pool shared by the session: its forkserver (and its torch import) starts once per worker."""
+    from trainkb.check import WarmPool
+
+    pool = WarmPool()
+    pool.env = pool.probe([])
+    yield pool
+    pool.shutdown()
+
+
+class _Borrowed:
+    """The session's pool lent to one `kb check` run: the run's shutdown hands it back instead of ending it."""
+
+    def __init__(self, pool: Any) -> None:
+        self._pool = pool
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._pool, name)
+
+    def shutdown(self) -> None:
+        """Every check the run started has been stopped by now; the forkserver stays for the next run."""
+
+
+@pytest.fixture
+def shared_pool(pool: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """`kb check` called in this process runs in the session's pool, not a fresh one (a torch import each):
+    for tests of what kb reports, not of how its pool starts or stops (tests/check and the slow tier cover that)."""
+    monkeypatch.setattr("trainkb.check._session.WarmPool", lambda: _Borrowed(pool))
+    return pool
 
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects anything

@@ -26,6 +26,7 @@ HOSTILE = (
 )
 
 
+@pytest.mark.usefixtures("shared_pool")
 def test_a_message_no_utf8_or_xml_can_hold_keeps_every_report(make_catalogue, tmp_path, capsys):
     root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml({"code": HOSTILE, "expect": "ok"}))})
     report, junit = tmp_path / "r.json", tmp_path / "r.xml"

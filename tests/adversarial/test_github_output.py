@@ -10,6 +10,7 @@ from helpers import checks_yaml, record
 from trainkb.cli import main
 
 
+@pytest.mark.usefixtures("shared_pool")
 @pytest.mark.slow
 def test_snippet_output_is_inside_a_stop_commands_block(make_catalogue, capsys):
     code = "print('  ::error::injected')\nprint('::add-mask::hunter2')\nassert False\n"

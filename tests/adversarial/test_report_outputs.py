@@ -29,6 +29,7 @@ def test_a_bad_report_path_is_refused_before_checks_run(make_catalogue, tmp_path
     assert not marker.exists()
 
 
+@pytest.mark.usefixtures("shared_pool")
 def test_json_prints_the_report_and_output_writes_it(make_catalogue, tmp_path, capsys):
     """`--json` is a flag, as on every other command; an entry id right after it is an id to check."""
     checks = checks_yaml({"name": "good", "code": "pass", "expect": "ok"})
@@ -44,6 +45,7 @@ def test_json_prints_the_report_and_output_writes_it(make_catalogue, tmp_path, c
     assert "1 passed" in err and "deprecated" not in err  # the summary, on stderr: stdout is the report alone
 
 
+@pytest.mark.usefixtures("shared_pool")
 def test_json_with_a_file_still_writes_it_with_a_note(make_catalogue, tmp_path, capsys):
     """The old spelling keeps working: `--json FILE` writes FILE and says once what to write instead."""
     root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml({"code": "pass", "expect": "ok"}))})
@@ -162,6 +164,7 @@ def test_a_replaced_report_keeps_its_mode(tmp_path):
     assert stat.S_IMODE(report.stat().st_mode) == 0o644
 
 
+@pytest.mark.usefixtures("shared_pool")
 def test_a_report_that_cannot_be_written_at_the_end_keeps_the_other_and_the_summary(
     make_catalogue, tmp_path, capsys, monkeypatch
 ):
@@ -246,7 +249,8 @@ def test_a_merge_to_a_missing_folder_is_refused_before_reading(tmp_path, capsys)
     assert err.startswith("kb: error: -o") and len(err.strip().splitlines()) == 1
 
 
-@pytest.mark.parametrize("stdout", ["full", "closed"])
+# both need a real process (its stdout is what fails); each starts a pool, so the full disk waits for `make test`
+@pytest.mark.parametrize("stdout", [pytest.param("full", marks=pytest.mark.slow), "closed"])
 def test_a_stdout_that_fails_costs_the_printed_report_only(make_catalogue, tmp_path, stdout):
     """`kb check --json -o r.json --junit j.xml >/dev/full` (or `>&-`): both files are still written."""
     import subprocess

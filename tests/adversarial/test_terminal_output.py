@@ -114,6 +114,7 @@ def test_tui_shows_record_text_without_obeying_it(cat, tmp_path):
     assert b"\x1b]0;pwned" not in out and b"\x1b]52;" not in out and b"\x1b[2J" not in out
 
 
+@pytest.mark.usefixtures("shared_pool")
 def test_kb_check_spells_out_escapes_a_snippet_prints_or_raises(make_catalogue, capsys):
     """The verdict quotes the exception's message and the summary quotes the output: a clear-screen,
     a window title or an OSC 8 link from a snippet reached the terminal through both."""

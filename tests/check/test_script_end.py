@@ -14,12 +14,12 @@ from trainkb.catalogue import load_catalogue
 from trainkb.check import RunOptions, environment_block, run_tasks, select_tasks
 
 
-def _run(make_catalogue, pool, *checks):
+def _run(make_catalogue, pool, *checks, timeout=60.0):
     root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml(*checks))})
     cat = load_catalogue(root)
     assert cat.problems == []
     env = environment_block(pool.env | {"packages": {}}, root)
-    return run_tasks(select_tasks(cat), RunOptions(timeout=60.0, jobs=2), pool, env)
+    return run_tasks(select_tasks(cat), RunOptions(timeout=timeout, jobs=2), pool, env)
 
 
 HANGS = {"hangs": {"seconds": 3}}
@@ -82,11 +82,11 @@ def test_an_exit_status_beyond_a_c_long_fails_as_in_a_script(make_catalogue, poo
     assert result.status == "failed", result.message
 
 
+@pytest.mark.timeout(300)  # the checks' own limit is far beyond this: waiting for it would be a hang, failed here
 def test_what_the_main_code_raised_decides_even_when_the_exit_then_hangs(make_catalogue, pool):
-    code = "import atexit, time\natexit.register(time.sleep, 600)\nraise ValueError('raised before the exit')\n"
+    code = "import atexit, time\natexit.register(time.sleep, 3600)\nraise ValueError('raised before the exit')\n"
     raises = {"raises": {"type": "ValueError", "match": "before the exit"}}
     checks = ({"code": code, "expect": raises}, {"code": code, "expect": "ok"}, {"code": code, "expect": HANGS})
-    [raised, ok, hangs] = _run(make_catalogue, pool, *checks)
+    [raised, ok, hangs] = _run(make_catalogue, pool, *checks, timeout=3600.0)
     assert (raised.status, hangs.status) == ("passed", "passed"), (raised.message, hangs.message)
-    assert raised.seconds < 30, "the raise decided at once, not at the timeout"
-    assert ok.status == "failed" and "ValueError" in ok.message and ok.seconds < 30, ok.message
+    assert ok.status == "failed" and "ValueError" in ok.message, ok.message

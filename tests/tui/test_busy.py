@@ -88,7 +88,11 @@ async def test_a_new_paste_says_searching_until_its_answer_is_shown(app: TrainKB
         assert app.current_entry == "D1" and detail.border_title == "D1"
 
 
-@pytest.mark.parametrize("focus", ["#paste", "#results", "#related"])
+# one Pilot app per case: one case in `make quick`, the rest in `make test` too
+@pytest.mark.parametrize(
+    "focus",
+    ["#paste", pytest.param("#results", marks=pytest.mark.slow), pytest.param("#related", marks=pytest.mark.slow)],
+)
 async def test_f1_fits_at_80_columns_and_names_no_widget_class(app: TrainKBApp, focus: str) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await bracketed_paste(pilot, app, TRACEBACK)

@@ -29,7 +29,8 @@ def _oom_line() -> str:
     return next(line for line in OOM.read_text(encoding="utf-8").splitlines() if "OutOfMemoryError" in line)
 
 
-@pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])
+# one Pilot app per case: one case in `make quick`, the rest in `make test` too
+@pytest.mark.parametrize("size", [pytest.param((120, 40), marks=pytest.mark.slow), (80, 24)], ids=["120x40", "80x24"])
 async def test_d_copies_the_differential(real_app: TrainKBApp, size: tuple[int, int]) -> None:
     app = real_app
     async with app.run_test(size=size) as pilot:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from helpers import TRACEBACK
 from textual._xterm_parser import XTermParser
 from textual.widgets import Input, OptionList, Static
@@ -159,6 +160,7 @@ async def test_follow_link_back_and_forward(app):
         assert app.history == ["D1", "D2"]
 
 
+@pytest.mark.slow  # a Pilot app of its own: back and forward stay in quick (test_follow_link_back_and_forward)
 async def test_textual_back_still_pops_a_screen(app):
     """Entry history has its own actions, so Textual's `app.back` (pop the screen) keeps working."""
     from textual.screen import Screen

@@ -44,7 +44,10 @@ async def test_enter_after_an_unanswered_paste_opens_the_first_candidate(real_ap
         assert app.focused is app.query_one("#detail")
 
 
-@pytest.mark.parametrize("eol", ["\n", "\r"], ids=["LF", "CR"])  # most terminals paste a line break as CR
+# one Pilot app per case: one case in `make quick`, the rest in `make test` too
+@pytest.mark.parametrize(
+    "eol", [pytest.param("\n", marks=pytest.mark.slow), "\r"], ids=["LF", "CR"]
+)  # most terminals paste a line break as CR
 async def test_a_crash_pasted_into_browse_leaves_it_and_searches(app: TrainKBApp, eol: str) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await bracketed_paste(pilot, app, "ModuleNotFoundError: No module named 'foo_bar_baz'")

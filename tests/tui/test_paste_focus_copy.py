@@ -19,7 +19,11 @@ NCCL_EXIT = ROOT / "tests/triage/fixtures/nccl/exit-n2-r1/combined.log"  # a vic
 UNRELATED = "ModuleNotFoundError: No module named 'foo_bar_baz'"
 
 
-@pytest.mark.parametrize("focus", ["#results", "#detail", "#triage"])
+# one Pilot app each: the ranked list in quick, the other two panes in `make test`
+@pytest.mark.parametrize(
+    "focus",
+    ["#results", pytest.param("#detail", marks=pytest.mark.slow), pytest.param("#triage", marks=pytest.mark.slow)],
+)
 async def test_a_second_paste_starts_a_new_search_whatever_has_focus(app: TrainKBApp, focus: str) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await bracketed_paste(pilot, app, NCCL_HANG.read_text(encoding="utf-8"))
@@ -110,6 +114,7 @@ async def test_palette_jump_leaves_focus_where_the_footer_keys_act(app: TrainKBA
         assert app.query_one("#paste", PasteBox).text == ""
 
 
+@pytest.mark.slow  # a Pilot app of its own: focus styling; the focus moves themselves stay in quick (test_flows)
 async def test_the_focused_pane_is_unmistakable_and_tab_scrolls_into_view(app: TrainKBApp) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await bracketed_paste(pilot, app, TRACEBACK)
@@ -128,6 +133,7 @@ async def test_the_focused_pane_is_unmistakable_and_tab_scrolls_into_view(app: T
         assert not heading.rich_style.underline  # a heading is not a link
 
 
+@pytest.mark.slow  # a Pilot app of its own: the pasted box at 80x24 is also the quick snapshot test_traceback_pasted
 async def test_paste_box_wraps_and_starts_at_the_marked_line_at_80x24(app: TrainKBApp) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await bracketed_paste(pilot, app, TRACEBACK)
@@ -138,6 +144,7 @@ async def test_paste_box_wraps_and_starts_at_the_marked_line_at_80x24(app: Train
         assert "RuntimeError" in first_row  # the start of the marked line, not a blank tail
 
 
+@pytest.mark.slow  # a Pilot app of its own: layout; the fix at 80x24 (test_fix_is_visible_at_80x24) is in quick
 async def test_long_code_lines_wrap_with_a_continuation_mark(real_app: TrainKBApp) -> None:
     from trainkb.tui._code import CONTINUATION, _WrappedCode
 
@@ -170,6 +177,7 @@ async def test_c_copies_the_first_block_and_a_number_the_nth(real_app: TrainKBAp
         assert f"({len(blocks[1].splitlines())} lines)" in str(list(app._notifications)[-1].message)
 
 
+@pytest.mark.slow  # a Pilot app of its own: copying stays in quick (test_c_copies_the_first_block_and_a_number_the_nth)
 async def test_one_line_copy_says_one_line(app: TrainKBApp) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await bracketed_paste(pilot, app, TRACEBACK)
@@ -197,6 +205,7 @@ async def test_copy_diagnosis_puts_a_markdown_summary_on_the_clipboard(
         assert "Copy diagnosis" in keys
 
 
+@pytest.mark.slow  # a Pilot app of its own: the 80-column fit (test_every_footer_key_fits_at_80_columns) stays in quick
 async def test_footer_is_not_cut_at_120_columns(app: TrainKBApp) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await bracketed_paste(pilot, app, TRACEBACK)
@@ -205,6 +214,7 @@ async def test_footer_is_not_cut_at_120_columns(app: TrainKBApp) -> None:
         assert {"Copy fix", "Copy diagnosis", "Follow", "New paste"} <= {k.description for k in keys}
 
 
+@pytest.mark.slow  # a Pilot app of its own: quick keeps test_palette_ranks_the_oom_entries_first_for_oom
 async def test_palette_ranks_nccl_timeout_and_shows_each_title_once(real_app: TrainKBApp) -> None:
     from textual.command import CommandList
 
@@ -232,6 +242,7 @@ def test_ids_in_prose_are_links_and_what_it_prints_stays_literal(real_app: Train
         assert f"\n{sig.example.strip()}\n```" in text
 
 
+@pytest.mark.slow  # a Pilot app of its own: a clicked link stays in quick (test_markdown_link_click_navigates)
 async def test_an_id_in_prose_opens_by_click(real_app: TrainKBApp) -> None:
     app = real_app
     async with app.run_test(size=(120, 40)) as pilot:

@@ -1,6 +1,7 @@
 """SVG snapshots of the main screens at 80×24 and 120×40 (cursor blink off).
 
-`make snapshots` rewrites them after a deliberate UI change; look at the SVGs before committing.
+`make snapshots` rewrites them after a deliberate UI change; look at the SVGs before committing. `make quick`
+compares the 80×24 ones (the tighter fit); `make test` compares both sizes.
 """
 
 from __future__ import annotations
@@ -20,12 +21,12 @@ async def _paste(pilot):
     await pilot.pause(0.5)
 
 
-@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+@pytest.mark.parametrize("size", [(80, 24), pytest.param((120, 40), marks=pytest.mark.slow)], ids=["80x24", "120x40"])
 def test_empty(snap_compare, app, size):
     assert snap_compare(app, terminal_size=size)
 
 
-@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+@pytest.mark.parametrize("size", [(80, 24), pytest.param((120, 40), marks=pytest.mark.slow)], ids=["80x24", "120x40"])
 def test_traceback_pasted(snap_compare, app, size):
     assert snap_compare(app, terminal_size=size, run_before=_paste)
 
@@ -41,7 +42,7 @@ async def _browse(pilot):
     await pilot.pause(0.3)
 
 
-@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+@pytest.mark.parametrize("size", [(80, 24), pytest.param((120, 40), marks=pytest.mark.slow)], ids=["80x24", "120x40"])
 def test_browse(snap_compare, app, size):
     assert snap_compare(app, terminal_size=size, run_before=_browse)
 
@@ -82,6 +83,6 @@ async def _ranks(pilot):
     await pilot.pause(0.5)
 
 
-@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+@pytest.mark.parametrize("size", [(80, 24), pytest.param((120, 40), marks=pytest.mark.slow)], ids=["80x24", "120x40"])
 def test_ranks_panel(snap_compare, app, size):
     assert snap_compare(app, terminal_size=size, run_before=_ranks)

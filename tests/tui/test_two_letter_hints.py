@@ -32,7 +32,8 @@ def _keys_shown(app: TrainKBApp) -> list[tuple[str, str]]:
     return out
 
 
-@pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])
+# one Pilot app per case: one case in `make quick`, the rest in `make test` too
+@pytest.mark.parametrize("size", [pytest.param((120, 40), marks=pytest.mark.slow), (80, 24)], ids=["120x40", "80x24"])
 async def test_every_link_of_a_long_list_has_a_key_that_follows_it(
     real_app: TrainKBApp, size: tuple[int, int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
