@@ -33,7 +33,7 @@
                 "MIN_SCORE", "ADVICE_MESSAGE_CHARS", "MIN_CANDIDATES", "MAX_CANDIDATES", "WHY_CHARS",
                 "WHY_VOUCHED", "MAX_OUTPUT_CHARS",
                 "RISE_MIN_POINTS", "RISE_RATIO", "RISE_MAJORITY", "MAX_SERIES", "SIZE_UNITS",
-                "OWN_MARK", "RANKS_NOTE", "RANKS_TEARDOWN", "RANKS_SILENT_BASES",
+                "OWN_MARK", "RANKS_NOTE", "RANKS_BEHIND_NOTE", "RANKS_TEARDOWN", "RANKS_SILENT_BASES",
                 "RANKS_WAITED", "RANKS_OWN_NOTE", "RANKS_OWN_BASIS", "RANKS_OWN_HOW",
                 "RANKS_SUMMARY_ROOT"],
     patterns: ["ANSI", "CONTROL", "PREFIX", "BOX", "TB_HEADER", "FRAME", "FRAME_START", "CHAIN", "NCCL_LINE",
@@ -1326,8 +1326,12 @@
       return list.length === 1 ? "rank " + list[0] : "ranks " + list.join(", ");
     }
     var aborted = query.lines.some(function (l) { return skip.has(l.number) && T.aborted(l.text); });
-    var note = C.RANKS_NOTE.split("{culprit}").join(ranks(found.culprits))
-      .split("{victims}").join(ranks(Array.from(timedOut.keys())))
+    // a culprit that timed out itself is not silent: it is behind, and its peers alone are the victims
+    var behind = found.culprits.some(function (r) { return timedOut.has(r); });
+    var victims = Array.from(timedOut.keys()).filter(function (r) { return found.culprits.indexOf(r) < 0; });
+    if (!victims.length) victims = Array.from(timedOut.keys());
+    var note = (behind ? C.RANKS_BEHIND_NOTE : C.RANKS_NOTE).split("{culprit}").join(ranks(found.culprits))
+      .split("{victims}").join(ranks(victims))
       .split("{teardown}").join(C.RANKS_TEARDOWN[aborted ? 0 : 1]);
     return { skip: skip, note: note };
   };

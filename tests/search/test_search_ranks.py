@@ -10,6 +10,7 @@ blocks of torchrun's summary, so search leads with the entry triage names for th
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,8 @@ from trainkb.search import search
 from trainkb.search._ranks import RANKS_NOTE, RANKS_OWN_NOTE
 from trainkb.triage import triage_text
 
-NCCL = Path(__file__).resolve().parents[1] / "triage" / "fixtures" / "nccl"
+ROOT = Path(__file__).resolve().parents[2]
+NCCL = ROOT / "tests" / "triage" / "fixtures" / "nccl"
 HANG_FAMILY = {"D19", "D20", "D21", "D22"}  # a collective that never completes: desync, a diverged or stalled rank
 NOTE_START = RANKS_NOTE.split("{", 1)[0]
 SILENT_NOTE = RANKS_NOTE.split("{culprit}")[1].split("{victims}")[0]  # " printed no error of its own while "
@@ -151,3 +153,18 @@ def test_a_gloo_hang_is_a_differential_holding_the_stalled_rank_entry() -> None:
     assert "D20" in ids[: response.candidates]
     assert "D28" not in ids or ids.index("D20") < ids.index("D28")
     assert response.advice is not None and f"{NOTE_START}rank 1{SILENT_NOTE}" in response.advice
+
+
+def test_a_culprit_that_timed_out_too_is_behind_not_silent() -> None:
+    """A public NCCL excerpt (F5-TTS issue 346): both ranks print the watchdog timeout, rank 1 at the earlier
+    SeqNum. The note must not call rank 1 silent, nor list it among the ranks that waited for it."""
+    row = next(
+        json.loads(line)
+        for line in (ROOT / "benchmarks" / "real_failures.jsonl").read_text(encoding="utf-8").splitlines()
+        if line.strip() and json.loads(line)["id"] == "rf-a-134"
+    )
+    response = search(row["text"])
+    shown = (response.advice if response.abstained else response.why) or ""
+    assert "printed no error of its own" not in shown
+    assert "rank 1 timed out too, but it is behind rank 0 in the collective sequence" in shown
+    assert "ranks 0, 1" not in shown
