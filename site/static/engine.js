@@ -34,7 +34,7 @@
                 "WHY_VOUCHED", "MAX_OUTPUT_CHARS",
                 "RISE_MIN_POINTS", "RISE_RATIO", "RISE_MAJORITY", "MAX_SERIES", "SIZE_UNITS",
                 "OWN_MARK", "RANKS_NOTE", "RANKS_BEHIND_NOTE", "RANKS_TEARDOWN", "RANKS_SILENT_BASES",
-                "RANKS_WAITED", "RANKS_OWN_NOTE", "RANKS_OWN_BASIS", "RANKS_OWN_HOW",
+                "RANKS_WAITED", "RANKS_OWN_NOTE", "RANKS_SIGNAL_NOTE", "RANKS_OWN_BASIS", "RANKS_OWN_HOW",
                 "RANKS_SUMMARY_ROOT"],
     patterns: ["ANSI", "CONTROL", "PREFIX", "BOX", "TB_HEADER", "FRAME", "FRAME_START", "CHAIN", "NCCL_LINE",
                "EXC_LINE", "WARN_LINE", "WHAT", "EXC_INLINE", "WRAPPER", "ROOT_CAUSE", "LAUNCHER_FAILED", "FIELD",
@@ -1385,7 +1385,9 @@
       }
     });
     if (!skip.size) return null;
-    var note = C.RANKS_OWN_NOTE.split("{culprit}").join(rankList([culprit])).split("{victims}").join(rankList(others));
+    var shown = found.ranks.filter(function (v) { return v.rank === culprit; })[0];
+    var said = shown && shown.how === "signal" ? C.RANKS_SIGNAL_NOTE : C.RANKS_OWN_NOTE;
+    var note = said.split("{culprit}").join(rankList([culprit])).split("{victims}").join(rankList(others));
     return { skip: skip, note: note };
   };
 

@@ -393,8 +393,17 @@
       culprits.forEach(function (r) { var site = callSite(reader.ranks.get(r)); if (site) sites.push("rank " + r + ": " + site); });
       tips.unshift(TIPS.no_majority + (sites.length ? " (" + sites.join("; ") + ")" : ""));
     } else if (basis === "mismatch" && culprits.length > 1) tips.unshift(TIPS.tie);
-    return { culprits: culprits, sole_culprit: sole, basis: basis, reason: BASIS[basis], root_cause_rank: reader.rootCause,
+    return { culprits: culprits, sole_culprit: sole, basis: basis, reason: reason(basis, sole, verdicts), root_cause_rank: reader.rootCause,
              root_cause_is_victim: rcVictim, gap_seconds: gap, collect: tips, ranks: verdicts };
+  }
+  /* triage/_report.py reason: why the culprit is named; a signal death is worded as one */
+  function reason(basis, sole, verdicts) {
+    var v = verdicts.filter(function (x) { return x.rank === sole; })[0];
+    if (basis === "own-error" && sole !== null && v && v.how === "signal") {
+      var found = /\b(SIG[A-Z0-9]+)\b/.exec(v.error || "");
+      return "it was killed by " + (found ? found[1] : "a signal");
+    }
+    return BASIS[basis];
   }
   /* the last frame of the rank's traceback outside torch and site-packages (_decide.py _call_site) */
   function callSite(state) {

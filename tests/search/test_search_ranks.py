@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from trainkb.search import search
-from trainkb.search._ranks import RANKS_NOTE, RANKS_OWN_NOTE
+from trainkb.search._ranks import RANKS_NOTE, RANKS_OWN_NOTE, RANKS_SIGNAL_NOTE
 from trainkb.triage import triage_text
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,6 +25,7 @@ HANG_FAMILY = {"D19", "D20", "D21", "D22"}  # a collective that never completes:
 NOTE_START = RANKS_NOTE.split("{", 1)[0]
 SILENT_NOTE = RANKS_NOTE.split("{culprit}")[1].split("{victims}")[0]  # " printed no error of its own while "
 OWN_NOTE = RANKS_OWN_NOTE.split("{culprit}")[1].split("{victims}")[0]  # " failed first with an error of its own and "
+SIGNAL_NOTE = RANKS_SIGNAL_NOTE.split("{culprit}")[1].split("{victims}")[0]  # " was killed by a signal first and "
 ANY = {"answered", "differential", "unknown"}  # a tell of the hang's entries may decide it; triage's note stays
 
 # fixture -> (statuses allowed, the first entry or the set it belongs to, the silent rank or None)
@@ -99,7 +100,9 @@ def test_search_leads_with_the_entry_triage_names_for_the_culprit(log: Path) -> 
     response = search(text)
     assert response.results[0].id == triage.entry["id"], [r.id for r in response.results[:4]]
     shown = (response.advice if response.abstained else response.why) or ""
-    assert f"{NOTE_START}rank {triage.sole_culprit}{OWN_NOTE}" in shown
+    verdict = triage.verdict()
+    said = SIGNAL_NOTE if verdict is not None and verdict.how == "signal" else OWN_NOTE
+    assert f"{NOTE_START}rank {triage.sole_culprit}{said}" in shown
 
 
 def test_a_killed_rank_leads_with_the_torchrun_entry_not_a_peers_lost_connection() -> None:
@@ -168,3 +171,17 @@ def test_a_culprit_that_timed_out_too_is_behind_not_silent() -> None:
     assert "printed no error of its own" not in shown
     assert "rank 1 timed out too, but it is behind rank 0 in the collective sequence" in shown
     assert "ranks 0, 1" not in shown
+
+
+def test_a_rank_killed_by_a_signal_is_worded_as_killed() -> None:
+    """torchrun's summary shows rank 1 got SIGKILL: neither triage nor search calls that an error of its own."""
+    from trainkb.triage import to_json, to_text
+
+    text = (NCCL / "sigkill-n2-r1" / "combined.log").read_text(encoding="utf-8")
+    triage = triage_text(text)
+    assert triage is not None
+    assert to_json(triage)["reason"] == "it was killed by SIGKILL"
+    assert "rank 1 broke first — it was killed by SIGKILL" in to_text(triage)
+    shown = search(text).advice or ""
+    assert "rank 1 was killed by a signal first and rank 0 only went down with it" in shown
+    assert OWN_NOTE not in shown

@@ -25,7 +25,16 @@ from ._input import Line, Query
 if TYPE_CHECKING:
     from ..ranklog import Triage
 
-__all__ = ["RANKS_BEHIND_NOTE", "RANKS_NOTE", "RANKS_OWN_NOTE", "RANKS_TEARDOWN", "Teardown", "own_failure", "teardown"]
+__all__ = [
+    "RANKS_BEHIND_NOTE",
+    "RANKS_NOTE",
+    "RANKS_OWN_NOTE",
+    "RANKS_SIGNAL_NOTE",
+    "RANKS_TEARDOWN",
+    "Teardown",
+    "own_failure",
+    "teardown",
+]
 
 SILENT_BASES = ("behind", "silent")  # triage found no rank with an error of its own
 WAITED = "timeout"  # a victim that timed out waiting in a collective (its watchdog line is kept)
@@ -46,6 +55,11 @@ RANKS_BEHIND_NOTE = (
 RANKS_OWN_NOTE = (
     "Triage: {culprit} failed first with an error of its own and {victims} only went down with it, so the "
     "match reads {culprit}'s failure; the other ranks' errors and their part of torchrun's summary are consequences."
+)
+# said instead when that first failure is a signal (SIGKILL, SIGSEGV): no error of its own, a death
+RANKS_SIGNAL_NOTE = (
+    "Triage: {culprit} was killed by a signal first and {victims} only went down with it, so the match reads "
+    "{culprit}'s failure; the other ranks' errors and their part of torchrun's summary are consequences."
 )
 SUMMARY_ROOT = "Root Cause (first observed failure)"  # torchrun's summary names each failed rank in blocks
 OWN = "own-error"  # the basis of a culprit that failed with its own exception or signal
@@ -157,5 +171,7 @@ def _own(triage: Triage, query: Query) -> Teardown | None:
     )
     if not skip:
         return None
-    note = RANKS_OWN_NOTE.replace("{culprit}", _ranks([culprit])).replace("{victims}", _ranks(sorted(others)))
+    verdict = triage.verdict()
+    said = RANKS_SIGNAL_NOTE if verdict is not None and verdict.how == "signal" else RANKS_OWN_NOTE
+    note = said.replace("{culprit}", _ranks([culprit])).replace("{victims}", _ranks(sorted(others)))
     return Teardown(skip, note)

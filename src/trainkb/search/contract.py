@@ -177,6 +177,7 @@ def _constants() -> dict[str, Any]:
         "RANKS_SILENT_BASES": list(_ranks.SILENT_BASES),
         "RANKS_WAITED": _ranks.WAITED,
         "RANKS_OWN_NOTE": _ranks.RANKS_OWN_NOTE,
+        "RANKS_SIGNAL_NOTE": _ranks.RANKS_SIGNAL_NOTE,
         "RANKS_OWN_BASIS": _ranks.OWN,
         "RANKS_OWN_HOW": list(_ranks.OWN_HOW),
         "RANKS_SUMMARY_ROOT": _ranks.SUMMARY_ROOT,
