@@ -306,7 +306,7 @@
     var rank = null;
     for (var i = 0; i < C.MAX_PREFIXES; i++) {
       var m = matchStart(this.prefix, raw);
-      if (!m || !m[0]) break;
+      if (!m || !m[0] || (m[2] !== undefined && !pyStrip(raw.slice(m[0].length)))) break;  // a bar alone stays
       if (m[1] !== undefined) rank = parseInt(m[1], 10);
       raw = raw.slice(m[0].length);
     }
