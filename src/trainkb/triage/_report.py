@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, datetime
 from typing import Any
 
@@ -10,10 +9,6 @@ from .._terminal import printable
 from ..ranklog import DECIDE, Triage
 
 __all__ = ["reason", "to_json", "to_text"]
-
-# a culprit killed by a signal did not fail with an error of its own: the reason names the signal
-SIGNAL_REASON = "it was killed by {signal}"
-_SIGNAL = re.compile(r"\b(SIG[A-Z0-9]+)\b")
 
 
 def reason(triage: Triage) -> str:
@@ -25,8 +20,8 @@ def reason(triage: Triage) -> str:
         and verdict is not None
         and verdict.how == "signal"
     ):
-        found = _SIGNAL.search(verdict.error or "")
-        return SIGNAL_REASON.replace("{signal}", found[1] if found else "a signal")
+        found = DECIDE.signal.search(verdict.error or "")
+        return DECIDE.killed.replace("{signal}", found[1] if found else "a signal")
     return DECIDE.basis[triage.basis]
 
 
