@@ -185,3 +185,18 @@ def test_a_rank_killed_by_a_signal_is_worded_as_killed() -> None:
     shown = search(text).advice or ""
     assert "rank 1 was killed by a signal first and rank 0 only went down with it" in shown
     assert OWN_NOTE not in shown
+
+
+def test_a_gloo_hang_is_not_told_to_look_for_nccl_only_signs() -> None:
+    """The 4-rank gloo hang prints no NCCL counters and has no NCCL flight recorder: a candidate's sign or fix that
+    only NCCL can show says so, and the DETAIL switch is offered for gloo."""
+    text = (GLOO / "hang-n4-r1" / "combined.log").read_text(encoding="utf-8")
+    response = search(text)
+    shown = response.results[: max(response.candidates, 1)]
+    assert {r.id for r in shown} >= {"D19", "D20"}
+    for result in shown:
+        for said in (result.tell.says if result.tell else "", result.fix_summary):
+            if "enqueued" in said or "flight recorder" in said:
+                assert "NCCL only" in said or "on NCCL" in said, (result.id, said)
+    d19 = next(r for r in shown if r.id == "D19")
+    assert "gloo" in d19.fix_summary and d19.tell is not None and "gloo" in d19.tell.says
