@@ -197,6 +197,6 @@ def test_a_gloo_hang_is_not_told_to_look_for_nccl_only_signs() -> None:
     for result in shown:
         for said in (result.tell.says if result.tell else "", result.fix_summary):
             if "enqueued" in said or "flight recorder" in said:
-                assert "NCCL only" in said or "on NCCL" in said, (result.id, said)
+                assert "NCCL's" in said or "on NCCL" in said, (result.id, said)
     d19 = next(r for r in shown if r.id == "D19")
     assert "gloo" in d19.fix_summary and d19.tell is not None and "gloo" in d19.tell.says
