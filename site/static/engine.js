@@ -33,8 +33,8 @@
                 "MIN_SCORE", "ADVICE_MESSAGE_CHARS", "MIN_CANDIDATES", "MAX_CANDIDATES", "WHY_CHARS",
                 "WHY_VOUCHED", "MAX_OUTPUT_CHARS",
                 "RISE_MIN_POINTS", "RISE_RATIO", "RISE_MAJORITY", "MAX_SERIES", "SIZE_UNITS",
-                "OWN_MARK", "RANKS_NOTE", "RANKS_TEARDOWN", "RANKS_SILENT_BASES",
-                "RANKS_WAITED", "RANKS_OWN_NOTE", "RANKS_OWN_BASIS", "RANKS_OWN_HOW",
+                "OWN_MARK", "RANKS_NOTE", "RANKS_BEHIND_NOTE", "RANKS_TEARDOWN", "RANKS_SILENT_BASES",
+                "RANKS_WAITED", "RANKS_OWN_NOTE", "RANKS_SIGNAL_NOTE", "RANKS_OWN_BASIS", "RANKS_OWN_HOW",
                 "RANKS_SUMMARY_ROOT"],
     patterns: ["ANSI", "CONTROL", "PREFIX", "BOX", "TB_HEADER", "FRAME", "FRAME_START", "CHAIN", "NCCL_LINE",
                "EXC_LINE", "WARN_LINE", "WHAT", "EXC_INLINE", "WRAPPER", "ROOT_CAUSE", "LAUNCHER_FAILED", "FIELD",
@@ -306,7 +306,7 @@
     var rank = null;
     for (var i = 0; i < C.MAX_PREFIXES; i++) {
       var m = matchStart(this.prefix, raw);
-      if (!m || !m[0]) break;
+      if (!m || !m[0] || (m[2] !== undefined && !pyStrip(raw.slice(m[0].length)))) break;  // a bar alone stays
       if (m[1] !== undefined) rank = parseInt(m[1], 10);
       raw = raw.slice(m[0].length);
     }
@@ -1326,8 +1326,12 @@
       return list.length === 1 ? "rank " + list[0] : "ranks " + list.join(", ");
     }
     var aborted = query.lines.some(function (l) { return skip.has(l.number) && T.aborted(l.text); });
-    var note = C.RANKS_NOTE.split("{culprit}").join(ranks(found.culprits))
-      .split("{victims}").join(ranks(Array.from(timedOut.keys())))
+    // a culprit that timed out itself is not silent: it is behind, and its peers alone are the victims
+    var behind = found.culprits.some(function (r) { return timedOut.has(r); });
+    var victims = Array.from(timedOut.keys()).filter(function (r) { return found.culprits.indexOf(r) < 0; });
+    if (!victims.length) victims = Array.from(timedOut.keys());
+    var note = (behind ? C.RANKS_BEHIND_NOTE : C.RANKS_NOTE).split("{culprit}").join(ranks(found.culprits))
+      .split("{victims}").join(ranks(victims))
       .split("{teardown}").join(C.RANKS_TEARDOWN[aborted ? 0 : 1]);
     return { skip: skip, note: note };
   };
@@ -1381,7 +1385,9 @@
       }
     });
     if (!skip.size) return null;
-    var note = C.RANKS_OWN_NOTE.split("{culprit}").join(rankList([culprit])).split("{victims}").join(rankList(others));
+    var shown = found.ranks.filter(function (v) { return v.rank === culprit; })[0];
+    var said = shown && shown.how === "signal" ? C.RANKS_SIGNAL_NOTE : C.RANKS_OWN_NOTE;
+    var note = said.split("{culprit}").join(rankList([culprit])).split("{victims}").join(rankList(others));
     return { skip: skip, note: note };
   };
 

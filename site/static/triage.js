@@ -39,13 +39,14 @@
            "watchdog", "enqueued", "fingerprint", "signal_trace", "fatal", "iso", "glog", "timeout", "connection",
            "mismatch", "barrier", "wrappers", "summary_start", "summary_root", "summary_end",
            "mismatch_report"],
-    decide: ["tie_seconds", "victim_kinds", "waited", "timed_out", "frame", "aborted", "how", "basis", "tips"],
-    tips: ["no_majority", "tie", "barrier", "ended_first", "all_victims", "flight_recorder", "detail", "summary", "tee",
-           "record"]
+    decide: ["tie_seconds", "victim_kinds", "waited", "timed_out", "frame", "aborted", "gloo", "nccl", "signal", "killed", "how", "basis",
+             "tips"],
+    tips: ["no_majority", "tie", "barrier", "ended_first", "all_victims", "flight_recorder", "detail", "stack", "summary",
+           "tee", "record"]
   };
   var loaded = null;
   var CONTEXT_CHARS, MAX_EVENTS, TAIL_LINES, MAX_SUMMARY_LINES, MAX_INFERRED_RANK, LAST_LINE_CHARS, ERROR_CHARS;
-  var ABORTED, KEYWORDS, PREFIX, PREFIX_ANY, NCCL_RANK, EXC, SUMMARY_FIELD, SUMMARY_RANK, EXITCODE, SENT, WATCHDOG, ENQUEUED;
+  var GLOO, NCCL, SIGNAL, KILLED, ABORTED, KEYWORDS, PREFIX, PREFIX_ANY, NCCL_RANK, EXC, SUMMARY_FIELD, SUMMARY_RANK, EXITCODE, SENT, WATCHDOG, ENQUEUED;
   var FINGERPRINT, SIGNAL_TRACE, FATAL, ISO, GLOG, TIMEOUT, CONNECTION, MISMATCH, BARRIER, FRAME;
   var SUMMARY_START, SUMMARY_ROOT, SUMMARY_END, MISMATCH_REPORT;
   var WRAPPERS, VICTIM_KINDS, WAITED, TIMED_OUT, TIE_SECONDS, HOW, BASIS, TIPS;
@@ -82,7 +83,7 @@
     SUMMARY_START = r.summary_start; SUMMARY_ROOT = r.summary_root; SUMMARY_END = r.summary_end;
     MISMATCH_REPORT = r.mismatch_report;
     TIE_SECONDS = d.tie_seconds; VICTIM_KINDS = d.victim_kinds; WAITED = d.waited; TIMED_OUT = d.timed_out;
-    FRAME = re(d.frame); ABORTED = re(d.aborted); HOW = d.how; BASIS = d.basis; TIPS = d.tips;
+    FRAME = re(d.frame); ABORTED = re(d.aborted); GLOO = re(d.gloo); NCCL = re(d.nccl); SIGNAL = re(d.signal); KILLED = d.killed; HOW = d.how; BASIS = d.basis; TIPS = d.tips;
     loaded = data;
   }
 
@@ -393,8 +394,17 @@
       culprits.forEach(function (r) { var site = callSite(reader.ranks.get(r)); if (site) sites.push("rank " + r + ": " + site); });
       tips.unshift(TIPS.no_majority + (sites.length ? " (" + sites.join("; ") + ")" : ""));
     } else if (basis === "mismatch" && culprits.length > 1) tips.unshift(TIPS.tie);
-    return { culprits: culprits, sole_culprit: sole, basis: basis, reason: BASIS[basis], root_cause_rank: reader.rootCause,
+    return { culprits: culprits, sole_culprit: sole, basis: basis, reason: reason(basis, sole, verdicts), root_cause_rank: reader.rootCause,
              root_cause_is_victim: rcVictim, gap_seconds: gap, collect: tips, ranks: verdicts };
+  }
+  /* triage/_report.py reason: why the culprit is named; a signal death is worded as one */
+  function reason(basis, sole, verdicts) {
+    var v = verdicts.filter(function (x) { return x.rank === sole; })[0];
+    if (basis === "own-error" && sole !== null && v && v.how === "signal") {
+      var found = SIGNAL.exec(v.error || "");
+      return KILLED.split("{signal}").join(found ? found[1] : "a signal");
+    }
+    return BASIS[basis];
   }
   /* the last frame of the rank's traceback outside torch and site-packages (_decide.py _call_site) */
   function callSite(state) {
@@ -408,6 +418,12 @@
     }
     return null;
   }
+  /* _decide._gloo: the ranks' errors come from gloo and none from NCCL */
+  function gloo(reader) {
+    var texts = [];
+    reader.ranks.forEach(function (s) { s.events.forEach(function (e) { texts.push(e.text); }); });
+    return texts.some(function (t) { return GLOO.test(t); }) && !texts.some(function (t) { return NCCL.test(t); });
+  }
   function collect(reader, basis, victims, how) {
     var tips = [], barrier = Array.from(how.values()).indexOf("barrier") >= 0;
     if (basis === "none" && barrier) tips.push(TIPS.barrier);
@@ -419,7 +435,7 @@
     }
     if ((basis === "none" && !barrier) || basis === "silent") {
       if (victims.some(function (r) { return how.get(r) === "timeout"; }) || basis === "none") {
-        tips.push(TIPS.flight_recorder);
+        tips.push(gloo(reader) ? TIPS.stack : TIPS.flight_recorder);
         tips.push(TIPS.detail);
       }
     }

@@ -158,3 +158,19 @@ def test_rich_traceback_frames_are_frames() -> None:
     )
     query = parse(paste)
     assert [line.role for line in query.lines[:2]] == ["frame", "frame"] and query.kind == "traceback"
+
+
+def test_a_progress_bar_before_the_message_is_not_the_line() -> None:
+    """tqdm redraws without a newline, so the watchdog's line starts after the bar (F5-TTS issue 346); the bar
+    is dropped, the rank tag after it read. A bar alone on its line is kept for what it is."""
+    bar = "Epoch 2/30:   0%|          | 6/8563 [00:10<4:06:13,  1.73s/step, loss=0.656, step=8569]"
+    message = (
+        "[E1030 03:19:32.584828663 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught collective operation timeout"
+    )
+    line = parse(f"{bar}[rank1]:{message}\n{bar}").lines
+    assert (line[0].text, line[0].rank) == (message, 1)
+    assert line[1].text == bar
+    split = (
+        "Generating train split:   7%|▋         | 5813/81380 [00:35<03:31, 357.02 examples/s]E0731 23:14:13.108000 1"
+    )
+    assert parse(split).lines[0].text == "E0731 23:14:13.108000 1"

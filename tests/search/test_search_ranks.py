@@ -10,19 +10,22 @@ blocks of torchrun's summary, so search leads with the entry triage names for th
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from trainkb.search import search
-from trainkb.search._ranks import RANKS_NOTE, RANKS_OWN_NOTE
+from trainkb.search._ranks import RANKS_NOTE, RANKS_OWN_NOTE, RANKS_SIGNAL_NOTE
 from trainkb.triage import triage_text
 
-NCCL = Path(__file__).resolve().parents[1] / "triage" / "fixtures" / "nccl"
+ROOT = Path(__file__).resolve().parents[2]
+NCCL = ROOT / "tests" / "triage" / "fixtures" / "nccl"
 HANG_FAMILY = {"D19", "D20", "D21", "D22"}  # a collective that never completes: desync, a diverged or stalled rank
 NOTE_START = RANKS_NOTE.split("{", 1)[0]
 SILENT_NOTE = RANKS_NOTE.split("{culprit}")[1].split("{victims}")[0]  # " printed no error of its own while "
 OWN_NOTE = RANKS_OWN_NOTE.split("{culprit}")[1].split("{victims}")[0]  # " failed first with an error of its own and "
+SIGNAL_NOTE = RANKS_SIGNAL_NOTE.split("{culprit}")[1].split("{victims}")[0]  # " was killed by a signal first and "
 ANY = {"answered", "differential", "unknown"}  # a tell of the hang's entries may decide it; triage's note stays
 
 # fixture -> (statuses allowed, the first entry or the set it belongs to, the silent rank or None)
@@ -97,7 +100,9 @@ def test_search_leads_with_the_entry_triage_names_for_the_culprit(log: Path) -> 
     response = search(text)
     assert response.results[0].id == triage.entry["id"], [r.id for r in response.results[:4]]
     shown = (response.advice if response.abstained else response.why) or ""
-    assert f"{NOTE_START}rank {triage.sole_culprit}{OWN_NOTE}" in shown
+    verdict = triage.verdict()
+    said = SIGNAL_NOTE if verdict is not None and verdict.how == "signal" else OWN_NOTE
+    assert f"{NOTE_START}rank {triage.sole_culprit}{said}" in shown
 
 
 def test_a_killed_rank_leads_with_the_torchrun_entry_not_a_peers_lost_connection() -> None:
@@ -151,3 +156,47 @@ def test_a_gloo_hang_is_a_differential_holding_the_stalled_rank_entry() -> None:
     assert "D20" in ids[: response.candidates]
     assert "D28" not in ids or ids.index("D20") < ids.index("D28")
     assert response.advice is not None and f"{NOTE_START}rank 1{SILENT_NOTE}" in response.advice
+
+
+def test_a_culprit_that_timed_out_too_is_behind_not_silent() -> None:
+    """A public NCCL excerpt (F5-TTS issue 346): both ranks print the watchdog timeout, rank 1 at the earlier
+    SeqNum. The note must not call rank 1 silent, nor list it among the ranks that waited for it."""
+    row = next(
+        json.loads(line)
+        for line in (ROOT / "benchmarks" / "real_failures.jsonl").read_text(encoding="utf-8").splitlines()
+        if line.strip() and json.loads(line)["id"] == "rf-a-134"
+    )
+    response = search(row["text"])
+    shown = (response.advice if response.abstained else response.why) or ""
+    assert "printed no error of its own" not in shown
+    assert "rank 1 timed out too, but it is behind rank 0 in the collective sequence" in shown
+    assert "ranks 0, 1" not in shown
+
+
+def test_a_rank_killed_by_a_signal_is_worded_as_killed() -> None:
+    """torchrun's summary shows rank 1 got SIGKILL: neither triage nor search calls that an error of its own."""
+    from trainkb.triage import to_json, to_text
+
+    text = (NCCL / "sigkill-n2-r1" / "combined.log").read_text(encoding="utf-8")
+    triage = triage_text(text)
+    assert triage is not None
+    assert to_json(triage)["reason"] == "it was killed by SIGKILL"
+    assert "rank 1 broke first — it was killed by SIGKILL" in to_text(triage)
+    shown = search(text).advice or ""
+    assert "rank 1 was killed by a signal first and rank 0 only went down with it" in shown
+    assert OWN_NOTE not in shown
+
+
+def test_a_gloo_hang_is_not_told_to_look_for_nccl_only_signs() -> None:
+    """The 4-rank gloo hang prints no NCCL counters and has no NCCL flight recorder: a candidate's sign or fix that
+    only NCCL can show says so, and the DETAIL switch is offered for gloo."""
+    text = (GLOO / "hang-n4-r1" / "combined.log").read_text(encoding="utf-8")
+    response = search(text)
+    shown = response.results[: max(response.candidates, 1)]
+    assert {r.id for r in shown} >= {"D19", "D20"}
+    for result in shown:
+        for said in (result.tell.says if result.tell else "", result.fix_summary):
+            if "enqueued" in said or "flight recorder" in said:
+                assert "NCCL's" in said or "on NCCL" in said, (result.id, said)
+    d19 = next(r for r in shown if r.id == "D19")
+    assert "gloo" in d19.fix_summary and d19.tell is not None and "gloo" in d19.tell.says

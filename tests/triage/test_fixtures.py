@@ -248,3 +248,17 @@ def test_without_tee_a_quiet_rank_below_the_highest_is_inferred() -> None:
     triage = triage_text(text, match=False)
     assert triage is not None and triage.culprits == [1] and triage.basis == "silent", to_text(triage)
     assert any("--tee 3" in tip for tip in triage.collect)
+
+
+@pytest.mark.parametrize(
+    ("run", "backend"), [("gloo/hang-n4-r1", "gloo"), ("gloo/exit-n4-r1", "gloo"), ("nccl/exit-n2-r1", "nccl")]
+)
+def test_next_time_steps_fit_the_backend(run: str, backend: str) -> None:
+    """A gloo job gets no NCCL setting to turn on: a stack dump of the stuck ranks instead of the flight recorder."""
+    text = (Path(__file__).parent / "fixtures" / run / "combined.log").read_text(encoding="utf-8")
+    triage = triage_text(text, match=False)
+    assert triage is not None
+    steps = " ".join(triage.collect)
+    assert ("TORCH_NCCL_DUMP_ON_TIMEOUT" in steps) == (backend == "nccl")
+    assert ("py-spy dump" in steps) == (backend == "gloo")
+    assert "TORCH_DISTRIBUTED_DEBUG=DETAIL" in steps

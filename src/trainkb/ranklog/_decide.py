@@ -242,6 +242,12 @@ def _call_site(state: RankState) -> str | None:
     return None
 
 
+def _gloo(reader: Reader) -> bool:
+    """The ranks' errors come from gloo and none from NCCL: NCCL's flight recorder has nothing to dump."""
+    texts = [e.text for state in reader.ranks.values() for e in state.events]
+    return any(DECIDE.gloo.search(t) for t in texts) and not any(DECIDE.nccl.search(t) for t in texts)
+
+
 def _collect(reader: Reader, basis: Basis, victims: list[int], how: dict[int, str]) -> list[str]:
     """What to turn on next time, when this output could not settle the question."""
     tip = DECIDE.tips
@@ -254,7 +260,7 @@ def _collect(reader: Reader, basis: Basis, victims: list[int], how: dict[int, st
     elif basis == "none" and victims and len(victims) == len(how):
         tips.append(tip["all_victims"])
     if (basis == "none" and not barrier) or (basis == "silent" and any(how[r] == "timeout" for r in victims)):
-        tips += [tip["flight_recorder"], tip["detail"]]
+        tips += [tip["stack" if _gloo(reader) else "flight_recorder"], tip["detail"]]
     if basis == "silent" and len([r for r in how if how[r] in ("none", "sigterm")]) > 1 and not reader.summary_seen:
         tips.append(tip["summary"])
     # only tracebacks carry torch's [rankN]: prefix; --tee tags every line, so a quiet rank is seen too

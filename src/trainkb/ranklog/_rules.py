@@ -89,6 +89,10 @@ class DecideRules:
     timed_out: tuple[str, ...]  # ... and those a hung peer causes (it closes no connection)
     frame: re.Pattern[str]  # a traceback frame: where a suspect's own code called its collective
     aborted: re.Pattern[str]  # a line saying the rank was aborted: torchrun's summary, or faulthandler's own line
+    gloo: re.Pattern[str]  # an error of the gloo backend (its transport's source path, ProcessGroupGloo)
+    nccl: re.Pattern[str]  # an error or watchdog line of the NCCL backend
+    signal: re.Pattern[str]  # the signal's name in the error of a rank killed by a signal
+    killed: str  # the reason given for a culprit killed by a signal, in place of its basis's
     how: Mapping[str, str]  # how a rank ended, as a person reads it
     basis: Mapping[str, str]  # why the culprits were named, by the basis of the verdict
     tips: Mapping[str, str]  # what to collect next time, by the situation that calls for it
@@ -157,6 +161,10 @@ DECIDE = DecideRules(
     timed_out=("timeout", "abort", "barrier"),
     frame=re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+), in \S+'),
     aborted=re.compile(r"SIGABRT|Aborted$"),
+    gloo=re.compile(r"\bgloo\b|ProcessGroupGloo"),
+    nccl=re.compile(r"NCCL"),
+    signal=re.compile(r"\b(SIG[A-Z0-9]+)\b"),
+    killed="it was killed by {signal}",
     how=MappingProxyType(
         {
             "timeout": "timed out waiting in a collective",
@@ -211,6 +219,12 @@ DECIDE = DecideRules(
                 "last collectives on a timeout (`torchfrtrace` lines them up)"
             ),
             "detail": "TORCH_DISTRIBUTED_DEBUG=DETAIL: a mismatched collective raises naming both ranks",
+            # gloo has no NCCL watchdog to dump: py-spy (https://pypi.org/project/py-spy/) prints a live
+            # process's Python stacks; DETAIL wraps gloo groups too (https://github.com/pytorch/pytorch/pull/124447)
+            "stack": (
+                "py-spy dump --pid PID on each rank while it hangs: every thread's Python stack shows which "
+                "collective, called from which line, each rank waits in (TORCH_NCCL_* settings do not apply to gloo)"
+            ),
             "summary": (
                 "keep torchrun's own output too (kb run, or 2>&1 | tee): its failure summary gives each rank's "
                 "exit code and signal, which per-rank logs lack"

@@ -103,8 +103,8 @@ def _clean(raw: str) -> tuple[str, int | None]:
     rank = None
     for _ in range(PASTE.max_prefixes):
         match = PASTE.prefix.match(raw)
-        if not match or not match.group(0):
-            break
+        if not match or not match.group(0) or (match.group(2) is not None and not raw[match.end() :].strip()):
+            break  # a progress bar alone on its line stays what it is
         if match.group(1) is not None:
             rank = int(match.group(1))
         raw = raw[match.end() :]

@@ -47,7 +47,7 @@ class PasteRules:
     max_line_chars: int  # bound on what any regex or fuzzy comparison sees of one line
     max_continuation: int  # lines a multi-line exception message may run on
     newline_search: int  # characters past a cut searched for a line start, so the tail begins on a whole line
-    max_prefixes: int  # "[rank0]: │ > text" stacks prefixes
+    max_prefixes: int  # "[rank0]: │ > text" stacks prefixes; so does "Epoch 2:  0%|  | 6/85 [00:10<…][rank1]:text"
     root_cause_lines: int  # lines after "Root Cause" searched for its rank and traceback fields
     sentence_words: int  # words that make a plain line a sentence of prose
     failure_weight: float  # an exception of the last traceback chain (of the root-cause rank): the failure
@@ -384,7 +384,11 @@ ANSWER = AnswerRules(
 
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-_PREFIX = re.compile(r"^\s*\[(?:rank|default)\s*(\d+)\]\s*:\s?|^\s*(?:>\s?)+|^\s*[│┃|]\s?")
+# group 1: a rank tag; group 2: a tqdm bar the message was printed after on the same line (kept when alone)
+_PREFIX = re.compile(
+    r"^\s*\[(?:rank|default)\s*(\d+)\]\s*:\s?|^\s*(?:>\s?)+|^\s*[│┃|]\s?"
+    r"|^([^|\n]*?\d+%\|[^|\n]*\|\s*\d+/\d+\s*\[[^\]\n]*\]\s*)"
+)
 _BOX = re.compile(r"^[\s│┃╭╮╰╯─━┌┐└┘]+|[\s│┃╭╮╰╯─━┌┐└┘]+$")
 
 # a Python traceback, or the C++ backtrace c10 prints under a torch error ("Exception raised from ...")

@@ -25,7 +25,16 @@ from ._input import Line, Query
 if TYPE_CHECKING:
     from ..ranklog import Triage
 
-__all__ = ["RANKS_NOTE", "RANKS_OWN_NOTE", "RANKS_TEARDOWN", "Teardown", "own_failure", "teardown"]
+__all__ = [
+    "RANKS_BEHIND_NOTE",
+    "RANKS_NOTE",
+    "RANKS_OWN_NOTE",
+    "RANKS_SIGNAL_NOTE",
+    "RANKS_TEARDOWN",
+    "Teardown",
+    "own_failure",
+    "teardown",
+]
 
 SILENT_BASES = ("behind", "silent")  # triage found no rank with an error of its own
 WAITED = "timeout"  # a victim that timed out waiting in a collective (its watchdog line is kept)
@@ -35,10 +44,22 @@ RANKS_NOTE = (
     "{culprit} is where the job broke; {teardown} and torchrun's summary after the timeout are "
     "consequences, not the cause. Read {culprit}'s own output for where it stopped."
 )
+# said instead when the culprit timed out too but stands behind its peers in the collective sequence
+RANKS_BEHIND_NOTE = (
+    "Triage: {culprit} timed out too, but it is behind {victims} in the collective sequence (the watchdog's "
+    "counters), so {culprit} is where the job broke and {victims} only waited for it; {teardown} and torchrun's "
+    "summary after the timeout are consequences, not the cause. Read {culprit}'s own output for what it did "
+    "before that collective."
+)
 # said when one rank failed on its own first: its peers' errors are consequences, left out of the match
 RANKS_OWN_NOTE = (
     "Triage: {culprit} failed first with an error of its own and {victims} only went down with it, so the "
     "match reads {culprit}'s failure; the other ranks' errors and their part of torchrun's summary are consequences."
+)
+# said instead when that first failure is a signal (SIGKILL, SIGSEGV): no error of its own, a death
+RANKS_SIGNAL_NOTE = (
+    "Triage: {culprit} was killed by a signal first and {victims} only went down with it, so the match reads "
+    "{culprit}'s failure; the other ranks' errors and their part of torchrun's summary are consequences."
 )
 SUMMARY_ROOT = "Root Cause (first observed failure)"  # torchrun's summary names each failed rank in blocks
 OWN = "own-error"  # the basis of a culprit that failed with its own exception or signal
@@ -92,9 +113,13 @@ def teardown(text: str, query: Query, first_line: int = 1) -> Teardown | None:
         or (line.rank is None and line.number > first)
     )
     aborted = any(DECIDE.aborted.search(line.text) for line in query.lines if line.number in skip)
+    # a culprit that timed out itself is not silent: it is behind, and its peers alone are the victims
+    behind = [rank for rank in triage.culprits if rank in timed_out]
+    victims = sorted(set(timed_out) - set(triage.culprits)) or sorted(timed_out)
     note = (
-        RANKS_NOTE.replace("{culprit}", _ranks(sorted(triage.culprits)))
-        .replace("{victims}", _ranks(sorted(timed_out)))
+        (RANKS_BEHIND_NOTE if behind else RANKS_NOTE)
+        .replace("{culprit}", _ranks(sorted(triage.culprits)))
+        .replace("{victims}", _ranks(victims))
         .replace("{teardown}", RANKS_TEARDOWN[0 if aborted else 1])
     )
     return Teardown(skip, note)
@@ -146,5 +171,7 @@ def _own(triage: Triage, query: Query) -> Teardown | None:
     )
     if not skip:
         return None
-    note = RANKS_OWN_NOTE.replace("{culprit}", _ranks([culprit])).replace("{victims}", _ranks(sorted(others)))
+    verdict = triage.verdict()
+    said = RANKS_SIGNAL_NOTE if verdict is not None and verdict.how == "signal" else RANKS_OWN_NOTE
+    note = said.replace("{culprit}", _ranks([culprit])).replace("{victims}", _ranks(sorted(others)))
     return Teardown(skip, note)

@@ -172,10 +172,12 @@ def _constants() -> dict[str, Any]:
         # kb's own blocks in a saved log (_ownoutput.py) and the teardown of ranks that only waited (_ranks.py)
         "OWN_MARK": _ownoutput.MARK,
         "RANKS_NOTE": _ranks.RANKS_NOTE,
+        "RANKS_BEHIND_NOTE": _ranks.RANKS_BEHIND_NOTE,
         "RANKS_TEARDOWN": list(_ranks.RANKS_TEARDOWN),
         "RANKS_SILENT_BASES": list(_ranks.SILENT_BASES),
         "RANKS_WAITED": _ranks.WAITED,
         "RANKS_OWN_NOTE": _ranks.RANKS_OWN_NOTE,
+        "RANKS_SIGNAL_NOTE": _ranks.RANKS_SIGNAL_NOTE,
         "RANKS_OWN_BASIS": _ranks.OWN,
         "RANKS_OWN_HOW": list(_ranks.OWN_HOW),
         "RANKS_SUMMARY_ROOT": _ranks.SUMMARY_ROOT,

@@ -8,7 +8,21 @@ from typing import Any
 from .._terminal import printable
 from ..ranklog import DECIDE, Triage
 
-__all__ = ["to_json", "to_text"]
+__all__ = ["reason", "to_json", "to_text"]
+
+
+def reason(triage: Triage) -> str:
+    """Why the culprit is named; a signal death is worded as one (site/static/triage.js words it the same)."""
+    verdict = triage.verdict()
+    if (
+        triage.basis == "own-error"
+        and triage.sole_culprit is not None
+        and verdict is not None
+        and verdict.how == "signal"
+    ):
+        found = DECIDE.signal.search(verdict.error or "")
+        return DECIDE.killed.replace("{signal}", found[1] if found else "a signal")
+    return DECIDE.basis[triage.basis]
 
 
 def _when(seconds: float | None) -> str | None:
@@ -34,7 +48,7 @@ def to_json(triage: Triage, first_line: int = 1) -> dict[str, Any]:
         "culprits": triage.culprits,
         "sole_culprit": triage.sole_culprit,
         "basis": triage.basis,
-        "reason": DECIDE.basis[triage.basis],
+        "reason": reason(triage),
         "root_cause_rank": triage.root_cause,
         "root_cause_is_victim": triage.root_cause_is_victim,
         "gap_seconds": triage.gap_seconds,
@@ -83,7 +97,7 @@ def to_text(triage: Triage, heading: str = "kb triage", first_line: int = 1) -> 
     spelled out (a pasted log may carry escape sequences)."""
     n = len(triage.ranks)
     if triage.sole_culprit is not None:
-        head = f"rank {triage.sole_culprit} broke first — {DECIDE.basis[triage.basis]}"
+        head = f"rank {triage.sole_culprit} broke first — {reason(triage)}"
     elif triage.culprits:
         listed = ", ".join(str(r) for r in triage.culprits)
         head = (
