@@ -12,6 +12,7 @@ from ._families import signature_pattern, symptom_families
 from ._index import Index, build_data, cache_dir, unreachable_terms
 from ._input import FAILURE_WEIGHT, MAX_CHARS, parse, paste_tail
 from ._normalize import MASKS, normalize
+from ._ranks import own_failure
 from ._score import Evidence
 from ._search import HIGH, MEDIUM, SearchResponse, SearchResult, get_index, search
 from ._sigregex import compile_signature, re2_error, utf8
@@ -35,6 +36,7 @@ __all__ = [
     "fired",
     "get_index",
     "normalize",
+    "own_failure",
     "parse",
     "paste_tail",
     "re2_error",

@@ -42,8 +42,7 @@ def explain(triage: Triage, reader: Reader, catalogue: Catalogue, whole: str | N
     verdict = triage.verdict()
     if verdict is None or verdict.how not in ("exception", "signal", "exited") or not verdict.error:
         return
-    from ..search import search  # light: no pydantic, YAML or torch
-    from ..search._ranks import own_failure
+    from ..search import own_failure, search  # light: no pydantic, YAML or torch
 
     state = reader.ranks[verdict.rank]
     text = "\n".join(state.tail) if state.tail else verdict.error
