@@ -175,3 +175,25 @@ def test_sigkill_of_a_suspended_kb_run_takes_the_stopped_job_along():
         kb.kill()
         kb.wait(timeout=30)
     assert _left_after_kb(seconds) == []
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize(
+    "command", ["head -c 1000000 /dev/zero", "yes", f"{sys.executable} -c \"print('x' * 100000)\""]
+)
+def test_a_full_disk_under_stdout_is_never_a_success(command):
+    """`cat blob > /dev/full` fails; through kb run it must fail too (and `yes` must stop), never exit 0."""
+    kb = " ".join([*KB_RUN, "--", command])
+    proc = subprocess.run(["bash", "-c", f"{kb} >/dev/full"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0
+    last = proc.stderr.splitlines()[-1] if proc.stderr else ""  # above it: what the command itself said
+    assert last.startswith("kb run: could not write") and last.endswith("No space left on device"), proc.stderr
+
+
+def test_a_file_size_limit_under_stdout_is_never_a_success(tmp_path):
+    out = tmp_path / "out"
+    kb = " ".join([*KB_RUN, "--", "head", "-c", "1000000", "/dev/zero"])
+    proc = subprocess.run(["bash", "-c", f"ulimit -f 100; {kb} >{out}"], capture_output=True, text=True, timeout=120)
+    assert out.stat().st_size <= 100 * 1024
+    assert proc.returncode != 0
+    assert proc.stderr.startswith("kb run: could not write") and proc.stderr.count("\n") == 1, proc.stderr

@@ -70,6 +70,9 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:  # the command could not be started: what a shell reports, and its status
         _say(f"kb run: {cmd[0]}: {exc.strerror or exc}\n")
         return 127 if isinstance(exc, FileNotFoundError) else 126
+    if outcome.write_error is not None:  # the output is incomplete: never a success, whatever the command said
+        _say(f"kb run: could not write the output of {cmd[0]}: {outcome.write_error}\n")
+        return outcome.exit_status or 1
     if outcome.returncode != 0 and not outcome.output_closed:  # a closed pipe ended it, as `yes | head` should
         what = (
             f"was killed by signal {-outcome.returncode}"
