@@ -197,3 +197,22 @@ def test_a_file_size_limit_under_stdout_is_never_a_success(tmp_path):
     assert out.stat().st_size <= 100 * 1024
     assert proc.returncode != 0
     assert proc.stderr.startswith("kb run: could not write") and proc.stderr.count("\n") == 1, proc.stderr
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_a_signal_during_the_diagnosis_keeps_the_commands_status(tmp_path, signum):
+    """The command has exited with 3: a Ctrl-C while kb still searches cuts the advice, not the status."""
+    marker = tmp_path / "exited"
+    script = f"echo 'RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB'; touch {marker}; exit 3"
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}  # a cold index: seconds of diagnosis
+    kb = subprocess.Popen(
+        [*KB_RUN, "--", "sh", "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+    )
+    deadline = time.monotonic() + 60
+    while not marker.exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    time.sleep(0.3)  # kb has seen the exit and is building the index
+    kb.send_signal(signum)
+    _out, err = kb.communicate(timeout=120)
+    assert kb.returncode == 3, err
+    assert "Traceback" not in err
