@@ -216,3 +216,20 @@ def test_a_signal_during_the_diagnosis_keeps_the_commands_status(tmp_path, signu
     _out, err = kb.communicate(timeout=120)
     assert kb.returncode == 3, err
     assert "Traceback" not in err
+
+
+def test_a_job_writing_after_kb_returned_gets_sigpipe_or_epipe_as_documented(tmp_path):
+    """docs/cli.md: a job left writing into kb's pipe ends by SIGPIPE, or sees EPIPE if it ignores it."""
+    killed, failed = tmp_path / "survived", tmp_path / "epipe"
+    job = (
+        f"(sleep 1; echo late; touch {killed}) & "
+        f"(trap '' PIPE; sleep 1; echo late 2>/dev/null || touch {failed}) & echo started"
+    )
+    kb = " ".join([*KB_RUN, "--", "sh", "-c", f'"{job}"'])
+    proc = subprocess.run(["bash", "-c", f"{kb} | cat"], capture_output=True, text=True, timeout=120)
+    assert proc.stdout == "started\n" and proc.returncode == 0
+    deadline = time.monotonic() + 30
+    while not failed.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)
+    assert failed.exists() and not killed.exists()
