@@ -229,7 +229,7 @@ class _Streams:
     """Our ends of the command's stdout and stderr, copied to ``targets`` as the line rule allows."""
 
     def __init__(
-        self, readers: dict[int, int], tail: Tail, copy: _Copy, on_stop: Callable[[int], object], stdout: int
+        self, readers: dict[int, int], tail: Tail, copy: _Copy, on_stop: Callable[[int], object], stdout: int = 1
     ) -> None:
         self.readers = readers  # target fd -> our read end, while the stream is open
         self.stdout = stdout  # the target whose write errors end the copy (on stderr they are dropped)
