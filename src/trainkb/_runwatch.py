@@ -85,6 +85,7 @@ class RunOutcome:
     tail: str
     output_closed: bool = False  # our reader went away (a closed pipe) before the command ended
     mid_line: bool = False  # our stderr's last line is unfinished: print a line end before adding to it
+    write_error: str | None = None  # why the command's stdout could not be written (a full disk), if so
 
     @property
     def exit_status(self) -> int:
@@ -227,8 +228,12 @@ def _open_standard_streams() -> None:
 class _Streams:
     """Our ends of the command's stdout and stderr, copied to ``targets`` as the line rule allows."""
 
-    def __init__(self, readers: dict[int, int], tail: Tail, copy: _Copy, on_stop: Callable[[int], object]) -> None:
+    def __init__(
+        self, readers: dict[int, int], tail: Tail, copy: _Copy, on_stop: Callable[[int], object], stdout: int = 1
+    ) -> None:
         self.readers = readers  # target fd -> our read end, while the stream is open
+        self.stdout = stdout  # the target whose write errors end the copy (on stderr they are dropped)
+        self.write_error: str | None = None  # why the command's stdout could not be written, if it could not
         self.on_stop = on_stop  # called with a read end before it is closed
         self.tail = tail
         self.copy = copy
@@ -267,9 +272,17 @@ class _Streams:
     def show(self, target: int, data: bytes, now: float) -> None:
         if target in self.gone:
             return
-        if _write_all(target, data):
+        error = _write_all(target, data)
+        if error is None:
             self.copy.wrote(target, data, now)
             return
+        if not isinstance(error, BrokenPipeError):
+            if target != self.stdout:  # a full or broken stderr: dropped, as most commands ignore such errors
+                self.copy.wrote(target, data, now)
+                return
+            # A full disk or a file size limit: the command's output is being lost, so stop passing it on
+            # (its next write gets EPIPE/SIGPIPE, as a shell pipeline's writer would) and say so.
+            self.write_error = error.strerror or str(error)
         self.output_closed = True  # nobody reads ours: the command's writes now fail, as without kb
         self.gone.add(target)
         self.held[target].clear()
@@ -340,7 +353,7 @@ def watch(
     copy = _Copy(list(channels), _same_file(stdout_fd, stderr_fd))
     selector = selectors.DefaultSelector()
     streams = _Streams(
-        {target: ours for target, (ours, _) in channels.items()}, Tail(tail_bytes), copy, selector.unregister
+        {target: ours for target, (ours, _) in channels.items()}, Tail(tail_bytes), copy, selector.unregister, stdout_fd
     )
     for target, ours in streams.readers.items():
         selector.register(ours, selectors.EVENT_READ, target)
@@ -386,19 +399,21 @@ def watch(
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         streams.close()
         selector.close()
-    return RunOutcome(returncode, streams.tail.text(), streams.output_closed, copy.mid_line(stderr_fd))
+    return RunOutcome(
+        returncode, streams.tail.text(), streams.output_closed, copy.mid_line(stderr_fd), streams.write_error
+    )
 
 
-def _write_all(fd: int, data: bytes) -> bool:
-    """Write everything; False when the reader has gone (EPIPE). Other write errors (a full disk,
-    `2>/dev/full`) drop this piece and keep the command running, as its own write would not stop it."""
+def _write_all(fd: int, data: bytes) -> OSError | None:
+    """Write everything; the error that stopped it (EPIPE: the reader has gone; ENOSPC, EFBIG…), if any."""
     view = memoryview(data)
     while view:
         try:
             written = os.write(fd, view)
-        except BrokenPipeError:
-            return False
-        except OSError:
-            return True
+        except BlockingIOError:  # a descriptor shared with something that made it non-blocking: wait, not drop
+            select.select([], [fd], [])
+            continue
+        except OSError as exc:
+            return exc
         view = view[written:]
-    return True
+    return None

@@ -99,6 +99,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     whole_process = argv is None  # the `kb` program itself, not a library call inside another program
     argv = list(argv) if argv is not None else sys.argv[1:]
     parser = _parser(_command_in(argv))
+    if whole_process and sys.stdin is None:  # started with stdin closed (`kb search - <&-`)
+        sys.stdin = _ClosedInput()
     try:
         args = parser.parse_args(argv)
         if args.command is None and sys.stdin.isatty() and sys.stdout.isatty():
@@ -108,6 +110,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             args = parser.parse_args([*argv, "search", "-"])
     except SystemExit as exc:  # argparse exits 2 on usage errors and 0 on --help/--version
         return int(exc.code or 0)
+    if args.command is None and isinstance(sys.stdin, _ClosedInput):
+        return report_usage_error(UsageError(_ClosedInput.MESSAGE))
     args.catalogue = [*(args.catalogue or []), *getattr(args, "command_catalogue", [])] or None
     if args.command is None:  # no input and no terminal to draw on (CI, `kb | less`)
         parser.print_help()
@@ -137,6 +141,22 @@ def _piped_input() -> bool:
     except (AttributeError, OSError, ValueError):
         return False
     return stat.S_ISFIFO(mode) or stat.S_ISREG(mode)
+
+
+class _ClosedInput(io.TextIOBase):
+    """Stands in for a closed stdin: reading it is a usage error of one line, not an AttributeError."""
+
+    MESSAGE = "standard input is closed; give the text, a file or a command (kb --help)"
+
+    def isatty(self) -> bool:
+        return False
+
+    def read(self, size: int | None = -1) -> str:
+        raise UsageError(self.MESSAGE)
+
+    @property
+    def buffer(self) -> io.BufferedIOBase:
+        raise UsageError(self.MESSAGE)
 
 
 class _ClosedOutput(io.TextIOBase):

@@ -8,6 +8,8 @@ import subprocess
 import sys
 import threading
 
+import pytest
+
 KB = [sys.executable, "-m", "trainkb"]
 OOM = (
     b"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.10 GiB\n"
@@ -61,3 +63,14 @@ def test_kb_alone_with_nothing_piped_prints_help_or_asks_for_text():
     assert nothing.returncode == 0 and b"usage: kb" in nothing.stdout
     empty = _kb(data=b"")
     assert empty.returncode == 2 and empty.stderr.decode().startswith("kb: error: give the text to search")
+
+
+@pytest.mark.parametrize(
+    "command", [[], ["search"], ["search", "-"], ["triage"], ["triage", "-"], ["new", "--dry-run", "--from", "-"]]
+)
+def test_a_closed_stdin_is_one_line_and_a_usage_error(command):
+    """`kb <&-`: Python's sys.stdin is None; that must read as a usage error, not an AttributeError."""
+    script = 'exec "$@" <&-'
+    proc = subprocess.run(["bash", "-c", script, "kb", *KB, *command], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.startswith("kb: error: standard input is closed") and proc.stderr.count("\n") == 1

@@ -4,6 +4,8 @@ nothing of a paste or another layer's title reaches the terminal as a control ch
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -63,3 +65,19 @@ def test_another_layers_title_in_a_comment_is_spelled_out(title):
     comment = next(line for line in text.splitlines() if line.startswith("#   Q0"))
     assert not CONTROL.search(comment)
     assert yaml.safe_load(text)["id"] == "Q1"  # and the record still parses
+
+
+def test_a_full_disk_leaves_no_partial_record_and_the_rerun_writes_it(tmp_path):
+    crash = tmp_path / "crash.log"
+    crash.write_text(PASTE, encoding="utf-8")
+    layer = _layer(tmp_path)
+    kb = [sys.executable, "-m", "trainkb", "new", "--catalogue", str(layer), "--from", str(crash)]
+    kb += ["--area", "runtime-errors", "--id", "G20"]
+    limited = subprocess.run(["bash", "-c", 'ulimit -f 1; exec "$@"', "kb", *kb], capture_output=True, text=True)
+    assert limited.returncode == 2 and "File too large" in limited.stderr, limited.stderr
+    assert list((layer / "runtime-errors").iterdir()) == []  # no truncated record, no temporary file
+    again = subprocess.run(kb, capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr
+    [written] = (layer / "runtime-errors").iterdir()
+    assert written.stat().st_size > 1024 and yaml.safe_load(written.read_text(encoding="utf-8"))["id"] == "G20"
+    assert subprocess.run(kb, capture_output=True, text=True).returncode == 2  # still never overwritten

@@ -175,3 +175,61 @@ def test_sigkill_of_a_suspended_kb_run_takes_the_stopped_job_along():
         kb.kill()
         kb.wait(timeout=30)
     assert _left_after_kb(seconds) == []
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize(
+    "command", ["head -c 1000000 /dev/zero", "yes", f"{sys.executable} -c \"print('x' * 100000)\""]
+)
+def test_a_full_disk_under_stdout_is_never_a_success(command):
+    """`cat blob > /dev/full` fails; through kb run it must fail too (and `yes` must stop), never exit 0."""
+    kb = " ".join([*KB_RUN, "--", command])
+    proc = subprocess.run(["bash", "-c", f"{kb} >/dev/full"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0
+    last = proc.stderr.splitlines()[-1] if proc.stderr else ""  # above it: what the command itself said
+    assert last.startswith("kb run: could not write") and last.endswith("No space left on device"), proc.stderr
+
+
+def test_a_file_size_limit_under_stdout_is_never_a_success(tmp_path):
+    out = tmp_path / "out"
+    kb = " ".join([*KB_RUN, "--", "head", "-c", "1000000", "/dev/zero"])
+    proc = subprocess.run(["bash", "-c", f"ulimit -f 100; {kb} >{out}"], capture_output=True, text=True, timeout=120)
+    assert out.stat().st_size <= 100 * 1024
+    assert proc.returncode != 0
+    assert proc.stderr.startswith("kb run: could not write") and proc.stderr.count("\n") == 1, proc.stderr
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_a_signal_during_the_diagnosis_keeps_the_commands_status(tmp_path, signum):
+    """The command has exited with 3: a Ctrl-C while kb still searches cuts the advice, not the status."""
+    marker = tmp_path / "exited"
+    script = f"echo 'RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB'; touch {marker}; exit 3"
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}  # a cold index: seconds of diagnosis
+    kb = subprocess.Popen(
+        [*KB_RUN, "--", "sh", "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+    )
+    deadline = time.monotonic() + 60
+    while not marker.exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    time.sleep(0.3)  # kb has seen the exit and is building the index
+    kb.send_signal(signum)
+    _out, err = kb.communicate(timeout=120)
+    assert kb.returncode == 3, err
+    assert "Traceback" not in err
+
+
+def test_a_job_writing_after_kb_returned_gets_sigpipe_or_epipe_as_documented(tmp_path):
+    """docs/cli.md: a job left writing into kb's pipe ends by SIGPIPE, or sees EPIPE if it ignores it."""
+    killed, failed = tmp_path / "survived", tmp_path / "epipe"
+    job = (
+        f"(sleep 1; echo late; touch {killed}) & "
+        f"(trap '' PIPE; sleep 1; echo late 2>/dev/null || touch {failed}) & echo started"
+    )
+    kb = " ".join([*KB_RUN, "--", "sh", "-c", f'"{job}"'])
+    proc = subprocess.run(["bash", "-c", f"{kb} | cat"], capture_output=True, text=True, timeout=120)
+    assert proc.stdout == "started\n" and proc.returncode == 0
+    deadline = time.monotonic() + 30
+    while not failed.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)
+    assert failed.exists() and not killed.exists()

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import errno
 import json
+import os
 import sys
+import tempfile
 from pathlib import Path
 
 from .._tail import PIPE_TAIL_BYTES
@@ -98,8 +102,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{taken[0]} already exists; not overwriting it")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("x", encoding="utf-8") as handle:
-            handle.write(record)
+        _create_whole(path, record)
+    except FileExistsError:
+        raise UsageError(f"{path} already exists; not overwriting it") from None
     except OSError as exc:
         raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
     if args.json:
@@ -124,3 +129,29 @@ def run(args: argparse.Namespace) -> int:
             f"`kb search` ranks {draft.id} first for the failure"
         )
     return Exit.SUCCESS
+
+
+def _create_whole(path: Path, text: str) -> None:
+    """Create ``path`` holding ``text``, or nothing at all: written beside it under a hidden temporary
+    name, then linked into place, which fails rather than overwrite a record made meanwhile. A full
+    disk or a file size limit leaves no truncated record to block the rerun."""
+    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+            stream.flush()
+            umask = os.umask(0)
+            os.umask(umask)
+            os.fchmod(stream.fileno(), 0o666 & ~umask)  # as a plain open would make it
+            os.fsync(stream.fileno())
+        try:
+            os.link(temp, path)
+        except FileExistsError:
+            raise
+        except OSError:  # a file system without hard links: rename, having looked first
+            if os.path.lexists(path):
+                raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(path)) from None
+            os.rename(temp, path)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)

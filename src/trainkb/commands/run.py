@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import shutil
+import signal
+from collections.abc import Iterator
 
 from .._tail import RUN_TAIL_BYTES
 from .._terminal import say as _say  # terminal-safe; a closed or full stderr never costs the exit status
@@ -70,6 +73,9 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:  # the command could not be started: what a shell reports, and its status
         _say(f"kb run: {cmd[0]}: {exc.strerror or exc}\n")
         return 127 if isinstance(exc, FileNotFoundError) else 126
+    if outcome.write_error is not None:  # the output is incomplete: never a success, whatever the command said
+        _say(f"kb run: could not write the output of {cmd[0]}: {outcome.write_error}\n")
+        return outcome.exit_status or 1
     if outcome.returncode != 0 and not outcome.output_closed:  # a closed pipe ended it, as `yes | head` should
         what = (
             f"was killed by signal {-outcome.returncode}"
@@ -78,5 +84,31 @@ def run(args: argparse.Namespace) -> int:
         )
         if outcome.mid_line:  # the command's last line is unfinished: the block starts on a line of its own
             _say("\n")
-        diagnose(outcome.tail, f"kb run: {cmd[0]} {what}")
+        with contextlib.suppress(_Stopped), _stoppable():
+            diagnose(outcome.tail, f"kb run: {cmd[0]} {what}")
     return outcome.exit_status
+
+
+class _Stopped(BaseException):
+    """Ctrl-C, SIGTERM or SIGHUP while kb diagnoses a command that has already exited."""
+
+
+@contextlib.contextmanager
+def _stoppable() -> Iterator[None]:
+    """Let a signal cut the advice short without taking the command's exit status with it: the
+    command has ended, so the status kb owes its caller is the command's, not 130 or 143."""
+
+    def stop(_signum: int, _frame: object) -> None:
+        raise _Stopped
+
+    stoppers = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    previous = {signum: signal.getsignal(signum) for signum in stoppers}
+    for signum in stoppers:
+        if previous[signum] != signal.SIG_IGN:  # what kb was started ignoring (nohup, `&`) stays ignored
+            signal.signal(signum, stop)
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            if handler is not None:  # None: set outside Python, left as it is
+                signal.signal(signum, handler)

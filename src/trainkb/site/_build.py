@@ -12,7 +12,6 @@ import os
 import shutil
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,6 +23,7 @@ from ..catalogue import Catalogue, VerificationMatrix
 from ._assets import site_dir
 from ._export import export_index
 from ._pages import area_page, check_rows, entry_page, environments, home_page, verification_page
+from ._pool import forked_pool
 from ._render import pygments_css
 
 __all__ = ["MARKER", "BuildResult", "SiteError", "build_site", "build_stamp"]
@@ -144,7 +144,7 @@ def build_site(
             checks = _entry_chunk(ids)
             _write_index(cat, static)
         else:  # entry pages in forked workers; the index and the other pages meanwhile here
-            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+            with forked_pool(workers) as pool:
                 futures = [pool.submit(_entry_chunk, ids[i::workers]) for i in range(workers)]
                 _write_index(cat, static)
                 checks = {k: v for f in futures for k, v in f.result().items()}
