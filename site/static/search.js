@@ -92,6 +92,7 @@
       parts.forEach(function (part, i) {
         if (i % 2 && known.has(part)) {
           var a = el("a", "entry-ref", part);
+          a.dataset.id = part;
           a.href = root + part + "/index.html";
           frag.appendChild(a);
         } else if (part) frag.appendChild(document.createTextNode(part));
@@ -157,8 +158,12 @@
       li.appendChild(document.createTextNode(what.length > 200 ? what.slice(0, 200) + "…" : what));
       if (v.rank === t.explained_rank && t.entry) {
         li.appendChild(document.createTextNode(" — "));
-        li.appendChild(entryLink(t.entry.id, t.entry.title));
-        if (t.entry.confidence === "low") li.appendChild(document.createTextNode(" (unconfirmed)"));
+        var link = entryLink(t.entry.id, t.entry.title);
+        li.appendChild(link);
+        if (t.entry.confidence === "low") {
+          link.dataset.unconfirmed = "closest";  // its page says so, as a result's does (carryNotes)
+          li.appendChild(document.createTextNode(" (unconfirmed)"));
+        }
       }
       list.appendChild(li);
     });
@@ -261,6 +266,24 @@
       if (group.some(function (r) { return r.id === id; })) { a.dataset.group = note; }
     });
   }
+  /* every other link in the results to an unconfirmed entry (the triage row's, an id in the advice) carries the
+   * note its result link has, so the page opens marked whichever link was followed; a triage guess search did not
+   * list gets a note of its own */
+  function carryNotes(out, above) {
+    var notes = new Map();
+    out.querySelectorAll("a.entry-link[data-group]").forEach(function (a) {
+      if (!notes.has(a.dataset.id)) notes.set(a.dataset.id, a.dataset.group);
+    });
+    out.querySelectorAll("a[data-id]:not([data-group])").forEach(function (a) {
+      var id = a.dataset.id;
+      if (notes.has(id)) a.dataset.group = notes.get(id);
+      else if (a.dataset.unconfirmed && !above.some(function (r) { return r.id === id; })) {  // not search's answer
+        var entry = { id: id, title: a.textContent.slice(id.length + 1) };
+        a.dataset.group = JSON.stringify({ kind: a.dataset.unconfirmed, entries: [entry],
+          above: above.filter(function (r) { return r.id !== id; }).map(function (r) { return { id: r.id, title: r.title }; }) });
+      }
+    });
+  }
   function storage() { try { return window.sessionStorage; } catch (e) { return null; } }
   /* a click on an unconfirmed result: the entry page it opens says so (see markEntryPage) */
   function notePick(a) {
@@ -292,12 +315,14 @@
     return button;
   }
 
+  var searched = null;  // the text the shown results answer: a paste into a box still holding it starts afresh
   function runPaste(scroll) {
     var text = pasteInput.value;
     remember("paste", text);
-    if (!text.trim()) { pasteOut.textContent = ""; return Promise.resolve(); }
+    if (!text.trim()) { pasteOut.textContent = ""; searched = null; return Promise.resolve(); }
     return ready().then(function (search) {
       pasteOut.textContent = "";
+      searched = text;
       var response = search.paste(text, 5), shown = search.view(response), ranks = search.triage(text);
       var seen = new Set(), group = unconfirmedGroup(shown);
       var leads = shown.rows.slice(0, shown.leads).map(function (row) { return row.result; });
@@ -322,6 +347,7 @@
       } else {
         markUnconfirmed(pasteOut, group, "closest", leads);
       }
+      carryNotes(pasteOut, leads);
       var tools = el("p", "result-tools");
       tools.appendChild(copyDiagnosis(response, ranks, search.words));
       pasteOut.insertBefore(tools, pasteOut.firstChild);
@@ -335,14 +361,16 @@
     });
     pasteInput.addEventListener("paste", function (event) {  // searches on its own
       var text = (event.clipboardData || window.clipboardData).getData("text");
-      if (looksPasted(text)) {  // a crash replaces the last one rather than joining it; a few words join what is typed
+      /* a crash replaces the last one rather than joining it, and so does any paste into a box that still holds
+       * the text the shown results answer; a few words pasted into what is being typed join it */
+      if (looksPasted(text) || (searched !== null && pasteInput.value === searched)) {
         event.preventDefault();
         pasteInput.value = text;
       }
       setTimeout(function () { runPaste(true); }, 0);
     });
     pasteOut.addEventListener("click", function (event) {
-      var a = event.target.closest && event.target.closest("a.entry-link");
+      var a = event.target.closest && event.target.closest("a[data-id]");
       if (a) notePick(a);
     });
     pasteInput.addEventListener("focus", ready, { once: true });

