@@ -466,8 +466,27 @@
       history.replaceState(state, "", window.location.pathname + window.location.search);  // no paste in the URL
       handed = true;
     }
-    if (paste && pasteInput) { pasteInput.value = paste; runPaste(handed); }
-    if (q && box) { box.value = q; if (pageOut) showFind(q); }
+    var shown = [];
+    if (paste && pasteInput) { pasteInput.value = paste; shown.push(runPaste(handed)); }
+    if (q && box) { box.value = q; if (pageOut) shown.push(showFind(q)); }
+    /* the browser puts the old scroll position back before the results are rebuilt, into a shorter page, so Back
+     * landed past them: the position is kept in the history entry and set again once they are there */
+    if (pasteInput || pageOut) {
+      if ("scrollRestoration" in history) history.scrollRestoration = "manual";
+      var at = state.scroll;
+      if (typeof at === "number" && !handed) {
+        Promise.all(shown).then(function () { window.scrollTo(0, at); }, function () { return null; });
+      }
+      var pending = null;
+      window.addEventListener("scroll", function () {
+        clearTimeout(pending);
+        pending = setTimeout(function () { remember("scroll", window.scrollY); }, 150);
+      }, { passive: true });
+      window.addEventListener("pagehide", function () { remember("scroll", window.scrollY); });
+      document.addEventListener("click", function (event) {
+        if (event.target.closest && event.target.closest("a[href]")) remember("scroll", window.scrollY);
+      }, true);
+    }
   }
   restore();
 

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from test_browser import in_view
 from test_browser_paste_again import ctrl_v, first_result, open_page
 
 from trainkb.site import make_server
@@ -59,4 +60,23 @@ def test_a_guess_opened_from_a_triage_row_is_marked(real_site: Path, browser) ->
     page.wait_for_url(f"**/{picked}/index.html#fix")
     note = page.locator("#fix .unconfirmed-note")
     assert note.count() == 1 and "Unconfirmed:" in note.inner_text()
+    assert page.problems == []
+
+
+@pytest.mark.parametrize("how", ["file", "served"])
+def test_back_from_an_entry_returns_to_the_results(real_site: Path, served: str, browser, how: str) -> None:  # type: ignore[no-untyped-def]
+    page = open_page(browser, 1280, 900)
+    page.goto((real_site / "index.html").as_uri() if how == "file" else served + "index.html")
+    ctrl_v(page, "#paste-input", OOM)
+    assert first_result(page) == "M1"
+    page.wait_for_timeout(400)
+    before = page.evaluate("window.scrollY")
+    assert before > 0
+    page.locator("#paste-results li a.entry-link").first.click()
+    page.wait_for_url("**/M1/index.html#fix")
+    page.go_back()
+    page.wait_for_selector("#paste-results li a.entry-link")
+    page.wait_for_timeout(500)
+    assert abs(page.evaluate("window.scrollY") - before) <= 2
+    assert in_view(page, "#paste-results li a.entry-link")
     assert page.problems == []
