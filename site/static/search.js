@@ -138,6 +138,26 @@
   /* a paste, not a few words: several lines, or a long line */
   function looksPasted(text) { return /\n/.test(text.trim()) || text.length > 120; }
 
+  function clip(text, limit) { return text.length <= limit ? text : text.slice(0, limit - 1) + "\u2026"; }
+  /* a rank's row as `kb search` prints it (trainkb.triage._report.to_text): its error, or for a silent rank the
+   * exit code the launcher gave it, then its collective counters and where in the paste it last spoke */
+  function rankWhat(v) {
+    var what = v.error && v.how !== "silent" ? clip(v.error, 150) : v.description;
+    if (v.how === "silent" && v.exitcode !== null && v.exitcode !== undefined) {
+      what += " (exit code " + v.exitcode + (v.exitcode === -15 ? ", sent by the launcher" : "") + ")";
+    }
+    if (["timeout", "connection", "abort", "barrier", "sigterm"].indexOf(v.how) >= 0 && v.error) {
+      what = v.description + ": " + clip(v.error, 110);
+    }
+    var seq = v.collective || {}, counters = [];
+    if (seq.op) counters.push(seq.op + " SeqNum=" + seq.seq_num);
+    if ("last_enqueued" in seq) counters.push("last enqueued " + seq.last_enqueued + ", completed " + seq.last_completed);
+    if (counters.length) what += " (" + counters.join("; ") + ")";
+    var where = [];
+    if (v.line) where.push("line " + v.line);
+    if (typeof v.time === "number") where.push(new Date(v.time * 1000).toISOString().slice(11, 19));
+    return where.length ? what + " [" + where.join(", ") + "]" : what;
+  }
   /* multi-rank output: which rank broke first, above the matches (triage.js) */
   function triageBlock(t) {
     var box = el("div", "triage");
@@ -154,8 +174,7 @@
     }).forEach(function (v) {
       var li = el("li", "rank " + v.role);
       li.appendChild(el("strong", null, "rank " + v.rank + " " + v.role + ": "));
-      var what = v.error && v.how !== "silent" ? v.error : v.description;
-      li.appendChild(document.createTextNode(what.length > 200 ? what.slice(0, 200) + "…" : what));
+      li.appendChild(document.createTextNode(rankWhat(v)));
       if (v.rank === t.explained_rank && t.entry) {
         li.appendChild(document.createTextNode(" — "));
         var link = entryLink(t.entry.id, t.entry.title);
@@ -165,13 +184,19 @@
           li.appendChild(document.createTextNode(" (unconfirmed)"));
         }
       }
+      if (v.how === "silent" && v.last_line) li.appendChild(el("span", "last-line", "its last line: " + clip(v.last_line, 110)));
       list.appendChild(li);
     });
-    box.appendChild(list);
+    /* the rows and hints fold under the verdict on a phone, so the answer below is on the first screen */
+    var more = el("details", "ranks");
+    more.appendChild(el("summary", null, "Every rank (" + t.ranks.length + ") and what to collect next time"));
+    more.open = !window.matchMedia("(max-width: 40rem)").matches;
+    more.appendChild(list);
     if (t.root_cause_is_victim) {
-      box.appendChild(el("p", "hint", "torchrun's \"Root Cause\" names rank " + t.root_cause_rank + ", which only suffered the failure."));
+      more.appendChild(el("p", "hint", "torchrun's \"Root Cause\" names rank " + t.root_cause_rank + ", which only suffered the failure."));
     }
-    t.collect.forEach(function (tip) { box.appendChild(el("p", "hint", "Next time: " + tip)); });
+    t.collect.forEach(function (tip) { more.appendChild(codeSpans("p", "hint", "Next time: " + tip)); });
+    box.appendChild(more);
     return box;
   }
 

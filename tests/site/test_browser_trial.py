@@ -80,3 +80,41 @@ def test_back_from_an_entry_returns_to_the_results(real_site: Path, served: str,
     assert abs(page.evaluate("window.scrollY") - before) <= 2
     assert in_view(page, "#paste-results li a.entry-link")
     assert page.problems == []
+
+
+NCCL_TIMEOUT = (ROOT / "tests/fixtures/oom/nccl_timeout.txt").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("log", "shows"),
+    [
+        (GLOO_HANG, ["rank 1 culprit: ", "its last line: step 1 loss 0.4167"]),
+        (NCCL_TIMEOUT, ["rank 1 culprit: ", "(exit code -15, sent by the launcher)", "(last enqueued 3, completed 3)"]),
+    ],
+    ids=["gloo-hang", "nccl-timeout"],
+)
+def test_a_silent_rank_shows_what_the_cli_shows(real_site: Path, browser, log: str, shows: list[str]) -> None:  # type: ignore[no-untyped-def]
+    page = open_page(browser, 1280, 900)
+    page.goto((real_site / "index.html").as_uri())
+    ctrl_v(page, "#paste-input", log)
+    row = page.locator("#paste-results .triage li.culprit").first
+    row.wait_for()
+    text = row.inner_text()
+    assert all(part in text for part in shows), text
+    assert page.problems == []
+
+
+@pytest.mark.parametrize("log", [SIGKILL, GLOO_HANG], ids=["sigkill", "gloo-hang"])
+def test_on_a_phone_the_answer_comes_before_the_ranks(real_site: Path, browser, log: str) -> None:  # type: ignore[no-untyped-def]
+    page = open_page(browser, 390, 844)
+    page.goto((real_site / "index.html").as_uri())
+    ctrl_v(page, "#paste-input", log)
+    page.wait_for_selector("#paste-results li.result")
+    page.wait_for_timeout(300)
+    assert in_view(page, "#paste-results .triage .verdict")
+    assert in_view(page, "#paste-results li.result a.entry-link")
+    assert in_view(page, "#paste-results li.result .fix-line")
+    assert not page.locator("#paste-results .triage li.culprit").is_visible()
+    page.click("#paste-results .triage summary")  # one tap shows every rank
+    assert page.locator("#paste-results .triage li.culprit").is_visible()
+    assert page.problems == []
