@@ -324,7 +324,10 @@
    * differential's evidence line and every candidate with its sign, fix and link */
   function entryUrl(id) {
     var url = new URL(root + id + "/index.html", window.location.href);
-    return /^https?:$/.test(url.protocol) ? url.href : null;  // a file:// path would carry the reader's home folder
+    /* a file:// path would carry the reader's home folder, and `kb site serve`'s loopback address means nothing to
+     * whoever reads the issue: both name the entry (`kb show ID`) instead */
+    var local = /^(localhost|127(\.\d+){3}|\[::1\]|0\.0\.0\.0)$/.test(url.hostname);
+    return /^https?:$/.test(url.protocol) && !local ? url.href : null;
   }
   function diagnosis(response, ranks, words) {
     var lead = ranks && ranks.sole_culprit !== null ? "Rank " + ranks.sole_culprit + " broke first: " + ranks.reason + ".\n\n" : "";
@@ -472,7 +475,9 @@
   }
   document.addEventListener("keydown", function (event) {
     var tag = (event.target.tagName || "").toLowerCase();
-    if (event.key === "/" && box && tag !== "input" && tag !== "textarea" && !event.ctrlKey && !event.metaKey) {
+    /* the paste box keeps focus after a paste while the page shows the results: "/" there is the shortcut too */
+    var away = event.target === pasteInput && pasteInput.getBoundingClientRect().bottom <= 0;
+    if (event.key === "/" && box && (away || (tag !== "input" && tag !== "textarea")) && !event.ctrlKey && !event.metaKey) {
       event.preventDefault();
       box.focus();
       box.select();

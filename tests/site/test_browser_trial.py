@@ -118,3 +118,27 @@ def test_on_a_phone_the_answer_comes_before_the_ranks(real_site: Path, browser, 
     page.click("#paste-results .triage summary")  # one tap shows every rank
     assert page.locator("#paste-results .triage li.culprit").is_visible()
     assert page.problems == []
+
+
+def test_slash_after_a_paste_goes_to_the_header_box(real_site: Path, browser) -> None:  # type: ignore[no-untyped-def]
+    page = open_page(browser, 1280, 900)
+    page.goto((real_site / "index.html").as_uri())
+    ctrl_v(page, "#paste-input", OOM)
+    assert first_result(page) == "M1"
+    page.wait_for_timeout(300)
+    page.keyboard.press("/")  # focus is still in the paste box, now above the screen
+    assert page.input_value("#paste-input") == OOM
+    assert page.evaluate("document.activeElement.id") == "q"
+    assert page.problems == []
+
+
+def test_copy_diagnosis_under_serve_names_entries_not_the_loopback_address(served: str, browser) -> None:  # type: ignore[no-untyped-def]
+    page = open_page(browser, 1280, 900)
+    page.goto(served + "index.html")
+    ctrl_v(page, "#paste-input", NCCL_TIMEOUT)
+    first_result(page)
+    page.evaluate("window.TrainkbCopy = (text, button) => { window.copied = text; }")
+    page.click("#paste-results .copy-diagnosis")
+    copied = page.evaluate("window.copied")
+    assert "kb show D20" in copied and "127.0.0.1" not in copied
+    assert page.problems == []
