@@ -374,6 +374,7 @@
         if (rest) markUnconfirmed(rest, shown.rows.slice(shown.leads).map(function (row) { return row.result; }), "closest", leads);
       } else {
         markUnconfirmed(pasteOut, group, "closest", leads);
+        if (shown.kind === "answer" && shown.rows[0].label === "medium") markUnconfirmed(pasteOut, leads, "medium");
       }
       carryNotes(pasteOut, leads);
       var tools = el("p", "result-tools");
@@ -520,6 +521,29 @@
   }
   restore();
 
+  function backToResults(pick) {
+    var back = el("a", "back-to-results", "\u2190 Back to all the results");
+    back.href = root + "index.html";
+    back.addEventListener("click", function (event) {
+      if (history.length > (pick.depth || 1)) { event.preventDefault(); history.go(-(pick.depth || 1)); }
+    });
+    var p = el("p");
+    p.appendChild(back);
+    return p;
+  }
+  /* a page opened from a medium answer carries that mark too: the answer, but not a certain one */
+  function markMedium(id, pick) {
+    var note = el("aside", "confidence-note");
+    note.setAttribute("aria-label", "Medium confidence");
+    var head = el("p");
+    head.appendChild(el("strong", null, "Medium confidence: "));
+    head.appendChild(document.createTextNode(id + " is the search's answer to your paste, but not a certain one; " +
+      "check that what this page describes matches what you saw."));
+    note.appendChild(head);
+    note.appendChild(backToResults(pick));
+    var fix = document.getElementById("fix");
+    fix.insertBefore(note, fix.firstChild);
+  }
   /* an entry page opened from an unconfirmed result says so, with the other candidates one click away,
    * until the reader moves on: the note lives in this history entry (Back and reload keep it), not in the URL */
   function markEntryPage() {
@@ -535,6 +559,7 @@
     }
     if (!pick && state.unconfirmed && state.unconfirmed.id === id) pick = state.unconfirmed;
     if (!pick) return;
+    if (pick.kind === "medium") { markMedium(id, pick); return; }
     var others = pick.entries.filter(function (e) { return e.id !== id; }), n = pick.entries.length;
     var note = el("aside", "unconfirmed-note");
     note.setAttribute("aria-label", "Unconfirmed");
@@ -566,14 +591,7 @@
       note.appendChild(el("p", null, pick.kind === "candidate" ? "The other candidates:" : "The others:"));
       note.appendChild(list);
     }
-    var back = el("a", "back-to-results", "\u2190 Back to all the results");
-    back.href = root + "index.html";
-    back.addEventListener("click", function (event) {
-      if (history.length > (pick.depth || 1)) { event.preventDefault(); history.go(-(pick.depth || 1)); }
-    });
-    var p = el("p");
-    p.appendChild(back);
-    note.appendChild(p);
+    note.appendChild(backToResults(pick));
     var fix = document.getElementById("fix");
     fix.insertBefore(note, fix.firstChild);  // inside the card: landing on #fix shows it first
     fix.classList.add("unconfirmed");

@@ -122,7 +122,7 @@ def test_an_unconfirmed_pick_names_the_answer_above_it(real_site: Path, browser)
     page.goto((real_site / "index.html").as_uri())
     ctrl_v(page, "#paste-input", (ROOT / "tests/fixtures/oom/m1_activations.txt").read_text(encoding="utf-8"))
     answer = first_result(page)
-    closest = page.locator("#paste-results li.result a.entry-link[data-group]").first
+    closest = page.locator("""#paste-results li.result a.entry-link[data-group^='{"kind":"closest"']""").first
     picked = closest.inner_text().split(" ")[0]
     assert picked != answer
     closest.click()

@@ -142,3 +142,19 @@ def test_copy_diagnosis_under_serve_names_entries_not_the_loopback_address(serve
     copied = page.evaluate("window.copied")
     assert "kb show D20" in copied and "127.0.0.1" not in copied
     assert page.problems == []
+
+
+def test_a_page_opened_from_a_medium_answer_says_so(real_site: Path, browser) -> None:  # type: ignore[no-untyped-def]
+    page = open_page(browser, 1280, 900)
+    page.goto((real_site / "index.html").as_uri())
+    ctrl_v(page, "#paste-input", OOM)
+    assert first_result(page) == "M1"
+    assert page.locator("#paste-results li.result .confidence").first.inner_text() == "medium"
+    page.locator("#paste-results li a.entry-link").first.click()
+    page.wait_for_url("**/M1/index.html#fix")
+    note = page.locator("#fix .confidence-note")
+    assert note.count() == 1 and note.inner_text().startswith("Medium confidence: M1 is the search's answer")
+    assert page.locator(".unconfirmed-note").count() == 0
+    page.reload()  # kept in the history entry
+    assert page.locator("#fix .confidence-note").count() == 1
+    assert page.problems == []
