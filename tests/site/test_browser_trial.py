@@ -158,3 +158,16 @@ def test_a_page_opened_from_a_medium_answer_says_so(real_site: Path, browser) ->
     page.reload()  # kept in the history entry
     assert page.locator("#fix .confidence-note").count() == 1
     assert page.problems == []
+
+
+def test_the_phone_nav_shows_that_it_scrolls(real_site: Path, browser) -> None:  # type: ignore[no-untyped-def]
+    page = open_page(browser, 390, 844)
+    page.goto((real_site / "index.html").as_uri())
+    row = page.locator(".site-header nav ul")
+    assert row.evaluate("n => n.scrollWidth > n.clientWidth")  # more than one screen of areas
+    assert "gradient" in row.evaluate("n => getComputedStyle(n).maskImage || getComputedStyle(n).webkitMaskImage")
+    row.evaluate("n => { n.scrollLeft = n.scrollWidth; }")  # at the end the last link is clear of the fade
+    last = page.locator(".site-header nav li").last.bounding_box()
+    edge = row.bounding_box()
+    assert last is not None and edge is not None and last["x"] + last["width"] <= edge["x"] + edge["width"] - 16
+    assert page.problems == []
