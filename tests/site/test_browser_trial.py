@@ -141,6 +141,7 @@ def test_copy_diagnosis_under_serve_names_entries_not_the_loopback_address(serve
     page.click("#paste-results .copy-diagnosis")
     copied = page.evaluate("window.copied")
     assert "kb show D20" in copied and "127.0.0.1" not in copied
+    assert copied.count("that peer stopped calling collectives") == 1  # the why, not the why and its sign again
     assert page.problems == []
 
 
