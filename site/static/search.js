@@ -84,7 +84,9 @@
   function linkIds(node, pages) {
     var known = new Set(pages.map(function (p) { return p.id; }));
     var texts = [], walker = document.createTreeWalker(node, NodeFilter.SHOW_TEXT);
-    while (walker.nextNode()) texts.push(walker.currentNode);
+    while (walker.nextNode()) {  // not inside code or a link
+      if (!walker.currentNode.parentNode.closest("code, a")) texts.push(walker.currentNode);
+    }
     texts.forEach(function (text) {
       var parts = text.nodeValue.split(/\b([A-Z]{1,2}[0-9]{1,3})\b/);
       if (!parts.some(function (part, i) { return i % 2 && known.has(part); })) return;
@@ -376,6 +378,7 @@
         markUnconfirmed(pasteOut, group, "closest", leads);
         if (shown.kind === "answer" && shown.rows[0].label === "medium") markUnconfirmed(pasteOut, leads, "medium");
       }
+      pasteOut.querySelectorAll(".fix-line").forEach(function (fix) { linkIds(fix, search.pages); });  // D25's "(M8)"
       carryNotes(pasteOut, leads);
       var tools = el("p", "result-tools");
       tools.appendChild(copyDiagnosis(response, ranks, search.words));

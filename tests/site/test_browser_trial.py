@@ -172,3 +172,15 @@ def test_the_phone_nav_shows_that_it_scrolls(real_site: Path, browser) -> None: 
     edge = row.bounding_box()
     assert last is not None and edge is not None and last["x"] + last["width"] <= edge["x"] + edge["width"] - 16
     assert page.problems == []
+
+
+def test_ids_in_a_results_fix_line_are_links(real_site: Path, browser) -> None:  # type: ignore[no-untyped-def]
+    page = open_page(browser, 1280, 900)
+    page.goto((real_site / "index.html").as_uri())
+    ctrl_v(page, "#paste-input", SIGKILL)
+    fix = page.locator("#paste-results li.result", has=page.locator("a.entry-link[data-id='D25']")).locator(".fix-line")
+    fix.first.wait_for()
+    assert "(M8)" in fix.first.inner_text()
+    assert (fix.first.locator("a.entry-ref", has_text="M8").get_attribute("href") or "").endswith("M8/index.html")
+    assert fix.first.locator("code a").count() == 0
+    assert page.problems == []
