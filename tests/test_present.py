@@ -309,3 +309,12 @@ def test_a_diagnosis_names_the_result_the_reader_opened() -> None:
     assert f"**{shown.rows[0].result.id}: " in opened
     assert f"**{other.id}: {other.title}** ({LABELS['closest']})" in opened
     assert f"- Entry: https://kb.example.org/{other.id}/" in opened
+
+
+def test_a_diagnosis_quotes_the_answers_sign_once() -> None:
+    """When the answer's why already quotes the sign seen in the paste, the summary does not repeat it."""
+    response = search((ROOT / "tests/fixtures/oom/nccl_timeout.txt").read_text(encoding="utf-8"), top=TOP)
+    top = response.results[0]
+    assert response.status == "answered" and top.tell and top.tell.fired and top.tell.says in (response.why or "")
+    copied = diagnosis(response, lambda _: None)
+    assert copied.count(top.tell.says) == 1 and "In the paste:" not in copied

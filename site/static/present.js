@@ -58,13 +58,13 @@
     var ev = (lines.length ? lines : result.evidence)[0];
     return ev ? "- " + fill(d.evidence, { line: ev.line }) + " " + mdCode(line(ev.text.trim())) : null;
   }
-  function mdRow(row, d, link, evidence) {
+  function mdRow(row, d, link, evidence, said) {
     var r = row.result;
     var status = row.label === "high" || row.label === "medium" ? fill(d.answer_status, { label: row.label_text }) : row.label_text;
     var lines = ["**" + r.id + ": " + line(r.title) + "** (" + status + ")"];
     var quoted = evidence ? mdEvidence(r, d) : null;
     if (quoted) lines.push(quoted);
-    if (r.tell) lines.push("- " + (r.tell.fired ? d.seen : d.look) + " " + line(r.tell.says));
+    if (r.tell && !(r.tell.fired && said.indexOf(r.tell.says) >= 0)) lines.push("- " + (r.tell.fired ? d.seen : d.look) + " " + line(r.tell.says));
     if (row.shows_fix) lines.push("- " + d.fix + " " + line(r.fix_summary));
     lines.push("- " + d.entry + " " + (link(r.id) || fill(d.unlinked, { id: r.id })));
     return lines.join("\n");
@@ -78,7 +78,10 @@
     var listed = shown.leads ? shown.rows.slice(0, shown.leads) : shown.rows.slice(0, 1);
     var quoted = differential ? mdEvidence(listed[0].result, d) : null;
     if (quoted) head.push(quoted);  // the line the candidates share, once
-    var parts = [head.join("\n")].concat(listed.map(function (row) { return mdRow(row, d, link, !differential); }));
+    var said = shown.kind === "answer" ? response.why || "" : "";  // the answer's why, which may quote its sign
+    var parts = [head.join("\n")].concat(listed.map(function (row, i) {
+      return mdRow(row, d, link, !differential, i === 0 ? said : "");
+    }));
     if (shown.advice) parts.push(line(shown.advice));
     return parts.join("\n\n") + "\n";
   }

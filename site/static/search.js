@@ -84,7 +84,9 @@
   function linkIds(node, pages) {
     var known = new Set(pages.map(function (p) { return p.id; }));
     var texts = [], walker = document.createTreeWalker(node, NodeFilter.SHOW_TEXT);
-    while (walker.nextNode()) texts.push(walker.currentNode);
+    while (walker.nextNode()) {  // not inside code or a link
+      if (!walker.currentNode.parentNode.closest("code, a")) texts.push(walker.currentNode);
+    }
     texts.forEach(function (text) {
       var parts = text.nodeValue.split(/\b([A-Z]{1,2}[0-9]{1,3})\b/);
       if (!parts.some(function (part, i) { return i % 2 && known.has(part); })) return;
@@ -92,6 +94,7 @@
       parts.forEach(function (part, i) {
         if (i % 2 && known.has(part)) {
           var a = el("a", "entry-ref", part);
+          a.dataset.id = part;
           a.href = root + part + "/index.html";
           frag.appendChild(a);
         } else if (part) frag.appendChild(document.createTextNode(part));
@@ -137,6 +140,26 @@
   /* a paste, not a few words: several lines, or a long line */
   function looksPasted(text) { return /\n/.test(text.trim()) || text.length > 120; }
 
+  function clip(text, limit) { return text.length <= limit ? text : text.slice(0, limit - 1) + "\u2026"; }
+  /* a rank's row as `kb search` prints it (trainkb.triage._report.to_text): its error, or for a silent rank the
+   * exit code the launcher gave it, then its collective counters and where in the paste it last spoke */
+  function rankWhat(v) {
+    var what = v.error && v.how !== "silent" ? clip(v.error, 150) : v.description;
+    if (v.how === "silent" && v.exitcode !== null && v.exitcode !== undefined) {
+      what += " (exit code " + v.exitcode + (v.exitcode === -15 ? ", sent by the launcher" : "") + ")";
+    }
+    if (["timeout", "connection", "abort", "barrier", "sigterm"].indexOf(v.how) >= 0 && v.error) {
+      what = v.description + ": " + clip(v.error, 110);
+    }
+    var seq = v.collective || {}, counters = [];
+    if (seq.op) counters.push(seq.op + " SeqNum=" + seq.seq_num);
+    if ("last_enqueued" in seq) counters.push("last enqueued " + seq.last_enqueued + ", completed " + seq.last_completed);
+    if (counters.length) what += " (" + counters.join("; ") + ")";
+    var where = [];
+    if (v.line) where.push("line " + v.line);
+    if (typeof v.time === "number") where.push(new Date(v.time * 1000).toISOString().slice(11, 19));
+    return where.length ? what + " [" + where.join(", ") + "]" : what;
+  }
   /* multi-rank output: which rank broke first, above the matches (triage.js) */
   function triageBlock(t) {
     var box = el("div", "triage");
@@ -153,20 +176,29 @@
     }).forEach(function (v) {
       var li = el("li", "rank " + v.role);
       li.appendChild(el("strong", null, "rank " + v.rank + " " + v.role + ": "));
-      var what = v.error && v.how !== "silent" ? v.error : v.description;
-      li.appendChild(document.createTextNode(what.length > 200 ? what.slice(0, 200) + "…" : what));
+      li.appendChild(document.createTextNode(rankWhat(v)));
       if (v.rank === t.explained_rank && t.entry) {
         li.appendChild(document.createTextNode(" — "));
-        li.appendChild(entryLink(t.entry.id, t.entry.title));
-        if (t.entry.confidence === "low") li.appendChild(document.createTextNode(" (unconfirmed)"));
+        var link = entryLink(t.entry.id, t.entry.title);
+        li.appendChild(link);
+        if (t.entry.confidence === "low") {
+          link.dataset.unconfirmed = "closest";  // its page says so, as a result's does (carryNotes)
+          li.appendChild(document.createTextNode(" (unconfirmed)"));
+        }
       }
+      if (v.how === "silent" && v.last_line) li.appendChild(el("span", "last-line", "its last line: " + clip(v.last_line, 110)));
       list.appendChild(li);
     });
-    box.appendChild(list);
+    /* the rows and hints fold under the verdict on a phone, so the answer below is on the first screen */
+    var more = el("details", "ranks");
+    more.appendChild(el("summary", null, "Every rank (" + t.ranks.length + ") and what to collect next time"));
+    more.open = !window.matchMedia("(max-width: 40rem)").matches;
+    more.appendChild(list);
     if (t.root_cause_is_victim) {
-      box.appendChild(el("p", "hint", "torchrun's \"Root Cause\" names rank " + t.root_cause_rank + ", which only suffered the failure."));
+      more.appendChild(el("p", "hint", "torchrun's \"Root Cause\" names rank " + t.root_cause_rank + ", which only suffered the failure."));
     }
-    t.collect.forEach(function (tip) { box.appendChild(el("p", "hint", "Next time: " + tip)); });
+    t.collect.forEach(function (tip) { more.appendChild(codeSpans("p", "hint", "Next time: " + tip)); });
+    box.appendChild(more);
     return box;
   }
 
@@ -261,6 +293,24 @@
       if (group.some(function (r) { return r.id === id; })) { a.dataset.group = note; }
     });
   }
+  /* every other link in the results to an unconfirmed entry (the triage row's, an id in the advice) carries the
+   * note its result link has, so the page opens marked whichever link was followed; a triage guess search did not
+   * list gets a note of its own */
+  function carryNotes(out, above) {
+    var notes = new Map();
+    out.querySelectorAll("a.entry-link[data-group]").forEach(function (a) {
+      if (!notes.has(a.dataset.id)) notes.set(a.dataset.id, a.dataset.group);
+    });
+    out.querySelectorAll("a[data-id]:not([data-group])").forEach(function (a) {
+      var id = a.dataset.id;
+      if (notes.has(id)) a.dataset.group = notes.get(id);
+      else if (a.dataset.unconfirmed && !above.some(function (r) { return r.id === id; })) {  // not search's answer
+        var entry = { id: id, title: a.textContent.slice(id.length + 1) };
+        a.dataset.group = JSON.stringify({ kind: a.dataset.unconfirmed, entries: [entry],
+          above: above.filter(function (r) { return r.id !== id; }).map(function (r) { return { id: r.id, title: r.title }; }) });
+      }
+    });
+  }
   function storage() { try { return window.sessionStorage; } catch (e) { return null; } }
   /* a click on an unconfirmed result: the entry page it opens says so (see markEntryPage) */
   function notePick(a) {
@@ -276,7 +326,10 @@
    * differential's evidence line and every candidate with its sign, fix and link */
   function entryUrl(id) {
     var url = new URL(root + id + "/index.html", window.location.href);
-    return /^https?:$/.test(url.protocol) ? url.href : null;  // a file:// path would carry the reader's home folder
+    /* a file:// path would carry the reader's home folder, and `kb site serve`'s loopback address means nothing to
+     * whoever reads the issue: both name the entry (`kb show ID`) instead */
+    var local = /^(localhost|127(\.\d+){3}|\[::1\]|0\.0\.0\.0)$/.test(url.hostname);
+    return /^https?:$/.test(url.protocol) && !local ? url.href : null;
   }
   function diagnosis(response, ranks, words) {
     var lead = ranks && ranks.sole_culprit !== null ? "Rank " + ranks.sole_culprit + " broke first: " + ranks.reason + ".\n\n" : "";
@@ -292,12 +345,14 @@
     return button;
   }
 
+  var searched = null;  // the text the shown results answer: a paste into a box still holding it starts afresh
   function runPaste(scroll) {
     var text = pasteInput.value;
     remember("paste", text);
-    if (!text.trim()) { pasteOut.textContent = ""; return Promise.resolve(); }
+    if (!text.trim()) { pasteOut.textContent = ""; searched = null; return Promise.resolve(); }
     return ready().then(function (search) {
       pasteOut.textContent = "";
+      searched = text;
       var response = search.paste(text, 5), shown = search.view(response), ranks = search.triage(text);
       var seen = new Set(), group = unconfirmedGroup(shown);
       var leads = shown.rows.slice(0, shown.leads).map(function (row) { return row.result; });
@@ -321,7 +376,10 @@
         if (rest) markUnconfirmed(rest, shown.rows.slice(shown.leads).map(function (row) { return row.result; }), "closest", leads);
       } else {
         markUnconfirmed(pasteOut, group, "closest", leads);
+        if (shown.kind === "answer" && shown.rows[0].label === "medium") markUnconfirmed(pasteOut, leads, "medium");
       }
+      pasteOut.querySelectorAll(".fix-line").forEach(function (fix) { linkIds(fix, search.pages); });  // D25's "(M8)"
+      carryNotes(pasteOut, leads);
       var tools = el("p", "result-tools");
       tools.appendChild(copyDiagnosis(response, ranks, search.words));
       pasteOut.insertBefore(tools, pasteOut.firstChild);
@@ -335,14 +393,16 @@
     });
     pasteInput.addEventListener("paste", function (event) {  // searches on its own
       var text = (event.clipboardData || window.clipboardData).getData("text");
-      if (looksPasted(text)) {  // a crash replaces the last one rather than joining it; a few words join what is typed
+      /* a crash replaces the last one rather than joining it, and so does any paste into a box that still holds
+       * the text the shown results answer; a few words pasted into what is being typed join it */
+      if (looksPasted(text) || (searched !== null && pasteInput.value === searched)) {
         event.preventDefault();
         pasteInput.value = text;
       }
       setTimeout(function () { runPaste(true); }, 0);
     });
     pasteOut.addEventListener("click", function (event) {
-      var a = event.target.closest && event.target.closest("a.entry-link");
+      var a = event.target.closest && event.target.closest("a[data-id]");
       if (a) notePick(a);
     });
     pasteInput.addEventListener("focus", ready, { once: true });
@@ -419,7 +479,9 @@
   }
   document.addEventListener("keydown", function (event) {
     var tag = (event.target.tagName || "").toLowerCase();
-    if (event.key === "/" && box && tag !== "input" && tag !== "textarea" && !event.ctrlKey && !event.metaKey) {
+    /* the paste box keeps focus after a paste while the page shows the results: "/" there is the shortcut too */
+    var away = event.target === pasteInput && pasteInput.getBoundingClientRect().bottom <= 0;
+    if (event.key === "/" && box && (away || (tag !== "input" && tag !== "textarea")) && !event.ctrlKey && !event.metaKey) {
       event.preventDefault();
       box.focus();
       box.select();
@@ -438,11 +500,53 @@
       history.replaceState(state, "", window.location.pathname + window.location.search);  // no paste in the URL
       handed = true;
     }
-    if (paste && pasteInput) { pasteInput.value = paste; runPaste(handed); }
-    if (q && box) { box.value = q; if (pageOut) showFind(q); }
+    var shown = [];
+    if (paste && pasteInput) { pasteInput.value = paste; shown.push(runPaste(handed)); }
+    if (q && box) { box.value = q; if (pageOut) shown.push(showFind(q)); }
+    /* the browser puts the old scroll position back before the results are rebuilt, into a shorter page, so Back
+     * landed past them: the position is kept in the history entry and set again once they are there */
+    if (pasteInput || pageOut) {
+      if ("scrollRestoration" in history) history.scrollRestoration = "manual";
+      var at = state.scroll;
+      if (typeof at === "number" && !handed) {
+        Promise.all(shown).then(function () { window.scrollTo(0, at); }, function () { return null; });
+      }
+      var pending = null;
+      window.addEventListener("scroll", function () {
+        clearTimeout(pending);
+        pending = setTimeout(function () { remember("scroll", window.scrollY); }, 150);
+      }, { passive: true });
+      window.addEventListener("pagehide", function () { remember("scroll", window.scrollY); });
+      document.addEventListener("click", function (event) {
+        if (event.target.closest && event.target.closest("a[href]")) remember("scroll", window.scrollY);
+      }, true);
+    }
   }
   restore();
 
+  function backToResults(pick) {
+    var back = el("a", "back-to-results", "\u2190 Back to all the results");
+    back.href = root + "index.html";
+    back.addEventListener("click", function (event) {
+      if (history.length > (pick.depth || 1)) { event.preventDefault(); history.go(-(pick.depth || 1)); }
+    });
+    var p = el("p");
+    p.appendChild(back);
+    return p;
+  }
+  /* a page opened from a medium answer carries that mark too: the answer, but not a certain one */
+  function markMedium(id, pick) {
+    var note = el("aside", "confidence-note");
+    note.setAttribute("aria-label", "Medium confidence");
+    var head = el("p");
+    head.appendChild(el("strong", null, "Medium confidence: "));
+    head.appendChild(document.createTextNode(id + " is the search's answer to your paste, but not a certain one; " +
+      "check that what this page describes matches what you saw."));
+    note.appendChild(head);
+    note.appendChild(backToResults(pick));
+    var fix = document.getElementById("fix");
+    fix.insertBefore(note, fix.firstChild);
+  }
   /* an entry page opened from an unconfirmed result says so, with the other candidates one click away,
    * until the reader moves on: the note lives in this history entry (Back and reload keep it), not in the URL */
   function markEntryPage() {
@@ -458,6 +562,7 @@
     }
     if (!pick && state.unconfirmed && state.unconfirmed.id === id) pick = state.unconfirmed;
     if (!pick) return;
+    if (pick.kind === "medium") { markMedium(id, pick); return; }
     var others = pick.entries.filter(function (e) { return e.id !== id; }), n = pick.entries.length;
     var note = el("aside", "unconfirmed-note");
     note.setAttribute("aria-label", "Unconfirmed");
@@ -489,14 +594,7 @@
       note.appendChild(el("p", null, pick.kind === "candidate" ? "The other candidates:" : "The others:"));
       note.appendChild(list);
     }
-    var back = el("a", "back-to-results", "\u2190 Back to all the results");
-    back.href = root + "index.html";
-    back.addEventListener("click", function (event) {
-      if (history.length > (pick.depth || 1)) { event.preventDefault(); history.go(-(pick.depth || 1)); }
-    });
-    var p = el("p");
-    p.appendChild(back);
-    note.appendChild(p);
+    note.appendChild(backToResults(pick));
     var fix = document.getElementById("fix");
     fix.insertBefore(note, fix.firstChild);  // inside the card: landing on #fix shows it first
     fix.classList.add("unconfirmed");

@@ -289,8 +289,9 @@ def _md_link(entry_id: str, link: Link) -> str:
     return f"- {DIAGNOSIS['entry']} {link(entry_id) or DIAGNOSIS['unlinked'].format(id=entry_id)}"
 
 
-def _md_row(row: Row, link: Link, evidence: bool) -> str:
-    """One result: its id and title with what it is, the evidence line, its sign, its fix and its page."""
+def _md_row(row: Row, link: Link, evidence: bool, said: str = "") -> str:
+    """One result: its id and title with what it is, the evidence line, its sign (unless ``said``, the answer's
+    why above it, already quotes it), its fix and its page."""
     result = row.result
     status = (
         DIAGNOSIS["answer_status"].format(label=row.label_text) if row.label in ("high", "medium") else row.label_text
@@ -299,7 +300,7 @@ def _md_row(row: Row, link: Link, evidence: bool) -> str:
     quoted = _md_evidence(result) if evidence else None
     if quoted:
         lines.append(quoted)
-    if result.tell:
+    if result.tell and not (result.tell.fired and result.tell.says in said):
         lines.append(f"- {DIAGNOSIS['seen' if result.tell.fired else 'look']} {_md_line(result.tell.says)}")
     if row.shows_fix:
         lines.append(f"- {DIAGNOSIS['fix']} {_md_line(result.fix_summary)}")
@@ -323,7 +324,9 @@ def diagnosis(response: SearchResponse, link: Link, also: str | None = None) -> 
     quoted = _md_evidence(listed[0].result) if differential else None
     if quoted:  # the line the candidates share, once
         head.append(quoted)
-    parts = ["\n".join(head), *(_md_row(row, link, evidence=not differential) for row in listed)]
+    said = (response.why or "") if shown.kind == "answer" else ""  # the answer's why, which may quote its sign
+    rows = (_md_row(row, link, not differential, said if i == 0 else "") for i, row in enumerate(listed))
+    parts = ["\n".join(head), *rows]
     if shown.advice:
         parts.append(_md_line(shown.advice))
     return "\n\n".join(parts) + "\n"

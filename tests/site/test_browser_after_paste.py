@@ -129,9 +129,9 @@ def test_an_unconfirmed_pick_is_marked_until_the_reader_moves_on(real_site: Path
 def test_triage_wording_agrees_with_its_rows(real_site: Path, page) -> None:  # type: ignore[no-untyped-def]
     page.goto((real_site / "index.html").as_uri())
     paste_into(page, "#paste-input", DDP_2RANK)  # both ranks raise the same error at once
-    page.wait_for_selector("#paste-results .triage li")
+    page.wait_for_selector("#paste-results .triage li", state="attached")  # folded under the verdict on a phone
     head = page.locator("#paste-results .triage .verdict").inner_text()
-    roles = page.locator("#paste-results .triage li strong").all_inner_texts()
+    roles = page.locator("#paste-results .triage li strong").all_text_contents()
     assert roles == ["rank 0 culprit: ", "rank 1 culprit: "]
     assert "suspect" not in head and head == "Ranks 0, 1 failed on their own at about the same time."
 

@@ -146,3 +146,20 @@ def test_ids_in_signature_notes_and_unlinked_references_are_links(real_site: Pat
     assert "torch/nn/parallel/distributed.py, DDP.__init__)" in d38
     o14 = (real_site / "O14" / "index.html").read_text(encoding="utf-8")
     assert "print <code>Target 255 is out of bounds</code> for their void label" in o14
+
+
+def test_ids_in_pairs_ranges_and_the_fix_summary_are_links(real_site: Path) -> None:
+    """Ids joined by a slash or a dash (E1/E2, M1-M4, M9/M10) link each id that exists; so do the fix summary's."""
+
+    def link(entry: str) -> str:
+        return f'<a href="../{entry}/index.html" class="entry-ref">{entry}</a>'
+
+    e3 = (real_site / "E3" / "index.html").read_text(encoding="utf-8")
+    assert f"apart from {link('E1')}/{link('E2')}" in e3
+    m5 = (real_site / "M5" / "index.html").read_text(encoding="utf-8")
+    assert f"one of {link('M1')}-{link('M4')}" in m5
+    c5 = (real_site / "C5" / "index.html").read_text(encoding="utf-8")
+    assert f"guide ({link('M9')}/M10)" in c5  # no entry M10: left as written
+    d25 = (real_site / "D25" / "index.html").read_text(encoding="utf-8")
+    fix = d25[d25.index('<p class="fix-summary">') :]
+    assert f"in <code>dmesg</code> ({link('M8')})" in fix[: fix.index("</p>")]

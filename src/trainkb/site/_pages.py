@@ -114,7 +114,7 @@ def entry_page(
         "section": section,
         "title_html": code_spans(entry.title),
         "title_text": plain(entry.title),
-        "fix_summary": code_spans(entry.fix_summary),
+        "fix_summary": linked_line(entry.fix_summary, ids, root),
         "symptom": Markup(render_markdown(entry.symptom, ids, root)),
         "root_cause": Markup(render_markdown(entry.root_cause, ids, root)),
         "fix": Markup(render_markdown(entry.fix, ids, root)),

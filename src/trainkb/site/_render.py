@@ -38,7 +38,10 @@ __all__ = [
 
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.\-]*:")
 _FORMATTER: HtmlFormatter[str] = HtmlFormatter(nowrap=True)
-_ENTRY_ID = re.compile(r"(?<![\w./-])(?:DP|DF|[DPOCLVRXMATGEK])[1-9][0-9]{0,2}(?![\w/-])")
+_ID = r"(?:DP|DF|[DPOCLVRXMATGEK])[1-9][0-9]{0,2}"
+_ONE_ID = re.compile(_ID)
+# an id, or ids joined by "/" or "-" (E1/E2, M1-M4): not part of a path, a file name or a longer word
+_ENTRY_ID = re.compile(rf"(?<![\w./-]){_ID}(?:[/\-\u2013]{_ID})*(?![\w/-])")
 # ids that are also hardware names (an L4 or T4 GPU, an M1 Mac): linked unless the words around them name hardware
 _HARDWARE = frozenset(
     {"A10", "A30", "A40", "A100", "A800", "K80", "L4", "L40", "M1", "M2", "M3", "M4", "P4", "P40", "P100", "T4", "V100"}
@@ -71,15 +74,16 @@ def plain(text: str) -> str:
 
 def _id_spans(text: str, ids: frozenset[str]) -> Iterator[re.Match[str]]:
     """Every mention of an existing entry id in ``text``, but a hardware name (an L4 GPU, an M1 Mac)."""
-    for match in _ENTRY_ID.finditer(text):
-        found = match.group(0)
-        if found not in ids:
-            continue
-        if found in _HARDWARE and (
-            _HARDWARE_BEFORE.search(text[: match.start()]) or _HARDWARE_AFTER.match(text[match.end() :])
-        ):
-            continue
-        yield match
+    for chain in _ENTRY_ID.finditer(text):
+        for match in _ONE_ID.finditer(text, chain.start(), chain.end()):
+            found = match.group(0)
+            if found not in ids:
+                continue
+            if found in _HARDWARE and (
+                _HARDWARE_BEFORE.search(text[: match.start()]) or _HARDWARE_AFTER.match(text[match.end() :])
+            ):
+                continue
+            yield match
 
 
 def _id_links(text: str, ids: frozenset[str], root: str) -> list[Token] | None:
