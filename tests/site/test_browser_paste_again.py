@@ -16,6 +16,7 @@ from test_browser_after_paste import _contrast
 
 ROOT = Path(__file__).resolve().parents[2]
 GLOO_HANG = (ROOT / "tests/triage/fixtures/gloo/hang-n4-r1/combined.log").read_text(encoding="utf-8")
+GLOO_NAN = (ROOT / "tests/triage/fixtures/gloo/nan-n4-r0/combined.log").read_text(encoding="utf-8")
 NCCL_TIMEOUT = (ROOT / "tests/fixtures/oom/nccl_timeout.txt").read_text(encoding="utf-8")
 
 
@@ -108,13 +109,13 @@ def test_the_culprit_label_is_legible_in_both_themes(real_site: Path, browser, s
 def test_ids_in_the_advice_are_links(real_site: Path, browser) -> None:  # type: ignore[no-untyped-def]
     page = open_page(browser, 1280, 900)
     page.goto((real_site / "index.html").as_uri())
-    ctrl_v(page, "#paste-input", GLOO_HANG)  # no confident match: the advice names the closest entry
+    ctrl_v(page, "#paste-input", GLOO_NAN)  # no confident match: the advice names the one entry it covers
     advice = page.locator("#paste-results .advice").first
     advice.wait_for()
-    assert "D19" in advice.inner_text()
-    links = advice.locator("a", has_text="D19")
+    assert "P14" in advice.inner_text()
+    links = advice.locator("a", has_text="P14")
     assert links.count() >= 1
-    assert all((links.nth(n).get_attribute("href") or "").endswith("D19/index.html") for n in range(links.count()))
+    assert all((links.nth(n).get_attribute("href") or "").endswith("P14/index.html") for n in range(links.count()))
 
 
 def test_an_unconfirmed_pick_names_the_answer_above_it(real_site: Path, browser) -> None:  # type: ignore[no-untyped-def]
