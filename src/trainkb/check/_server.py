@@ -82,7 +82,11 @@ class ForkServer:
                 [spawn.get_executable(), *util._args_from_interpreter_flags(), "-c", command],  # type: ignore[attr-defined]
                 pass_fds=[theirs.fileno()],
                 env=self._environ,
+                # Not kb's own stdout/stderr: a snippet reaches its supervisor's through /proc and
+                # would write into kb's report; what a snippet prints comes through its own pipes.
                 stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
             )
         except BaseException:
             ours.close()
