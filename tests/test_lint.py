@@ -245,6 +245,15 @@ def test_github_format():
     )
 
 
+def test_github_format_spells_out_escape_sequences_as_plain_output_does():
+    from trainkb.lint import LintFinding
+
+    finding = LintFinding("a/D1-x.yaml", 3, 5, "\x1b]0;PWNED\x07\x1b[2Jevil", "unknown-key", "unknown key")
+    line = finding.github()
+    assert "\x1b" not in line and "\x07" not in line
+    assert "\\x1b]0;PWNED\\x07\\x1b[2Jevil: unknown key" in line
+
+
 def test_excludes_are_linted_like_signatures(make_catalogue):
     extra = (
         "signatures:\n"

@@ -119,3 +119,23 @@ def test_a_sweep_removes_only_folders_whose_kb_is_gone(tmp):
         alive.kill()
         alive.wait()
     assert sweep_abandoned(str(tmp)) == [str(alive_folder)]
+
+
+@pytest.mark.parametrize("kind", ["fifo", "symlink to fifo"])
+def test_a_sweep_skips_a_lock_that_is_not_a_regular_file_instead_of_blocking_on_it(tmp, kind):
+    # Any process of the user can plant one (a snippet sees the same TMPDIR); opening a FIFO
+    # for reading blocks until a writer comes, so every later `kb check` hung at start.
+    folder = tmp / f"{PREFIX}planted"
+    folder.mkdir()
+    fifo = tmp / "fifo"
+    os.mkfifo(fifo)
+    if kind == "fifo":
+        fifo.rename(folder / ".lock")
+    else:
+        (folder / ".lock").symlink_to(fifo)
+    env = dict(os.environ, TMPDIR=str(tmp))
+    code = "from trainkb.check._scratch import sweep_abandoned\nprint(sweep_abandoned())\n"
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+    assert folder.is_dir()

@@ -275,3 +275,20 @@ def test_a_stdout_that_fails_costs_the_printed_report_only(make_catalogue, tmp_p
         )
     assert json.loads(report.read_text(encoding="utf-8"))["results"][0]["status"] == "passed"
     assert "<testsuite" in junit.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_a_report_holding_a_non_json_number_is_refused_not_merged(tmp_path, capsys, constant):
+    # Python's json reads NaN and Infinity; written back out, the merge was no longer JSON.
+    source = sorted((Path(__file__).parents[2] / "reports").glob("*.json"))[0]
+    data = json.loads(source.read_text(encoding="utf-8"))
+    data["results"][0]["seconds"] = float(constant.replace("Infinity", "inf"))
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data), encoding="utf-8")
+    assert constant in bad.read_text(encoding="utf-8")
+    merged = tmp_path / "merged.json"
+    assert main(["report", "merge", str(bad), str(source), "-o", str(merged)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("kb: error:") and len(err.strip().splitlines()) == 1
+    assert f"{constant} is not a JSON number" in err
+    assert not merged.exists()

@@ -130,7 +130,7 @@ from multiprocessing.connection import Connection
 class Payload:
     def __reduce__(self):
         return (os.system, ("touch {marker}",))
-pipes = [o for o in gc.get_objects() if isinstance(o, Connection) and o.writable]
+pipes = [o for o in gc.get_objects() if isinstance(o, Connection) and not o.closed and o.writable]
 for pipe in pipes:
     try:
         pipe.send(Payload())
@@ -283,3 +283,37 @@ def test_a_check_that_cannot_start_all_its_ranks_leaves_no_folder(make_catalogue
     [result] = _run(make_catalogue, pool, check)
     assert result.status == "error" and "Too many open files" in result.message, result.message
     assert [p.name for p in temp.iterdir() if p.name.startswith("kb-check-")] == []
+
+
+_WRITE_RESULT_PIPE = (
+    "import gc, os, struct, time\n"
+    "from multiprocessing.connection import Connection\n"
+    "for c in [o for o in gc.get_objects() if isinstance(o, Connection) and not o.closed and o.writable]:\n"
+    "    os.write(c.fileno(), {data})\n"
+    "time.sleep({sleep})\n"
+)
+
+
+def test_a_part_message_on_the_result_pipe_does_not_hold_kb_past_the_timeout(make_catalogue, pool):
+    # A length header and one byte, then silence: a blocking read never reached the deadline.
+    code = _WRITE_RESULT_PIPE.format(data="struct.pack('!i', 1000) + b'x'", sleep=600)
+    started = time.monotonic()
+    [result] = _run(make_catalogue, pool, {"code": code, "expect": "ok", "timeout": 3})
+    assert time.monotonic() - started < 60
+    assert result.status == "failed", result.message
+    assert "timed out" in result.message
+
+
+def test_a_message_over_the_cap_is_refused_unread_and_said_so(make_catalogue, pool):
+    code = _WRITE_RESULT_PIPE.format(data="struct.pack('!i', -1) + struct.pack('!Q', 700 * 1024**2)", sleep=1)
+    [result] = _run(make_catalogue, pool, {"code": code, "expect": "ok", "timeout": 30})
+    assert result.status != "passed", result.message
+    assert "more than the 64 MiB" in result.message
+    assert "kill its parent" not in result.message
+
+
+def test_a_message_cut_short_by_the_snippets_exit_is_said_to_be_so(make_catalogue, pool):
+    code = _WRITE_RESULT_PIPE.format(data="struct.pack('!i', 1000) + b'x'", sleep=0)
+    [result] = _run(make_catalogue, pool, {"code": code, "expect": "ok", "timeout": 30})
+    assert result.status != "passed", result.message
+    assert "incomplete message" in result.message, result.message

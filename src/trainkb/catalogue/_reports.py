@@ -209,6 +209,12 @@ def _mutants_problem(block: Any) -> str | None:
     return None
 
 
+def _no_constant(name: str) -> Any:
+    """Python's json reads NaN and Infinity, which JSON has not: a report holding one is refused,
+    or `kb report merge` would write them back out."""
+    raise ValueError(f"{name} is not a JSON number")
+
+
 def read_report(path: Path) -> CheckReport:
     """A check report, validated; ValueError (or OSError) with the reason when it is not one."""
     with path.open("rb") as handle:
@@ -216,7 +222,7 @@ def read_report(path: Path) -> CheckReport:
     if len(raw) > MAX_REPORT_BYTES:
         raise ValueError(f"{path}: larger than {MAX_REPORT_BYTES // (1024 * 1024)} MB; not a check report")
     try:
-        data = json.loads(raw.decode("utf-8"))
+        data = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
     except (UnicodeDecodeError, ValueError) as exc:
         raise ValueError(f"{path}: not valid JSON ({exc})") from None
     except RecursionError:  # arrays or objects nested thousands deep: no report is shaped so

@@ -8,6 +8,7 @@ import math
 import os
 import pickle
 import shutil
+import struct
 import tempfile
 import threading
 import time
@@ -42,6 +43,10 @@ _TORCHRUN_VARS = (
     "TORCHELASTIC_RUN_ID",
 )
 
+
+# The largest message a check may send kb (outcomes and tracebacks are small; kb has no memory limit).
+MESSAGE_CAP = 64 * 1024**2
+_READ_CHUNK = 1024**2
 
 # How long a supervisor may take to report once its forkserver is gone (it reaps for up to 10 s).
 _LAST_WORD = 15.0
@@ -168,6 +173,30 @@ def _plain_message(data: bytes) -> dict[str, Any]:
     return message
 
 
+def _take_message(buffer: bytearray) -> bytes | str | None:
+    """Cut one whole message off the front of ``buffer`` (framed as ``Connection.send_bytes``
+    frames it); None while it is incomplete, a reason when kb refuses to read it."""
+    if len(buffer) < 4:
+        return None
+    (size,) = struct.unpack("!i", buffer[:4])
+    start = 4
+    if size == -1:  # a size that needs 8 bytes
+        if len(buffer) < 12:
+            return None
+        (size,) = struct.unpack("!Q", buffer[4:12])
+        start = 12
+    if size < 0 or size > MESSAGE_CAP:
+        return (
+            f"sent kb a message of {size} bytes on its result pipe, more than the {MESSAGE_CAP // 1024**2} MiB "
+            "kb reads (or not a message at all); kb stopped reading that pipe"
+        )
+    if len(buffer) < start + size:
+        return None
+    message = bytes(buffer[start : start + size])
+    del buffer[: start + size]
+    return message
+
+
 class _Launch:
     """The processes of one check, their pipes and what they reported."""
 
@@ -180,6 +209,7 @@ class _Launch:
         self.ranks = [RankState(rank) for rank in range(world)]
         self.processes = []
         self.results: dict[Connection, int] = {}
+        self._partial: dict[Connection, bytearray] = {}
         self.outputs: list[tuple[BoundedOutput, BoundedOutput]] = []
         try:
             # The code as a script file (spawn and forkserver workers re-import __main__ from it),
@@ -211,14 +241,46 @@ class _Launch:
         pool.keep_spares(min(options.jobs, waiting))  # no spare for a check that will never come
 
     def _receive(self, conn: Connection, rank: int) -> bool:
-        """Take one message (what the snippet raised, its outcome, or the supervisor's status); True
-        while more may come on this pipe. Anything else on the pipe ends it as if it had closed."""
+        """Read what the pipe holds now, without blocking, and take each whole message in it (what
+        the snippet raised, its outcome, or the supervisor's status); True while more may come on
+        this pipe. A part of a message waits for the rest, so a stalled writer cannot hold kb past
+        the check's deadline. Anything else on the pipe ends it as if it had closed."""
+        buffer = self._partial.setdefault(conn, bytearray())
         try:
-            message = _plain_message(conn.recv_bytes())
-        except (EOFError, OSError, pickle.UnpicklingError):
-            self.results.pop(conn, None)
-            conn.close()
-            return False
+            os.set_blocking(conn.fileno(), False)
+            chunk = os.read(conn.fileno(), _READ_CHUNK)
+        except BlockingIOError:
+            return True
+        except OSError:
+            chunk = b""
+        if not chunk:
+            if buffer:
+                self.ranks[rank].pipe_error = (
+                    f"left an incomplete message ({len(buffer)} bytes) on its result pipe, so kb could not read "
+                    "its outcome (did the snippet write to that pipe?)"
+                )
+            return self._close_result(conn)
+        buffer += chunk
+        while (taken := _take_message(buffer)) is not None:
+            if isinstance(taken, str):
+                self.ranks[rank].pipe_error = taken
+                return self._close_result(conn)
+            try:
+                message = _plain_message(taken)
+            except pickle.UnpicklingError:
+                return self._close_result(conn)
+            if not self._take(message, rank):
+                return self._close_result(conn)
+        return True
+
+    def _close_result(self, conn: Connection) -> bool:
+        self.results.pop(conn, None)
+        self._partial.pop(conn, None)
+        conn.close()
+        return False
+
+    def _take(self, message: dict[str, Any], rank: int) -> bool:
+        """Record one message; True while more may follow it."""
         state = self.ranks[rank]
         if message.get(EARLY_KEY):  # what the main code raised; the exit and its outcome come later
             state.outcome = message
@@ -231,16 +293,15 @@ class _Launch:
             state.outcome = message
             state.exitcode = message["exit_code"] & 0xFF
         state.reported = True
-        self.results.pop(conn, None)
-        conn.close()
         return False
 
     def _ended(self, rank: int) -> None:
         """The supervisor exited, or the forkserver that reports its exit died: read what it
         left (its status comes, or its pipe closes, once it and the snippet are gone); no
         status means it was killed itself."""
+        last = time.monotonic() + _LAST_WORD
         for conn, owner in list(self.results.items()):
-            while owner == rank and conn in self.results and conn.poll(_LAST_WORD):
+            while owner == rank and conn in self.results and conn.poll(max(0.0, last - time.monotonic())):
                 self._receive(conn, rank)
         state = self.ranks[rank]
         if state.running:

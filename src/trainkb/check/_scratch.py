@@ -14,6 +14,7 @@ import contextlib
 import fcntl
 import os
 import shutil
+import stat
 import tempfile
 import time
 
@@ -49,13 +50,19 @@ class RunFolder:
 def remove_if_abandoned(path: str, wait: float = 0.0) -> bool:
     """Remove ``path`` if the kb that made it is gone (its lock is free), waiting up to ``wait`` s
     for the lock; True if it was removed. A folder locked by a live kb is left alone."""
+    lock = os.path.join(path, _LOCK)
     try:
-        fd = os.open(os.path.join(path, _LOCK), os.O_RDONLY | os.O_CLOEXEC)
+        if not stat.S_ISREG(os.lstat(lock).st_mode):
+            return False  # a FIFO or device planted there would block an open: not kb's, left alone
+        # Non-blocking and no symlinks, and checked again once open: the name may be swapped meanwhile.
+        fd = os.open(lock, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOFOLLOW)
     except FileNotFoundError:
         return _remove_unlocked(path)
     except OSError:
         return False
     try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False
         deadline = time.monotonic() + wait
         while True:
             try:

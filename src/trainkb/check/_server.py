@@ -82,7 +82,11 @@ class ForkServer:
                 [spawn.get_executable(), *util._args_from_interpreter_flags(), "-c", command],  # type: ignore[attr-defined]
                 pass_fds=[theirs.fileno()],
                 env=self._environ,
+                # Not kb's own stdout/stderr: a snippet reaches its supervisor's through /proc and
+                # would write into kb's report; what a snippet prints comes through its own pipes.
                 stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
             )
         except BaseException:
             ours.close()
@@ -178,8 +182,25 @@ class ForkServer:
             self._drop(grace)
 
 
+def _wake_to_end(pid: int) -> None:
+    """Have a stopped supervisor end its check: a stopped process acts on no signal but SIGKILL, so
+    its parent-death SIGTERM waits; SIGTERM then SIGCONT lets it kill what it started and exit."""
+    if _is_stopped(pid):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGTERM)
+            os.kill(pid, signal.SIGCONT)
+
+
 class _Popen(popen_forkserver.Popen):
     """multiprocessing's forkserver Popen, talking to kb's server instead of the global one."""
+
+    def poll(self, flag: int = os.WNOHANG) -> int | None:
+        # The status pipe closes without a status when the server dies: its supervisor may still
+        # live, stopped, and would outlive kb with its check's processes.
+        code: int | None = super().poll(flag)
+        if code == 255 and self.pid is not None:
+            _wake_to_end(self.pid)
+        return code
 
     def _launch(self, process_obj: Any) -> None:
         server: ForkServer = process_obj._kb_server
@@ -329,6 +350,8 @@ def main(fd: int, preload: list[str], sys_path: list[str], folder: str | None = 
             os.close(child_r)
             for extra in inherited:
                 os.close(extra)
+    for pid in forked:  # a stopped supervisor would not act on its parent-death signal
+        _wake_to_end(pid)
     _kill_adopted(forked)
     if folder is not None:  # kb's lock on it is dropped in the same exit that closed the socket
         from ._scratch import remove_if_abandoned

@@ -24,6 +24,7 @@ class RankState:
     supervisor_lost: bool = False  # its supervisor died before reporting (the snippet killed its parent?)
     reported: bool = False  # its outcome or its supervisor's final status arrived
     interrupted: bool = False  # its supervisor was stopped from outside (kb's forkserver died, kb stopped)
+    pipe_error: str | None = None  # why kb stopped reading its result pipe (a message it refused)
 
     @property
     def running(self) -> bool:
@@ -86,6 +87,8 @@ def _died(state: RankState) -> str | None:
     """A description when the rank was killed by a signal it did not ask for, or kb failed it."""
     if (fault := _kb_fault(state)) is not None:
         return fault
+    if state.pipe_error is not None:
+        return f"rank {state.rank}: {state.pipe_error}"
     if state.supervisor_lost:
         return (
             f"rank {state.rank}: its supervisor process died ({_signal_name(state.exitcode)}) before the "

@@ -1,0 +1,77 @@
+"""A snippet that stops its supervisor (SIGSTOP) leaves nothing behind when kb or its forkserver dies.
+
+A stopped process acts on no signal but SIGKILL: the supervisor's parent-death SIGTERM stayed
+pending, and it, its snippet and what the snippet started outlived kb (and held its pipes open).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from helpers import checks_yaml, record
+from leftovers import marked_tmpdir, survivors, wait_for_no_survivors
+
+STOP_SUPERVISOR = (
+    "import os, signal, subprocess, time\n"
+    "subprocess.Popen(['setsid', 'sleep', '5050'])\n"
+    "os.kill(os.getppid(), signal.SIGSTOP)\n"
+)
+KILL_SERVER = (
+    "import os, signal, time\n"
+    "sup = os.getppid()\n"
+    "server = int(open(f'/proc/{sup}/stat').read().rsplit(')', 1)[1].split()[1])\n"
+    "os.kill(server, signal.SIGKILL)\n"
+    "time.sleep(1)\n"
+)
+
+
+def _kill_left(tmp: str) -> None:
+    for line in survivors(tmp):
+        os.kill(int(line.split()[0]), signal.SIGKILL)
+
+
+def _kb(root, tmp, *extra: str) -> subprocess.Popen[bytes]:
+    env = dict(os.environ, TMPDIR=tmp)
+    command = [sys.executable, "-m", "trainkb", "--catalogue", str(root), "check", "-j1", "--no-drift", *extra]
+    return subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+@pytest.mark.timeout(600)
+def test_a_stopped_supervisor_goes_when_kb_is_killed(make_catalogue):
+    code = STOP_SUPERVISOR + "time.sleep(300)\n"
+    root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml({"code": code, "expect": "ok"}))})
+    with marked_tmpdir() as path:
+        tmp = str(path)
+        proc = _kb(root, tmp, "--timeout", "200")
+        try:
+            deadline = time.monotonic() + 300
+            while not any("sleep 5050" in line for line in survivors(tmp)):
+                assert proc.poll() is None and time.monotonic() < deadline, "the check never started"
+                time.sleep(0.1)
+            time.sleep(1)  # the snippet stops its supervisor right after starting sleep
+            proc.kill()
+            proc.wait()
+            assert wait_for_no_survivors(tmp, 60) == []
+        finally:
+            proc.kill()
+            _kill_left(tmp)
+
+
+@pytest.mark.timeout(600)
+def test_a_stopped_supervisor_goes_when_its_forkserver_is_killed(make_catalogue):
+    checks = checks_yaml({"code": STOP_SUPERVISOR, "expect": "ok"}, {"code": KILL_SERVER, "expect": "ok"})
+    root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks)})
+    with marked_tmpdir() as path:
+        tmp = str(path)
+        proc = _kb(root, tmp, "--timeout", "10")
+        try:
+            proc.wait(timeout=400)
+            assert wait_for_no_survivors(tmp, 60) == []
+        finally:
+            proc.kill()
+            _kill_left(tmp)
