@@ -86,6 +86,9 @@ _UNVERIFIED = " (unverified name)"  # no expected type or category ends with thi
 # forkserver once (shared by every check it forks), then for the few modules loaded since.
 _held_before: dict[str, dict[str, Any]] = {}
 _started_ns = [0]  # when the snippet began (coarse clock: never later than a file's ctime)
+# A file system may round a ctime down (to its timestamp granularity, up to 2 s on some), so a
+# file the snippet writes can look a little older than the snippet; a library file is far older.
+_CTIME_SLACK_NS = 3_000_000_000
 
 
 def remember_modules() -> None:
@@ -112,7 +115,7 @@ def _library(name: str) -> object | None:
     ):
         return None
     try:
-        return module if os.stat(origin).st_ctime_ns < _started_ns[0] else None
+        return module if os.stat(origin).st_ctime_ns < _started_ns[0] - _CTIME_SLACK_NS else None
     except (OSError, ValueError):
         return None
 
