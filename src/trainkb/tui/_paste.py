@@ -9,7 +9,6 @@ from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.geometry import Offset
-from textual.message import Message
 from textual.strip import Strip
 from textual.widgets import TextArea
 
@@ -55,9 +54,6 @@ class PasteBox(TextArea):
     """
     COMPONENT_CLASSES: ClassVar[set[str]] = {"paste--evidence", "paste--mark"}
 
-    class Pasted(Message):
-        """A bracketed paste landed (as opposed to typing): the app may move on to the matches."""
-
     def __init__(self, text: str = "", *, id: str | None = None) -> None:
         super().__init__(text, soft_wrap=True, show_line_numbers=True, id=id)
         self.border_title = "Paste a traceback, log or symptom"
@@ -70,7 +66,6 @@ class PasteBox(TextArea):
         event.prevent_default()
         self.evidence_row = None
         self.app.clear_notifications()  # a toast about the last paste's answer would sit over this one's
-        self.post_message(self.Pasted())
         kept, _dropped = paste_tail(event.text) if len(event.text) > MAX_CHARS else (event.text, 0)
         self.replace(kept, self.document.start, self.document.end)
         self.move_cursor(self.document.end)

@@ -1,0 +1,89 @@
+"""Pilot tests (through Textual's real input parser) for the footer's keys right after a paste and while the entry
+pane loads: a key the footer shows does what it says, and an entry is marked unconfirmed only when it was picked
+from a differential's candidates."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from helpers import DJANGO, TRACEBACK
+from test_busy import _slow_markdown
+from test_flows import bracketed_paste, palette_jump, settle
+from textual._xterm_parser import XTermParser
+from textual.widgets import Static
+
+from trainkb._present import view
+from trainkb.tui import TrainKBApp
+from trainkb.tui._paste import PasteBox
+
+ROOT = Path(__file__).resolve().parents[2]
+SIGKILL = ROOT / "tests/triage/fixtures/nccl/sigkill-n2-r1/combined.log"  # a differential: D25 or M8
+D1_FIX = "model = DDP(model, find_unused_parameters=True)\n"
+
+
+def _type(app: TrainKBApp, keys: str) -> None:
+    """Bytes from the terminal, parsed as real input, with no pause for the app to catch up."""
+    for event in XTermParser().feed(keys):
+        app._driver.process_message(event)
+
+
+def _footer(app: TrainKBApp) -> set[str]:
+    return {key.description for key in app.query("FooterKey")}
+
+
+async def test_c_right_after_a_paste_copies_the_new_fix_and_types_nothing(
+    app: TrainKBApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(TrainKBApp, "NOTIFICATION_TIMEOUT", 600)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await bracketed_paste(pilot, app, DJANGO)
+        await pilot.press("ctrl+l")  # in the paste box, as after typing in it
+        await pilot.pause()
+        _type(app, "\x1b[200~" + TRACEBACK + "\x1b[201~c")  # `c` in the same read as the paste
+        await settle(pilot, app)
+        await pilot.pause(0.2)
+        await settle(pilot, app)
+        assert app.query_one("#paste", PasteBox).text == TRACEBACK
+        assert app.current_entry == "D1" and app.clipboard == D1_FIX
+        assert any("copied as soon as it shows" in str(n.message) for n in app._notifications)
+
+
+async def test_c_while_the_entry_loads_copies_it_once_shown(app: TrainKBApp, monkeypatch: pytest.MonkeyPatch) -> None:
+    async with app.run_test(size=(120, 40)) as pilot:
+        await bracketed_paste(pilot, app, DJANGO)
+        _slow_markdown(monkeypatch, 1.0)
+        _type(app, "\x1b[200~" + TRACEBACK + "\x1b[201~")
+        for _ in range(100):  # until the match shows and its entry is loading
+            await pilot.pause(0.05)
+            if app.query_one("#detail").border_title.startswith("Loading"):
+                break
+        await pilot.pause()
+        assert "Copy fix" in _footer(app)
+        _type(app, "c")
+        await pilot.pause()
+        assert app.clipboard == ""  # nothing of the last paste's answer
+        await pilot.pause(1.2)
+        await settle(pilot, app)
+        assert app.clipboard == D1_FIX
+
+
+async def test_only_an_entry_picked_from_the_candidates_is_marked_unconfirmed(real_app: TrainKBApp) -> None:
+    app = real_app
+    async with app.run_test(size=(120, 40)) as pilot:
+        await bracketed_paste(pilot, app, SIGKILL.read_text(encoding="utf-8"))
+        response = app.current_response
+        assert response is not None and view(response).kind == "differential"
+        candidates = [r.id for r in response.results]
+        assert "D8" not in candidates[:3] and candidates[0] in ("D25", "M8")
+        detail = app.query_one("#detail")
+        for target in ("D8", candidates[1]):  # not a candidate, and a candidate reached by Ctrl+P
+            await palette_jump(pilot, app, target)
+            assert app.current_entry == target, target
+            assert "unconfirmed" not in detail.border_title, target
+            assert not str(app.query_one("#title", Static).render()).startswith("UNCONFIRMED")
+        app.query_one("#results").focus()  # the candidates list, its first highlighted: Enter opens it
+        await pilot.pause()
+        _type(app, "\r")
+        await settle(pilot, app)
+        assert app.current_entry == candidates[0] and "unconfirmed" in detail.border_title
