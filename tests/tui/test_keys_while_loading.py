@@ -87,3 +87,17 @@ async def test_only_an_entry_picked_from_the_candidates_is_marked_unconfirmed(re
         _type(app, "\r")
         await settle(pilot, app)
         assert app.current_entry == candidates[0] and "unconfirmed" in detail.border_title
+
+
+async def test_enter_on_the_entry_on_screen_keeps_it_on_screen(app: TrainKBApp) -> None:
+    async with app.run_test(size=(120, 40)) as pilot:
+        await bracketed_paste(pilot, app, TRACEBACK)
+        detail = app.query_one("#detail")
+        blocks = list(app.query_one("#doc").children)
+        assert app.current_entry == "D1" and app.focused is app.query_one("#results") and blocks
+        _type(app, "\r")  # Enter on the match whose entry is shown
+        await pilot.pause()
+        assert detail.border_title == "D1"
+        await settle(pilot, app)
+        assert list(app.query_one("#doc").children) == blocks  # the same widgets: nothing was rendered again
+        assert app.focused is detail

@@ -234,24 +234,29 @@ class TrainKBApp(App[None]):
             del self.history[self.position + 1 :]
             self.history.append(entry_id)
             self.position = len(self.history) - 1
-        titles = {e.id: e.title for e in self.kb.catalogue.entries.values()}
         related = self.kb.related(entry_id)
         self._show_entry(entry_id, [target for _, target in related])
+        self._find_at = -1
+        self._highlight_evidence(entry_id)
+        verdict = self._verdict(entry_id, from_results)
+        detail = self.query_one("#detail", EntryView)
+        if detail.showing(entry_id, verdict):  # Enter on the entry on screen: rendering it again blanks it for seconds
+            self.workers.cancel_group(self, "detail")
+            return
+        titles = {e.id: e.title for e in self.kb.catalogue.entries.values()}
         self.run_worker(
             self._load(
-                self.query_one("#detail", EntryView).show(
+                detail.show(
                     *self.kb.header(entry_id),
                     self.kb.markdown(entry_id),
                     related,
                     titles,
-                    self._verdict(entry_id, from_results),
+                    verdict,
                 )
             ),
             exclusive=True,
             group="detail",
         )
-        self._find_at = -1
-        self._highlight_evidence(entry_id)
 
     def _show_entry(self, entry_id: str | None, links: list[str] | None = None) -> None:
         """What the entry pane shows, for the keys that act on it (c, d, o, a link's key)."""
