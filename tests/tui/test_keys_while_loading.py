@@ -15,6 +15,7 @@ from textual.widgets import Static
 
 from trainkb._present import view
 from trainkb.tui import TrainKBApp
+from trainkb.tui._help import KeysHelp
 from trainkb.tui._paste import PasteBox
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -101,3 +102,18 @@ async def test_enter_on_the_entry_on_screen_keeps_it_on_screen(app: TrainKBApp) 
         await settle(pilot, app)
         assert list(app.query_one("#doc").children) == blocks  # the same widgets: nothing was rendered again
         assert app.focused is detail
+
+
+async def test_f1_shows_quit_at_80x24_and_lists_no_copy_or_follow_over_a_differential(real_app: TrainKBApp) -> None:
+    app = real_app
+    async with app.run_test(size=(80, 24)) as pilot:
+        await bracketed_paste(pilot, app, SIGKILL.read_text(encoding="utf-8"))
+        assert app.current_response is not None and view(app.current_response).kind == "differential"
+        _type(app, "\x1bOP")  # F1
+        await pilot.pause()
+        await pilot.pause()
+        panel = app.screen.query_one(KeysHelp)
+        shown = "\n".join(panel.render_line(y).text for y in range(min(panel.size.height, app.size.height - 1)))
+        assert "Quit" in shown
+        assert "Copy fix" not in shown and "Follow the link" not in shown
+        assert "Copy diagnosis" in shown  # the differential's summary is there to copy
