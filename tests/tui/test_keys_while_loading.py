@@ -117,3 +117,11 @@ async def test_f1_shows_quit_at_80x24_and_lists_no_copy_or_follow_over_a_differe
         assert "Quit" in shown
         assert "Copy fix" not in shown and "Follow the link" not in shown
         assert "Copy diagnosis" in shown  # the differential's summary is there to copy
+
+
+async def test_the_ranks_panel_says_a_killed_rank_was_killed(real_app: TrainKBApp) -> None:
+    app = real_app
+    async with app.run_test(size=(120, 40)) as pilot:
+        await bracketed_paste(pilot, app, SIGKILL.read_text(encoding="utf-8"))
+        subtitle = str(app.query_one("#triage").border_subtitle)
+        assert "killed by a signal" in subtitle and "own-error" not in subtitle, subtitle
