@@ -14,6 +14,7 @@ from textual._xterm_parser import XTermParser
 from textual.widgets import Static
 
 from trainkb._present import view
+from trainkb.search import MAX_CHARS, paste_tail
 from trainkb.tui import TrainKBApp
 from trainkb.tui._help import KeysHelp
 from trainkb.tui._paste import PasteBox
@@ -125,3 +126,19 @@ async def test_the_ranks_panel_says_a_killed_rank_was_killed(real_app: TrainKBAp
         await bracketed_paste(pilot, app, SIGKILL.read_text(encoding="utf-8"))
         subtitle = str(app.query_one("#triage").border_subtitle)
         assert "killed by a signal" in subtitle and "own-error" not in subtitle, subtitle
+
+
+async def test_a_paste_cut_to_its_tail_says_so_and_numbers_lines_as_the_users(app: TrainKBApp) -> None:
+    steps = "".join(f"[rank0]: step {n} loss 0.{n % 97:02d}\n" for n in range(9000))
+    text = steps + TRACEBACK
+    assert len(text) > MAX_CHARS
+    kept, dropped = paste_tail(text)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await bracketed_paste(pilot, app, text)
+        box = app.query_one("#paste", PasteBox)
+        assert box.text == kept and dropped > 0
+        assert box.line_number_start == dropped + 1 and f"{dropped} before cut" in str(box.border_title)
+        assert app.current_entry == "D1"
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert box.line_number_start == 1 and "cut" not in str(box.border_title)

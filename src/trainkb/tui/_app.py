@@ -355,7 +355,7 @@ class TrainKBApp(App[None]):
     def action_clear_paste(self) -> None:
         """Empty the paste box and the matches, ready for the next paste."""
         self.action_focus_paste()
-        self.query_one("#paste", PasteBox).clear()
+        self.query_one("#paste", PasteBox).start_over()
 
     def action_escape(self) -> None:
         """Esc closes the keys panel when it is open, else goes back to the paste box."""
