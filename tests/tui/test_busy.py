@@ -48,8 +48,9 @@ async def test_a_new_entry_never_sits_over_the_last_ones_body(app: TrainKBApp, m
         doc = app.query_one("#doc", Markdown)
         title = _text(app, "#title")
         assert not ("D1" in title and doc.display and "fp16" in doc.source.lower()), title
-        await pilot.press("c")  # copies what is shown (nothing yet), not D1's code under P1's body
-        assert app.clipboard == ""
+        await pilot.press("c")  # never P1's code under D1's title: the copy waits for D1's body
+        assert app.clipboard in ("", "model = DDP(model, find_unused_parameters=True)\n")
+        assert any("copied as soon as it shows" in str(n.message) for n in app._notifications)
         await pilot.pause(1.5)
         await settle(pilot, app)
         assert "D1" in _text(app, "#title") and doc.display and "find_unused_parameters" in doc.source

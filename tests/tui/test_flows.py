@@ -106,6 +106,8 @@ async def test_enter_on_a_match_focuses_the_entry_and_ctrl_n_clears(app):
 
 async def test_f1_lists_the_apps_keys_first(app):
     async with app.run_test(size=(120, 40)) as pilot:
+        app.jump("D1")  # with an entry shown, where its copy and link keys act
+        await settle(pilot, app)
         await pilot.press("f1")
         await pilot.pause()
         described = [str(cell) for cell in app.screen.query_one("KeysHelp").table.columns[1]._cells]

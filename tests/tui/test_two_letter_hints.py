@@ -76,6 +76,8 @@ async def test_every_link_of_a_long_list_has_a_key_that_follows_it(
 async def test_f1_says_how_two_letter_keys_work(real_app: TrainKBApp) -> None:
     app = real_app
     async with app.run_test(size=(120, 40)) as pilot:
+        app.jump("M1")  # an entry with links, whose keys F1 then explains
+        await settle(pilot, app)
         await pilot.press("f1")
         await pilot.pause()
         rows = app.screen.query_one(KeysHelp).table.columns[1]._cells

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Awaitable
 from typing import ClassVar
 
 from textual import events, on, work
@@ -87,6 +88,7 @@ class TrainKBApp(App[None]):
         self._find_at = -1
         self.results_shown_at = 0.0
         self._pasted = False  # the text came from a paste: move on to the matches when they arrive
+        self._pending: str | None = None  # a copy asked for while the pane was loading: "fix 2", "diagnosis"
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -129,9 +131,8 @@ class TrainKBApp(App[None]):
             if self.screen is self.screen_stack[0] and not one_line_box:
                 self.query_one("#detail", EntryView).close_find()
                 self.query_one("#switcher", ContentSwitcher).current = "search-pane"
-                paste = self.query_one("#paste", PasteBox)
-                paste.focus(scroll_visible=False)
-                paste._forward_event(event)
+                self._take_paste()
+                self.query_one("#paste", PasteBox)._forward_event(event)
                 return
         await super().on_event(event)
 
@@ -153,10 +154,19 @@ class TrainKBApp(App[None]):
                 results.show(self.current_response)
 
     # --- search -------------------------------------------------------------------------
-    @on(PasteBox.Pasted)
-    def _paste_arrived(self) -> None:
+    def _take_paste(self) -> None:
+        """The last paste's answer is gone at once, and focus leaves the box before the next key is read: the
+        footer's keys then act (a copy waits for the answer) instead of typing into the paste."""
         self._pasted = True
-        self.query_one("#detail", EntryView).show_searching()  # the last paste's answer is gone at once
+        self._pending = None
+        self._show_entry(None)
+        self.current_response = None
+        self.query_one("#detail", EntryView).show_searching()
+        self.query_one("#paste").remove_class("-collapsed")  # the new paste in full until it is answered
+        results = self.query_one("#results", ResultsList)
+        results.searching()
+        self.screen.set_focus(results, scroll_visible=False)  # now: Widget.focus waits, and a key read with the
+        # paste (in the same burst of input) would reach the paste box first
 
     @on(TextArea.Changed, "#paste")
     def _text_changed(self, event: TextArea.Changed) -> None:
@@ -181,6 +191,7 @@ class TrainKBApp(App[None]):
         results = self.query_one("#results", ResultsList)
         results.show(response)
         if response is None:
+            self._pending = None  # an empty box: nothing will load
             self.query_one("#detail", EntryView).show_idle()
         matched = bool(response and response.results and response.status == "answered")
         if matched:
@@ -190,7 +201,7 @@ class TrainKBApp(App[None]):
             if response is not None:  # the entry pane says what is known: the differential, or the closest
                 self._show_entry(None)
                 detail = self.query_one("#detail", EntryView)
-                self.run_worker(detail.show_diagnosis(response), exclusive=True, group="detail")
+                self.run_worker(self._load(detail.show_diagnosis(response)), exclusive=True, group="detail")
         if self._pasted:  # a pasted traceback: the reader wants the fix (or the candidates), not the text
             self._pasted = False  # they pasted, and the footer's keys act on the list
             if matched:
@@ -223,22 +234,29 @@ class TrainKBApp(App[None]):
             del self.history[self.position + 1 :]
             self.history.append(entry_id)
             self.position = len(self.history) - 1
-        titles = {e.id: e.title for e in self.kb.catalogue.entries.values()}
         related = self.kb.related(entry_id)
         self._show_entry(entry_id, [target for _, target in related])
+        self._find_at = -1
+        self._highlight_evidence(entry_id)
+        verdict = self._verdict(entry_id, from_results)
+        detail = self.query_one("#detail", EntryView)
+        if detail.showing(entry_id, verdict):  # Enter on the entry on screen: rendering it again blanks it for seconds
+            self.workers.cancel_group(self, "detail")
+            return
+        titles = {e.id: e.title for e in self.kb.catalogue.entries.values()}
         self.run_worker(
-            self.query_one("#detail", EntryView).show(
-                *self.kb.header(entry_id),
-                self.kb.markdown(entry_id),
-                related,
-                titles,
-                self._verdict(entry_id, from_results),
+            self._load(
+                detail.show(
+                    *self.kb.header(entry_id),
+                    self.kb.markdown(entry_id),
+                    related,
+                    titles,
+                    verdict,
+                )
             ),
             exclusive=True,
             group="detail",
         )
-        self._find_at = -1
-        self._highlight_evidence(entry_id)
 
     def _show_entry(self, entry_id: str | None, links: list[str] | None = None) -> None:
         """What the entry pane shows, for the keys that act on it (c, d, o, a link's key)."""
@@ -252,15 +270,16 @@ class TrainKBApp(App[None]):
         self.query_one("#detail", EntryView).focus(scroll_visible=False)
 
     def _verdict(self, entry_id: str, from_results: bool = False) -> str | None:
-        """Why the current search answered with ``entry_id``; "guess" when it was only a candidate or the closest.
-        Reached by a link from an answer, a runner-up is an entry read on its own, not a guess at this paste."""
+        """Why the current search answered with ``entry_id``; "guess" when it was picked from the matches as only a
+        candidate or the closest. Reached any other way (a link, Ctrl+P, history), it is an entry read on its own,
+        not a guess at this paste."""
         response = self.current_response
         if response is None or entry_id not in {r.id for r in response.results}:
             return None
         shown = view(response)
         if shown.kind == "answer" and response.results[0].id == entry_id:
             return response.why or "its signature matched"
-        return "guess" if from_results or shown.kind != "answer" else None
+        return "guess" if from_results else None
 
     def _highlight_evidence(self, entry_id: str) -> None:
         response = self.current_response
@@ -336,7 +355,7 @@ class TrainKBApp(App[None]):
     def action_clear_paste(self) -> None:
         """Empty the paste box and the matches, ready for the next paste."""
         self.action_focus_paste()
-        self.query_one("#paste", PasteBox).clear()
+        self.query_one("#paste", PasteBox).start_over()
 
     def action_escape(self) -> None:
         """Esc closes the keys panel when it is open, else goes back to the paste box."""
@@ -356,10 +375,12 @@ class TrainKBApp(App[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Keys that act on the shown entry are hidden while the pane shows none (a key in the footer that does
-        nothing would look broken); a letter with no link is off."""
+        nothing would look broken); a letter with no link is off. A copy pressed while the pane loads waits for it."""
         if action == "follow_hint":
             typed = self.hint_typed + str(parameters[0])
             return any(key.startswith(typed) for key in hint_labels(len(self.links)))
+        if action in ("copy_fix", "copy_block", "copy_diagnosis") and self.query_one("#detail", EntryView).busy:
+            return True  # the copy waits for what is loading (_flush_pending)
         if action == "copy_diagnosis" and self.shown is None:  # a differential or the closest entries: their summary
             return self.current_response is not None and bool(self.current_response.results)
         return self.shown is not None or action not in ("copy_fix", "follow")
@@ -382,6 +403,8 @@ class TrainKBApp(App[None]):
 
     def action_copy_block(self, n: int) -> None:
         """Copy the n-th code block of the fix (1-based): a fix's blocks are alternatives, not one snippet."""
+        if self._wait(str(n), f"fix block {n}" if n > 1 else "fix"):
+            return
         entry_id = self._shown_entry()
         if entry_id is None:
             return
@@ -395,15 +418,17 @@ class TrainKBApp(App[None]):
         code = blocks[n - 1]
         self.copy_to_clipboard(code)
         which = f"block {n} of {len(blocks)}" if len(blocks) > 1 else "code"
-        more = f"; 1-{len(blocks)} copy the others" if len(blocks) > 1 and n == 1 else ""
+        others = "2 copies the other" if len(blocks) == 2 else f"2-{len(blocks)} copy the others"
+        more = f"; {others}" if len(blocks) > 1 and n == 1 else ""
         self.notify(f"Copied {entry_id}'s fix {which} ({plural(len(code.splitlines()), 'line')}){more}.")
 
     def action_copy_diagnosis(self) -> None:
         """A Markdown summary of what the paste is and how to fix it, for an issue tracker or a chat: the entry
         shown, or the differential's candidates (or the closest entry) while the pane shows those."""
-        detail = self.query_one("#detail", EntryView)
+        if self._wait("diagnosis", "diagnosis"):
+            return
         response = self.current_response
-        if self.shown is None and response is not None and response.results and not detail.busy:
+        if self.shown is None and response is not None and response.results:
             shown = view(response)
             self.copy_to_clipboard(diagnosis(response, self._link))
             named = " ".join(row.result.id for row in shown.rows[: shown.leads or 1])
@@ -415,17 +440,34 @@ class TrainKBApp(App[None]):
         self.copy_to_clipboard(self._diagnosis(entry_id))
         self.notify(f"Copied a Markdown diagnosis naming {entry_id} to the clipboard.")
 
+    def _wait(self, copy: str, what: str) -> bool:
+        """While the pane loads, a copy is kept for when it has loaded (a toast says so); True when it was kept."""
+        if not self.query_one("#detail", EntryView).busy:
+            return False
+        self._pending = copy
+        self.notify(f"Still loading: the {what} is copied as soon as it shows.")
+        return True
+
+    def _flush_pending(self) -> None:
+        """The pane has loaded: run the copy asked for while it was loading."""
+        pending, self._pending = self._pending, None
+        if pending == "diagnosis":
+            self.action_copy_diagnosis()
+        elif pending is not None:
+            self.action_copy_block(int(pending))
+
+    async def _load(self, loading: Awaitable[None]) -> None:
+        """Fill the entry pane (a worker of the "detail" group: a newer one cancels it), then any waiting copy."""
+        await loading
+        self.refresh_bindings()  # the copy keys offered while it loaded may not apply to what it shows
+        self._flush_pending()
+
     def _shown_entry(self) -> str | None:
         """The entry on screen, which the copy keys act on; None (and a word why) while none is."""
-        detail = self.query_one("#detail", EntryView)
-        if detail.entry_id is None:
-            why = (
-                "Wait: the entry is still loading."
-                if detail.busy
-                else "Open an entry first: Enter on a match or candidate."
-            )
-            self.notify(why, severity="warning")
-        return detail.entry_id
+        entry_id = self.query_one("#detail", EntryView).entry_id
+        if entry_id is None:
+            self.notify("Open an entry first: Enter on a match or candidate.", severity="warning")
+        return entry_id
 
     def _diagnosis(self, entry_id: str) -> str:
         """The search's diagnosis when the entry is one of its results, else the entry read on its own."""

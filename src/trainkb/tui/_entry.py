@@ -104,6 +104,7 @@ class EntryView(VerticalScroll):
         yield OptionList(id="related")
 
     entry_id: str | None = None  # whose fix and body are on screen (what the copy keys act on); None: no entry
+    verdict: str | None = None  # why search answered with it, as its header says
     busy = False  # a search or an entry's render is under way, and the pane says so
 
     def on_mount(self) -> None:
@@ -165,7 +166,12 @@ class EntryView(VerticalScroll):
             self._related(related, titles)
             self._ready(entry.id)
 
+    def showing(self, entry_id: str, verdict: str | None) -> bool:
+        """The entry is on screen, fully loaded, with this verdict: nothing to render."""
+        return not self.busy and self.entry_id == entry_id and self.verdict == verdict
+
     def _header(self, entry: Entry, where: str, aliases: str, verdict: str | None) -> None:
+        self.verdict = verdict
         guess = verdict == "guess"
         self.border_title = f"{entry.id} · unconfirmed candidate" if guess else entry.id
         self.set_class(guess, "-guess")

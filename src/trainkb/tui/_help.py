@@ -1,4 +1,4 @@
-"""F1: trainkb's own keys first, then those of the focused box (Textual's panel lists the
+"""F1: trainkb's own keys that act now, Quit first, then those of the focused box (Textual's panel lists the
 focused TextArea's thirty editing keys before the app's)."""
 
 from __future__ import annotations
@@ -55,20 +55,22 @@ class KeysHelp(Static):
         table.add_column(justify="right", style="bold")
         table.add_column()
         table.add_row("", Text("trainkb", style="bold underline"))
+        table.add_row("ctrl+q", "Quit")  # first: a short terminal cuts the panel's end
+        table.add_row("ctrl+p", "Jump to an entry (palette)")
         for binding in self.app.BINDINGS:
             if not isinstance(binding, Binding) or not binding.description:
                 continue
             if binding.id and binding.id.startswith("copy-block-"):  # nine keys, one row
-                if binding.id == "copy-block-1":
+                if binding.id == "copy-block-1" and self.app.check_action("copy_fix", ()):
                     table.add_row("1-9", "Copy the n-th fix block")
                 continue
             if binding.id and binding.id.startswith("follow-"):  # a letter per link, one row
-                if binding.id == f"follow-{HINTS[0]}":
+                if binding.id == f"follow-{HINTS[0]}" and self.app.check_action("follow_hint", (HINTS[0],)):
                     table.add_row("a-z", "Follow the link showing that key (two letters: press both, Esc cancels)")
                 continue
+            if "(" not in binding.action and not self.app.check_action(binding.action, ()):
+                continue  # a key that does nothing here (copy the fix of a differential) is not listed
             table.add_row(_keys(self.app, binding), binding.description)
-        table.add_row("ctrl+p", "Jump to an entry (palette)")
-        table.add_row("ctrl+q", "Quit")
         focused = self.app.focused
         seen = {b.key for b in self.app.BINDINGS if isinstance(b, Binding)}
         own = [

@@ -9,7 +9,6 @@ from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.geometry import Offset
-from textual.message import Message
 from textual.strip import Strip
 from textual.widgets import TextArea
 
@@ -18,6 +17,7 @@ from ..search import MAX_CHARS, SearchResponse, paste_tail
 __all__ = ["PasteBox", "message_column", "read_from"]
 
 _MARK = "▶"
+TITLE = "Paste a traceback, log or symptom"
 _LOG_PREFIX = re.compile(r"(?:\s*\[[^\]\n]*\]:?)+\s*")  # torchrun's [default0]:[rank0]: and glog's [E1126 … file:689]
 
 
@@ -55,12 +55,9 @@ class PasteBox(TextArea):
     """
     COMPONENT_CLASSES: ClassVar[set[str]] = {"paste--evidence", "paste--mark"}
 
-    class Pasted(Message):
-        """A bracketed paste landed (as opposed to typing): the app may move on to the matches."""
-
     def __init__(self, text: str = "", *, id: str | None = None) -> None:
         super().__init__(text, soft_wrap=True, show_line_numbers=True, id=id)
-        self.border_title = "Paste a traceback, log or symptom"
+        self.border_title = TITLE
         self.evidence_row: int | None = None
 
     async def _on_paste(self, event: events.Paste) -> None:
@@ -70,16 +67,23 @@ class PasteBox(TextArea):
         event.prevent_default()
         self.evidence_row = None
         self.app.clear_notifications()  # a toast about the last paste's answer would sit over this one's
-        self.post_message(self.Pasted())
-        kept, _dropped = paste_tail(event.text) if len(event.text) > MAX_CHARS else (event.text, 0)
+        kept, dropped = paste_tail(event.text) if len(event.text) > MAX_CHARS else (event.text, 0)
+        self.line_number_start = dropped + 1  # the gutter numbers the lines as the user's own paste does
+        self.border_title = f"Paste: lines {dropped + 1}- kept, the {dropped} before cut" if dropped else TITLE
         self.replace(kept, self.document.start, self.document.end)
         self.move_cursor(self.document.end)
         if len(kept) < len(event.text):  # search reads no more of a paste than this
             self.notify(
-                f"Pasted {len(event.text) / 1e6:.1f} MB; kept the last {len(kept) // 1024} KB "
-                f"(tracebacks end at the bottom).",
+                f"Pasted {len(event.text) / 1e6:.1f} MB; kept the last {len(kept) // 1024} KB, "
+                f"from line {dropped + 1} (tracebacks end at the bottom).",
                 timeout=6,
             )
+
+    def start_over(self) -> None:
+        """Empty, numbered from 1 again, under its first title."""
+        self.clear()
+        self.line_number_start = 1
+        self.border_title = TITLE
 
     def highlight_line(self, line: int) -> None:
         """Mark a 1-based input line (the evidence of a match) and scroll it into view."""

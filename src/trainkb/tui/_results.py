@@ -53,6 +53,12 @@ class ResultsList(OptionList):
         measured at the old width, so the list's length (and its thumb) depended on what settled first."""
         self._clear_caches()
 
+    def searching(self) -> None:
+        """A paste is being searched: the last paste's matches are gone, so Enter cannot open one of them."""
+        self.clear_options()
+        self.add_option(Option(Text("Searching…", style="dim"), disabled=True))
+        self.border_subtitle = ""
+
     def show(self, response: SearchResponse | None) -> None:
         self.clear_options()
         if response is None:
@@ -87,4 +93,4 @@ class ResultsList(OptionList):
             advice = inline_code(printable(shown.advice, newlines=False))  # `django` in bold, not in backticks
             advice.stylize("italic")
             self.add_option(Option(advice, disabled=True))
-        self.border_subtitle = f"{response.query_kind} · Enter: read"
+        self.border_subtitle = f"{response.query_kind} · Enter: read" if shown.rows else response.query_kind

@@ -9,6 +9,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from ..ranklog import DECIDE
 from ..triage import Triage
 from ._entry import inline_code
 
@@ -16,6 +17,18 @@ __all__ = ["TriagePanel"]
 
 WHAT_CHARS = 160  # of a rank's error, cut at a word (the whole line is in the paste box)
 _STYLE = {"culprit": "bold red", "suspect": "bold yellow", "victim": "dim", "unharmed": "dim"}
+
+
+def _basis(triage: Triage) -> str:
+    """Why the culprit was named, in the triage's words: a rank killed by a signal printed no error of its own."""
+    if triage.basis != "own-error":
+        return triage.basis
+    culprits = [v for v in triage.ranks if v.role == "culprit"]
+    if len(culprits) > 1:
+        return f"ranks {', '.join(str(v.rank) for v in culprits)} failed on their own at about the same time"
+    if culprits and culprits[0].how in ("signal", "exited"):
+        return f"rank {culprits[0].rank} {DECIDE.how[culprits[0].how]}"
+    return DECIDE.basis[triage.basis]
 
 
 class TriagePanel(VerticalScroll):
@@ -62,7 +75,7 @@ class TriagePanel(VerticalScroll):
         if triage.collect:
             lines.append(Text("Next time:", style="bold"))
             lines += [Text.assemble("• ", inline_code(tip)) for tip in triage.collect]
-        self.border_subtitle = f"{len(triage.ranks)} ranks · {triage.basis}"
+        self.border_subtitle = f"{len(triage.ranks)} ranks · {_basis(triage)}"
         self.text = Text("\n").join(lines)
         self.query_one("#triage-text", Static).update(self.text)
         self.scroll_home(animate=False)
