@@ -142,3 +142,31 @@ async def test_a_paste_cut_to_its_tail_says_so_and_numbers_lines_as_the_users(ap
         await pilot.press("ctrl+n")
         await pilot.pause()
         assert box.line_number_start == 1 and "cut" not in str(box.border_title)
+
+
+async def test_back_and_forward_keep_a_picked_candidate_a_candidate(real_app: TrainKBApp) -> None:
+    """Back from a candidate returns to the differential it was picked from; Forward opens it marked unconfirmed
+    again, and a second Back reaches the entry read before the paste."""
+    app = real_app
+    async with app.run_test(size=(120, 40)) as pilot:
+        await bracketed_paste(pilot, app, TRACEBACK)
+        before = app.current_entry
+        assert before is not None
+        await bracketed_paste(pilot, app, SIGKILL.read_text(encoding="utf-8"))
+        response = app.current_response
+        assert response is not None and view(response).kind == "differential"
+        first = response.results[0].id
+        detail = app.query_one("#detail")
+        _type(app, "\r")  # the candidates list has focus, its first highlighted
+        await settle(pilot, app)
+        assert app.current_entry == first and "unconfirmed" in detail.border_title
+        await pilot.press("left_square_bracket")
+        await settle(pilot, app)
+        assert app.current_entry is None and "unconfirmed" not in detail.border_title  # the differential again
+        await pilot.press("right_square_bracket")
+        await settle(pilot, app)
+        assert app.current_entry == first and "unconfirmed" in detail.border_title
+        for _ in range(2):
+            await pilot.press("left_square_bracket")
+            await settle(pilot, app)
+        assert app.current_entry == before and detail.border_title == before

@@ -80,6 +80,9 @@ class TrainKBApp(App[None]):
         self.initial_text = initial_text
         self.blink = blink
         self.history: list[str] = []
+        self.picked: list[
+            bool
+        ] = []  # per history step: opened as a guess (an unconfirmed candidate), not read on its own
         self.position = -1
         self.shown: str | None = None  # the entry in the pane; None while it shows a differential or nothing
         self.links: list[str] = []  # the shown entry's links, in the order of their keys (hint_labels)
@@ -230,15 +233,19 @@ class TrainKBApp(App[None]):
         if entry_id not in self.kb.catalogue.entries:
             self.notify(f"unknown entry {entry_id}", severity="warning")
             return
+        verdict = self._verdict(entry_id, from_results)
         if record and (self.position < 0 or self.history[self.position] != entry_id):
             del self.history[self.position + 1 :]
+            del self.picked[self.position + 1 :]
             self.history.append(entry_id)
+            self.picked.append(verdict == "guess")
             self.position = len(self.history) - 1
+        elif record:
+            self.picked[self.position] = verdict == "guess"
         related = self.kb.related(entry_id)
         self._show_entry(entry_id, [target for _, target in related])
         self._find_at = -1
         self._highlight_evidence(entry_id)
-        verdict = self._verdict(entry_id, from_results)
         detail = self.query_one("#detail", EntryView)
         if detail.showing(entry_id, verdict):  # Enter on the entry on screen: rendering it again blanks it for seconds
             self.workers.cancel_group(self, "detail")
@@ -324,19 +331,42 @@ class TrainKBApp(App[None]):
 
     # Not `action_back`: Textual's own (async) App.action_back pops a screen, and stays usable.
     def action_history_back(self) -> None:
-        """The previous entry; from a differential, the last entry read."""
+        """The previous entry; from a candidate picked from the differential on screen, that differential; from a
+        differential, the last entry read."""
+        if self.shown is not None and self._picked_from_diagnosis():
+            self.position -= 1  # Forward opens the candidate again
+            self._show_diagnosis_again()
+            return
         if self.shown is not None and self.position > 0:
             self.position -= 1
         elif self.shown is not None or self.position < 0:
             return
-        self.open_entry(self.history[self.position], record=False)
+        self.open_entry(self.history[self.position], record=False, from_results=self.picked[self.position])
         self._focus_entry()
 
     def action_history_forward(self) -> None:
         if self.position < len(self.history) - 1:
             self.position += 1
-            self.open_entry(self.history[self.position], record=False)
+            self.open_entry(self.history[self.position], record=False, from_results=self.picked[self.position])
             self._focus_entry()
+
+    def _picked_from_diagnosis(self) -> bool:
+        """The entry on screen was picked from the candidates (or closest entries) the matches still list."""
+        response = self.current_response
+        if response is None or self.position < 0 or not self.picked[self.position]:
+            return False
+        answered = bool(response.results) and response.status == "answered"
+        return not answered and self.shown in {r.id for r in response.results}
+
+    def _show_diagnosis_again(self) -> None:
+        """Back to the differential (or the closest entries) the candidate was picked from."""
+        response = self.current_response
+        assert response is not None
+        self._show_entry(None)
+        self.query_one("#paste", PasteBox).clear_mark()
+        detail = self.query_one("#detail", EntryView)
+        self.run_worker(self._load(detail.show_diagnosis(response)), exclusive=True, group="detail")
+        self.query_one("#results").focus()
 
     # --- actions ------------------------------------------------------------------------
     def action_toggle_help(self) -> None:
