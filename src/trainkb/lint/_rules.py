@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -283,19 +284,22 @@ def _check_tell_patterns(out: _Collector, entry: Entry) -> None:
                         out.add(entry.id, loc, "tell-groups", f"the regex has no named group {', '.join(missing)}")
 
 
+def _expectations(entry: Entry) -> Iterator[tuple[tuple[str | int, ...], str, str]]:
+    """Each check's expected exception or warning: where it sits, its class name and its message pattern."""
+    for i, check in enumerate(entry.checks):
+        expect = check.expect
+        if isinstance(expect, ExpectRaises):
+            yield ("checks", i, "expect", "raises"), expect.raises.type, expect.raises.match
+        elif isinstance(expect, ExpectWarns):
+            yield ("checks", i, "expect", "warns"), expect.warns.category, expect.warns.match
+
+
 def _check_expect_patterns(out: _Collector, entry: Entry) -> None:
     """A check's expected-message pattern runs under RE2 in `kb check`; one RE2 refuses would make the
     check an error, and one that backtracks exponentially hangs whoever runs it with Python's re
     (``pytest.raises(match=...)``, a reader trying it out), so both are refused here."""
-    for i, check in enumerate(entry.checks):
-        expect = check.expect
-        if isinstance(expect, ExpectRaises):
-            loc: tuple[str | int, ...] = ("checks", i, "expect", "raises", "match")
-            pattern = expect.raises.match
-        elif isinstance(expect, ExpectWarns):
-            loc, pattern = ("checks", i, "expect", "warns", "match"), expect.warns.match
-        else:
-            continue
+    for where, _, pattern in _expectations(entry):
+        loc = (*where, "match")
         unsupported = re2_error(pattern)
         if unsupported is not None:
             out.add(
@@ -322,15 +326,8 @@ _CLASS_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*", re.ASCII)
 def _check_expect_types(out: _Collector, entry: Entry) -> None:
     """An expected exception or warning class is one class name: `kb check` compares it with the names
     of the raised class's bases, so `A|B` or `ValueError, TypeError` can never match and fails for ever."""
-    for i, check in enumerate(entry.checks):
-        expect = check.expect
-        if isinstance(expect, ExpectRaises):
-            loc: tuple[str | int, ...] = ("checks", i, "expect", "raises", "type")
-            name = expect.raises.type
-        elif isinstance(expect, ExpectWarns):
-            loc, name = ("checks", i, "expect", "warns", "category"), expect.warns.category
-        else:
-            continue
+    for where, name, _ in _expectations(entry):
+        loc = (*where, "type" if where[-1] == "raises" else "category")
         if _CLASS_NAME.fullmatch(name) is None:
             out.add(
                 entry.id,
