@@ -127,6 +127,18 @@ checks:
 """
 
 
+def run_sample_checks(make_catalogue, pool, *checks: dict, timeout: float = 60.0, jobs: int = 1) -> list:
+    """Run checks of one sample record (D1) in the session's warm pool; their results in order."""
+    from trainkb.catalogue import load_catalogue
+    from trainkb.check import RunOptions, environment_block, run_tasks, select_tasks
+
+    root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml(*checks))})
+    cat = load_catalogue(root)
+    assert cat.problems == []
+    env = environment_block(pool.env | {"packages": {}}, root)
+    return run_tasks(select_tasks(cat), RunOptions(timeout=timeout, jobs=jobs), pool, env)
+
+
 def team_paste() -> str:
     """The failure as torch prints it here (real output, not a copy of the record's example)."""
     run = subprocess.run([sys.executable, "-c", "import torch; torch.empty(3 - 4)"], capture_output=True, text=True)

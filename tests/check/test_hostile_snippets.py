@@ -14,19 +14,13 @@ import threading
 import time
 
 import pytest
-from helpers import checks_yaml, record
+from helpers import run_sample_checks
 
-from trainkb.catalogue import load_catalogue
-from trainkb.check import RunOptions, environment_block, run_tasks, select_tasks
 from trainkb.check._verdict import RankState, decide
 
 
 def _run(make_catalogue, pool, *checks, timeout=120.0):
-    root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml(*checks))})
-    cat = load_catalogue(root)
-    assert cat.problems == []
-    env = environment_block(pool.env | {"packages": {}}, root)
-    return run_tasks(select_tasks(cat), RunOptions(timeout=timeout, jobs=1), pool, env)
+    return run_sample_checks(make_catalogue, pool, *checks, timeout=timeout)
 
 
 def test_a_forked_child_that_exits_cleanly_does_not_pass_a_failing_parent(make_catalogue, pool):

@@ -8,18 +8,11 @@ that breaks the traceback or linecache module, or empties sys.modules, still rai
 from __future__ import annotations
 
 import pytest
-from helpers import checks_yaml, record
-
-from trainkb.catalogue import load_catalogue
-from trainkb.check import RunOptions, environment_block, run_tasks, select_tasks
+from helpers import run_sample_checks
 
 
 def _run(make_catalogue, pool, *checks, timeout=60.0):
-    root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml(*checks))})
-    cat = load_catalogue(root)
-    assert cat.problems == []
-    env = environment_block(pool.env | {"packages": {}}, root)
-    return run_tasks(select_tasks(cat), RunOptions(timeout=timeout, jobs=2), pool, env)
+    return run_sample_checks(make_catalogue, pool, *checks, timeout=timeout, jobs=2)
 
 
 HANGS = {"hangs": {"seconds": 3}}

@@ -5,18 +5,11 @@ forkserver method re-import ``__main__`` from a real file, so a function it defi
 from __future__ import annotations
 
 import pytest
-from helpers import checks_yaml, record
-
-from trainkb.catalogue import load_catalogue
-from trainkb.check import RunOptions, environment_block, run_tasks, select_tasks
+from helpers import run_sample_checks
 
 
 def _run(make_catalogue, pool, *checks):
-    root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml(*checks))})
-    cat = load_catalogue(root)
-    assert cat.problems == []
-    env = environment_block(pool.env | {"packages": {}}, root)
-    return run_tasks(select_tasks(cat), RunOptions(timeout=60.0, jobs=1), pool, env)
+    return run_sample_checks(make_catalogue, pool, *checks)
 
 
 WORKER = (
