@@ -243,3 +243,34 @@ def test_a_job_left_writing_sees_epipe_when_the_reader_goes_away(tmp_path):
     while not failed.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert failed.exists()
+
+
+def test_a_script_without_a_shebang_runs_under_sh_as_a_shell_runs_it(tmp_path):
+    """execvp's ENOEXEC rule: `sh -c ./s` and `env ./s` run a text file without `#!` with /bin/sh."""
+    script = tmp_path / "noshebang"
+    script.write_text('echo "hi $1"; exit 4\n')
+    script.chmod(0o755)
+    plain = subprocess.run(["sh", "-c", f"{script} there"], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run([*KB_RUN, "--", str(script), "there"], capture_output=True, text=True, timeout=120)
+    assert (plain.returncode, plain.stdout) == (4, "hi there\n")
+    assert (proc.returncode, proc.stdout) == (plain.returncode, plain.stdout), proc.stderr
+
+
+def test_a_binary_for_another_machine_keeps_its_exec_format_error(tmp_path):
+    """Not run as a script (bash refuses it too): its first line holds a NUL byte."""
+    binary = tmp_path / "foreign"
+    binary.write_bytes(b"\x7fELF\x02\x01\x01\x00" + bytes(56) + b"\n")
+    binary.chmod(0o755)
+    proc = subprocess.run([*KB_RUN, "--", str(binary)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 126
+    assert "Exec format error" in proc.stderr
+
+
+def test_with_stdin_closed_the_command_sees_it_closed_as_without_kb():
+    """kb's own pipes may take descriptor 0; the command must still find its stdin closed, not one of them."""
+    probe = f"{sys.executable} -c 'import sys; print(sys.stdin is None)'; cat; echo \\$?"
+    plain = subprocess.run(["bash", "-c", f'sh -c "{probe}" <&-'], capture_output=True, text=True, timeout=60)
+    kb = " ".join([*KB_RUN, "--", "sh", "-c", f'"{probe}"'])
+    proc = subprocess.run(["bash", "-c", f"{kb} <&-"], capture_output=True, text=True, timeout=120)
+    assert plain.stdout == "True\n1\n"
+    assert proc.stdout == plain.stdout and proc.returncode == plain.returncode, proc.stderr
