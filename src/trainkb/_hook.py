@@ -74,20 +74,17 @@ MARKER_PREFIX = "trainkb-hook-"
 MARKER_MAX_AGE = 3600.0  # seconds: a job's ranks fail within a minute of each other (torchrun SIGKILLs after 30 s)
 
 
-def _boot_seconds() -> float | None:
-    """Now, in the clock /proc gives process start times in; None where there is none."""
-    clock = getattr(time, "CLOCK_BOOTTIME", None)
-    return None if clock is None else time.clock_gettime(clock)
-
-
 def _started_at() -> float | None:
-    """When this process started, in seconds since boot (field 22 of /proc/self/stat); None if unknown."""
+    """When this process started, on the wall clock (so a claim from before a reboot is older); None
+    where /proc or the boot clock cannot tell. /proc/self/stat's field 22 counts ticks since boot."""
+    clock = getattr(time, "CLOCK_BOOTTIME", None)
     try:
         with open("/proc/self/stat", "rb") as handle:
             ticks = int(handle.read().rsplit(b")", 1)[1].split()[19])
-        return ticks / os.sysconf("SC_CLK_TCK")
+        since_boot = ticks / os.sysconf("SC_CLK_TCK")
     except (OSError, IndexError, ValueError):
         return None
+    return None if clock is None else time.time() - (time.clock_gettime(clock) - since_boot)
 
 
 def _claim(marker: str) -> bool:
@@ -119,7 +116,7 @@ def _claim(marker: str) -> bool:
                 return False
             os.lseek(fd, 0, os.SEEK_SET)
             os.ftruncate(fd, 0)
-            os.write(fd, f"{_boot_seconds() or 0.0:.3f}".encode())
+            os.write(fd, f"{time.time():.3f}".encode())
             return True
         finally:
             os.close(fd)
