@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import uuid
 
 import pytest
 from helpers import record
@@ -61,15 +60,6 @@ def test_threads_are_covered(env):
     proc = python(code, env)
     assert "Exception in thread" in proc.stderr
     assert "D1  A sample failure" in proc.stderr
-
-
-def test_once_per_distinct_error_across_ranks(env, tmp_path):
-    # Two ranks of one job: same launcher (this process), same job id, a world of two.
-    job = {**env, "TORCHELASTIC_RUN_ID": f"test-{uuid.uuid4().hex}", "WORLD_SIZE": "2"}
-    first, second = python(SCRIPT, job), python(SCRIPT, job)
-    assert "D1  A sample" in first.stderr
-    assert "D1  A sample" not in second.stderr  # another rank, same error: printed once
-    assert "Traceback" in second.stderr  # but its own traceback is untouched
 
 
 def test_import_and_install_are_cheap():

@@ -8,12 +8,15 @@ wrong in trainkb's part is swallowed, because a diagnostic must never hide the e
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import os
 import signal
+import stat
 import sys
 import tempfile
 import threading
+import time
 import traceback
 from collections.abc import Callable, Iterator
 from types import TracebackType
@@ -67,6 +70,78 @@ def _job_id() -> str | None:
     return "\0".join(parts)
 
 
+MARKER_PREFIX = "trainkb-hook-"
+MARKER_MAX_AGE = 3600.0  # seconds: a job's ranks fail within a minute of each other (torchrun SIGKILLs after 30 s)
+
+
+def _started_at() -> float | None:
+    """When this process started, on the wall clock (so a claim from before a reboot is older); None
+    where /proc or the boot clock cannot tell. /proc/self/stat's field 22 counts ticks since boot."""
+    clock = getattr(time, "CLOCK_BOOTTIME", None)
+    try:
+        with open("/proc/self/stat", "rb") as handle:
+            ticks = int(handle.read().rsplit(b")", 1)[1].split()[19])
+        since_boot = ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return None
+    return None if clock is None else time.time() - (time.clock_gettime(clock) - since_boot)
+
+
+def _claim(marker: str) -> bool:
+    """Whether this process is the first of its job to claim ``marker``.
+
+    A claim counts only for processes that were already running when it was made: the ranks of a
+    job start together, before any of them fails, while the same script rerun from the same shell
+    (same launcher) starts after the last run's claim and so advises again. The marker holds the
+    claim's time and is read and written under a lock, so two ranks never both claim it.
+    """
+    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    while True:
+        fd = os.open(marker, flags, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                if not os.path.samestat(os.fstat(fd), os.stat(marker, follow_symlinks=False)):
+                    continue  # removed as stale meanwhile: claim the new one
+            except FileNotFoundError:
+                continue
+            if os.fstat(fd).st_uid != os.getuid():
+                return True  # another user's file under our name: no say over our advice
+            try:
+                claimed: float | None = float(os.read(fd, 64).decode())
+            except ValueError:  # empty: made an instant ago by a rank that has not written yet
+                claimed = None
+            started = _started_at()
+            if claimed is not None and (started is None or claimed >= started):
+                return False
+            os.lseek(fd, 0, os.SEEK_SET)
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{time.time():.3f}".encode())
+            return True
+        finally:
+            os.close(fd)
+
+
+def _remove_old_markers(folder: str) -> None:
+    """Remove this user's markers untouched for MARKER_MAX_AGE; one a rank holds locked is left alone."""
+    cutoff = time.time() - MARKER_MAX_AGE
+    with contextlib.suppress(OSError), os.scandir(folder) as entries:
+        for entry in entries:
+            if not entry.name.startswith(MARKER_PREFIX):
+                continue
+            with contextlib.suppress(OSError):
+                info = entry.stat(follow_symlinks=False)
+                if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid() or info.st_mtime > cutoff:
+                    continue
+                fd = os.open(entry.path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    if os.path.samestat(os.fstat(fd), os.stat(entry.path, follow_symlinks=False)):
+                        os.unlink(entry.path)
+                finally:
+                    os.close(fd)
+
+
 def _first_time_for_this_job(text: str) -> bool:
     """True in exactly one rank of a job for each distinct error (the same error in 8 ranks prints once)."""
     job = _job_id()
@@ -74,14 +149,13 @@ def _first_time_for_this_job(text: str) -> bool:
         return True
     last = text.strip().splitlines()[-1] if text.strip() else ""
     digest = hashlib.sha256(f"{job}\0{os.getuid()}\0{last}".encode()).hexdigest()[:20]
-    marker = os.path.join(tempfile.gettempdir(), f"trainkb-hook-{digest}")
+    folder = tempfile.gettempdir()
     try:
-        os.close(os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
-    except FileExistsError:
-        return False
+        first = _claim(os.path.join(folder, f"{MARKER_PREFIX}{digest}"))
     except OSError:
         return True
-    return True
+    _remove_old_markers(folder)
+    return first
 
 
 @contextlib.contextmanager

@@ -15,14 +15,16 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import errno
 import os
 import select
+import shutil
 import signal
 import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 __all__ = ["FORWARDED", "GuardedJob", "Job", "start"]
 
@@ -48,6 +50,25 @@ def _die_with(parent: int) -> Callable[[], None]:
             os._exit(137)
 
     return arm
+
+
+def _popen(cmd: Sequence[str], **options: Any) -> subprocess.Popen[bytes]:
+    """Start ``cmd``; a text file without a `#!` line is run by /bin/sh, as execvp and a shell do
+    (POSIX: ENOEXEC falls back to the shell). A binary for another machine keeps its error, as in bash."""
+    try:
+        return subprocess.Popen(list(cmd), **options)
+    except OSError as exc:
+        if exc.errno != errno.ENOEXEC:
+            raise
+        path = cmd[0] if "/" in cmd[0] else shutil.which(cmd[0])
+        try:
+            with open(path or cmd[0], "rb") as handle:
+                first_line = handle.read(256).split(b"\n", 1)[0]
+        except OSError:
+            first_line = b"\0"
+        if path is None or b"\0" in first_line:
+            raise
+        return subprocess.Popen(["/bin/sh", path, *cmd[1:]], **options)
 
 
 def _children(pid: int) -> list[int]:
@@ -120,7 +141,7 @@ def _guard(cmd: Sequence[str], out: int, err: int, env: Mapping[str, str], life:
         if signal.getsignal(signum) != signal.SIG_IGN:  # and what kb was started ignoring (nohup, `&`) stays ignored
             signal.signal(signum, lambda *_: None)
     try:
-        command = subprocess.Popen(list(cmd), stdout=out, stderr=err, env=env, preexec_fn=_die_with(os.getpid()))
+        command = _popen(cmd, stdout=out, stderr=err, env=env, preexec_fn=_die_with(os.getpid()))
     except OSError as exc:
         os.write(report, f"E {exc.errno or 0}\n".encode())
         return
@@ -232,8 +253,8 @@ class _PlainJob:
 
     def __init__(self, cmd: Sequence[str], out: int, err: int, env: Mapping[str, str], mask: Iterable[int]) -> None:
         blocked = set(mask)
-        self._process = subprocess.Popen(
-            list(cmd),
+        self._process = _popen(
+            cmd,
             stdout=out,
             stderr=err,
             env=env,

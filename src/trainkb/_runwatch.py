@@ -20,6 +20,8 @@ stream waiting stops holding it back; a progress bar redrawn with `\\r` never ho
 
 kb returns when the command exits, as a shell does, after copying what was already written:
 a background job the command leaves holding the output (`sleep 60 &`) does not keep it waiting.
+Such a job's later output goes on through a relay process, which copies it as long as the job
+holds the output, as if the job wrote to kb's stdout and stderr itself.
 """
 
 from __future__ import annotations
@@ -392,6 +394,8 @@ def watch(
                     break
             streams.release(time.monotonic(), everything=True)
             returncode = child.wait()
+            if streams.readers:  # a job the command left still holds its output: keep passing it on
+                _relay(streams.readers)
     except BaseException:  # whatever stops us must not leave the command, or what it started, running unwatched
         child.abort()
         raise
@@ -417,3 +421,44 @@ def _write_all(fd: int, data: bytes) -> OSError | None:
             return exc
         view = view[written:]
     return None
+
+
+def _relay(readers: dict[int, int]) -> None:
+    """Hand the streams still open to a process of their own, which copies them to their targets until
+        every writer has closed them. It runs in a session of its own, as the job does, so a Ctrl-C meant
+        for the next command spares it; when a target's reader goes away, the stream is closed, so the job
+        gets SIGPIPE/EPIPE as it would without kb. Twice forked: nothing is left for kb to reap. Where no
+    process can be made, the streams close with kb, as they would if the job's writes had failed."""
+    try:
+        pid = os.fork()
+    except OSError:
+        return
+    if pid == 0:
+        try:
+            os.setsid()
+            if os.fork() == 0:
+                _copy_until_closed(readers)
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+
+
+def _copy_until_closed(readers: dict[int, int]) -> None:
+    for signum in _HANDLED:  # kb's handlers would signal a group that is not ours
+        signal.signal(signum, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_SETMASK, ())
+    keep = {*readers, *readers.values()}
+    for name in os.listdir("/proc/self/fd") if os.path.isdir("/proc/self/fd") else []:
+        if int(name) not in keep:
+            with contextlib.suppress(OSError):
+                os.close(int(name))
+    open_streams = {fd: target for target, fd in readers.items()}
+    while open_streams:
+        for fd in select.select(list(open_streams), [], [])[0]:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:  # EIO: a pseudo-terminal none of whose holders is left
+                chunk = b""
+            if not chunk or _write_all(open_streams[fd], chunk) is not None:
+                del open_streams[fd]
+                os.close(fd)

@@ -7,9 +7,11 @@ pipe. So the stream is read to its end and only the last few megabytes are kept.
 
 from __future__ import annotations
 
+import os
+import stat
 from typing import BinaryIO
 
-__all__ = ["PIPE_TAIL_BYTES", "RUN_TAIL_BYTES", "read_tail"]
+__all__ = ["PIPE_TAIL_BYTES", "RUN_TAIL_BYTES", "SEEK_ABOVE", "read_tail", "skip_to_tail"]
 
 # Kept of a pipe or file, more than the paste limit (search.MAX_CHARS, what search reads): a launcher's
 # log names the rank that broke first well above the last traceback, and triage reads every line kept.
@@ -17,6 +19,10 @@ PIPE_TAIL_BYTES = 4 * 1024 * 1024
 # `kb run`'s ring buffer of a job's output, held for the job's whole life (days), so smaller than a pipe's
 # tail; still more than search reads, for a one-rank job's log (`--tail-bytes` changes it).
 RUN_TAIL_BYTES = 256 * 1024
+# A regular file longer than this is not read whole: kb seeks to its tail (a 20 GB log would take
+# minutes), at the cost of not knowing how many lines came before. Below it, reading all of it
+# costs well under a second and keeps line numbers exact.
+SEEK_ABOVE = 256 * 1024 * 1024
 CHUNK_BYTES = 1024 * 1024
 NEWLINE_SEARCH = 2_000  # bytes past a cut searched for a line start, so the tail begins on a whole line
 
@@ -45,3 +51,24 @@ def read_tail(stream: BinaryIO, keep: int = PIPE_TAIL_BYTES) -> tuple[bytes, int
             dropped += 1
             del buffer[: newline + 1]
     return bytes(buffer), dropped
+
+
+def skip_to_tail(handle: BinaryIO, keep: int) -> int:
+    """For a regular file with more than SEEK_ABOVE bytes left, seek to its last ``keep`` bytes (to the
+    line start just past that point, when there is one); how many bytes were skipped, 0 when none.
+    A pipe or a device is left as it is: only reading it to its end reaches its tail."""
+    try:
+        info = os.fstat(handle.fileno())
+        position = handle.tell()
+    except (OSError, ValueError):  # no descriptor (a test's BytesIO), or not seekable
+        return 0
+    if not stat.S_ISREG(info.st_mode) or info.st_size - position <= max(SEEK_ABOVE, keep):
+        return 0
+    start = info.st_size - keep
+    handle.seek(start)
+    head = handle.read(NEWLINE_SEARCH)
+    newline = head.find(b"\n")
+    if 0 <= newline < len(head) - 1:
+        start += newline + 1
+    handle.seek(start)
+    return start - position

@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .._tail import read_tail
-from .._terminal import emit, json_text
+from .._tail import PIPE_TAIL_BYTES, read_tail, skip_to_tail
+from .._terminal import emit, json_text, say
 from ..catalogue import AREA_FILE
 from ._common import catalogue_roots
 from ._exit import Exit, UsageError
@@ -35,11 +35,15 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def _read_stdin() -> tuple[str, int]:
-    """The tail of stdin and the number of its first line (`train.py 2>&1 | kb search` may pipe gigabytes)."""
+    """The tail of stdin and the number of its first line (`train.py 2>&1 | kb search` may pipe gigabytes;
+    a large file as stdin is read from its tail, its first line then numbered 1, as kb says)."""
     stream = getattr(sys.stdin, "buffer", None)
     if stream is None:
         return sys.stdin.read(), 1
+    skipped = skip_to_tail(stream, PIPE_TAIL_BYTES)
     tail, dropped = read_tail(stream)
+    if skipped:
+        say(f"kb: read the end of stdin only ({skipped} bytes skipped); line numbers count from there\n")
     return tail.decode("utf-8", errors="replace"), dropped + 1
 
 

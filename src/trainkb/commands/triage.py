@@ -41,7 +41,10 @@ def _readable_kind(mode: int) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..triage import read_chunks, to_json, to_text, triage_path, triage_text
+    from ..triage import read_chunks, stream_chunks, to_json, to_text, triage_path, triage_text
+
+    def warn(message: str) -> None:
+        say(f"kb: warning: {message}\n")
 
     catalogue = None if args.no_match else catalogue_roots(args)
     match = catalogue is not None
@@ -51,11 +54,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         if source in (None, "-"):
             stream = getattr(sys.stdin, "buffer", None)
-            chunks = (
-                (b.decode("utf-8", "replace") for b in iter(lambda: stream.read(1 << 22), b""))
-                if stream
-                else iter([sys.stdin.read()])
-            )
+            chunks = stream_chunks(stream, "stdin", warn) if stream else iter([sys.stdin.read()])
             triage = triage_text(chunks, catalogue=catalogue, match=match)
         else:
             path = Path(source)
@@ -66,9 +65,9 @@ def run(args: argparse.Namespace) -> int:
                     f"not a log file or folder (a device or socket): {source}; pipe the output in with '-'"
                 )
             triage = (
-                triage_path(path, catalogue=catalogue, match=match, warn=lambda m: say(f"kb: warning: {m}\n"))
+                triage_path(path, catalogue=catalogue, match=match, warn=warn)
                 if path.is_dir() or path.suffix == ".json"
-                else triage_text(read_chunks(path), catalogue=catalogue, match=match)
+                else triage_text(read_chunks(path, warn), catalogue=catalogue, match=match)
             )
     except OSError as exc:
         raise UsageError(f"cannot read {source}: {exc.strerror or exc}") from None

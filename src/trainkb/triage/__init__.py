@@ -8,7 +8,7 @@ reading and the decision are ``trainkb.ranklog``'s; the catalogue is consulted, 
 from __future__ import annotations
 
 from ..ranklog import RankVerdict, Triage, decide, is_multirank
-from ._input import read_chunks, triage_block, triage_path, triage_text
+from ._input import read_chunks, stream_chunks, triage_block, triage_path, triage_text
 from ._report import to_json, to_text
 
 __all__ = [
@@ -17,6 +17,7 @@ __all__ = [
     "decide",
     "is_multirank",
     "read_chunks",
+    "stream_chunks",
     "to_json",
     "to_text",
     "triage_block",

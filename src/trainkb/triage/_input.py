@@ -7,11 +7,13 @@ saved next to it) are read as interleaved output.
 
 from __future__ import annotations
 
+import io
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
+from .._tail import SEEK_ABOVE, skip_to_tail
 from ..ranklog import CHUNK, Reader, Triage, decide, decide_text, is_multirank
 
 if TYPE_CHECKING:
@@ -20,16 +22,28 @@ if TYPE_CHECKING:
 
     Catalogue = PathList | Index | None  # where search finds the entries (see search.search)
 
-__all__ = ["explain", "read_chunks", "triage_block", "triage_path", "triage_reader", "triage_text"]
+__all__ = ["explain", "read_chunks", "stream_chunks", "triage_block", "triage_path", "triage_reader", "triage_text"]
 
 TEXT_SUFFIXES = (".log", ".txt", ".out", ".err")
 MAX_FILES = 4096  # a folder with more is not a torchrun log folder; read this many
 
 
-def read_chunks(path: Path) -> Iterator[str]:
-    with path.open("r", encoding="utf-8", errors="replace", newline="") as f:
-        while chunk := f.read(CHUNK):
-            yield chunk
+def read_chunks(path: Path, warn: Callable[[str], None] | None = None) -> Iterator[str]:
+    """A log's text in pieces; of a file over SEEK_ABOVE bytes, its last SEEK_ABOVE bytes (``warn`` hears so)."""
+    with path.open("rb") as raw:
+        yield from stream_chunks(raw, str(path), warn)
+
+
+def stream_chunks(raw: BinaryIO, name: str, warn: Callable[[str], None] | None = None) -> Iterator[str]:
+    """Text read from ``raw`` in pieces, from its tail when it is a long regular file (see read_chunks)."""
+    skipped = skip_to_tail(raw, SEEK_ABOVE)
+    if skipped and warn is not None:
+        kept = SEEK_ABOVE >> 20
+        warn(f"{name}: read its last {kept} MiB only ({skipped} bytes skipped); line numbers count from there")
+    text = io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline="")
+    while chunk := text.read(CHUNK):
+        yield chunk
+    text.detach()  # the caller closes ``raw``
 
 
 def explain(triage: Triage, reader: Reader, catalogue: Catalogue, whole: str | None = None) -> None:
@@ -103,20 +117,20 @@ def _rank_dirs(root: Path) -> dict[int, Path]:
     return found[max(found, key=key)]
 
 
-def _feed_dir(reader: Reader, path: Path) -> None:
+def _feed_dir(reader: Reader, path: Path, warn: Callable[[str], None] | None) -> None:
     ranks = _rank_dirs(path)
     layout = {p for d in ranks.values() for p in d.iterdir()}
     for rank, folder in sorted(ranks.items()):
         for name in ("stdout.log", "stderr.log"):
             if (folder / name).is_file():
-                reader.feed_chunks(read_chunks(folder / name), rank, str(folder / name))
+                reader.feed_chunks(read_chunks(folder / name, warn), rank, str(folder / name))
         if (folder / "error.json").is_file():
             reader.feed_error_file(
                 (folder / "error.json").read_text(encoding="utf-8", errors="replace"), rank, str(folder / "error.json")
             )
     others = sorted(p for p in path.iterdir() if p.is_file() and p.suffix in TEXT_SUFFIXES and p not in layout)
     for other in others[:MAX_FILES]:
-        reader.feed_chunks(read_chunks(other), None, str(other))
+        reader.feed_chunks(read_chunks(other, warn), None, str(other))
 
 
 def triage_path(
@@ -125,14 +139,14 @@ def triage_path(
     """Triage a log file, an error.json, or a folder of per-rank logs; ``warn`` hears of each file left out."""
     reader = Reader()
     if path.is_dir():
-        _feed_dir(reader, path)
+        _feed_dir(reader, path, warn)
     elif path.suffix == ".json":
         rank = path.parent.name
         reader.feed_error_file(
             path.read_text(encoding="utf-8", errors="replace"), int(rank) if rank.isdigit() else 0, str(path)
         )
     else:
-        reader.feed_chunks(read_chunks(path))
+        reader.feed_chunks(read_chunks(path, warn))
     if warn is not None:
         for message in reader.skipped:
             warn(message)
@@ -164,7 +178,7 @@ def triage_block(
         reader = Reader()
         files = log_dir is not None and log_dir.is_dir()
         if log_dir is not None and files:
-            _feed_dir(reader, log_dir)
+            _feed_dir(reader, log_dir, None)
         reader.feed(tail)
         # without per-rank files, the entry is search's for the same tail, as kb run's matches below it
         triage = triage_reader(reader, catalogue, whole=None if files else tail)
