@@ -101,6 +101,14 @@ def test_cli_build_json_and_refusal(
     assert "was not made by `kb site build`" in capsys.readouterr().err
 
 
+def test_catalogue_may_follow_site_build(make_catalogue: Callable[..., Path], tmp_path: Path) -> None:
+    """`kb site build -o S --catalogue L` works as docs/cli.md says `--catalogue` does after any command."""
+    out = tmp_path / "out"
+    assert main(["site", "build", "-o", str(out), "--catalogue", str(make_catalogue(RECORDS))]) == 0
+    assert sorted(p.name for p in out.iterdir() if p.name[0] == "D") == ["D1", "D2", "D3"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["catalogue", "out"]  # no build folder left beside it
+
+
 def test_cli_base_url_sets_the_404_page(make_catalogue: Callable[..., Path], tmp_path: Path) -> None:
     out = tmp_path / "out"
     assert (
