@@ -1,0 +1,60 @@
+"""A rebuild of the site replaces the old one in one step: a killed build leaves the old site whole.
+
+The old site used to be removed before the new one was written, so a build killed midway left a
+partial site (no home page, some entry pages) that `kb site serve` went on serving.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+
+def _children(pid: int) -> list[int]:
+    found: list[int] = []
+    with contextlib.suppress(OSError):
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with contextlib.suppress(OSError):
+                found.extend(int(p) for p in Path(f"/proc/{pid}/task/{task}/children").read_text().split())
+    return found
+
+
+def _tree(folder: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest() for p in folder.rglob("*") if p.is_file()
+    }
+
+
+def _build(out: Path) -> subprocess.Popen[bytes]:
+    env = dict(os.environ, SOURCE_DATE_EPOCH="946684800")
+    command = [sys.executable, "-m", "trainkb", "site", "build", "-o", str(out)]
+    return subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
+@pytest.mark.timeout(600)
+def test_a_build_killed_midway_leaves_the_old_site_and_no_litter(tmp_path):
+    out = tmp_path / "site"
+    assert _build(out).wait(timeout=300) == 0
+    before = _tree(out)
+    assert "index.html" in before
+    kb = _build(out)
+    deadline = time.monotonic() + 120
+    while not _children(kb.pid) and kb.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    if kb.poll() is not None:
+        pytest.skip("the build finished before it could be killed")
+    kb.kill()
+    kb.wait()
+    time.sleep(1)  # its page-rendering workers follow it
+    assert _tree(out) == before
+    assert _build(out).wait(timeout=300) == 0  # the next build removes what the killed one left
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+    assert _tree(out) == before  # same input, same stamp: the same site
