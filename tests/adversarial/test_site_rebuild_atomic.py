@@ -34,7 +34,8 @@ def _tree(folder: Path) -> dict[str, str]:
 
 def _build(out: Path) -> subprocess.Popen[bytes]:
     env = dict(os.environ, SOURCE_DATE_EPOCH="946684800")
-    command = [sys.executable, "-m", "trainkb", "site", "build", "-o", str(out)]
+    catalogue = Path(__file__).resolve().parents[2] / "catalogue"  # big enough to render in parallel workers
+    command = [sys.executable, "-m", "trainkb", "--catalogue", str(catalogue), "site", "build", "-o", str(out)]
     return subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 

@@ -13,6 +13,7 @@ import pytest
 from helpers import checks_yaml, record
 
 from trainkb.cli import main
+from trainkb.site import _build as site_build
 from trainkb.site import make_server, site_dir
 
 LINKED = record(
@@ -55,6 +56,17 @@ def test_same_input_gives_byte_identical_output_but_for_the_stamp(build_small: C
     differ = [name for name in first if first[name] != later[name]]
     assert differ == ["index.html"]
     assert first["index.html"].replace(b"2001-01-01", b"2002-02-02") == later["index.html"]
+
+
+def test_a_rebuild_without_renameat2_replaces_the_site_and_leaves_nothing_beside_it(
+    build_small: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the kernel cannot swap two folders in one step, the old site moves aside and is removed."""
+    first = _files(build_small(RECORDS))
+    monkeypatch.setattr(site_build, "_exchange", lambda _one, _other: False)
+    out = build_small(RECORDS)
+    assert _files(out) == first
+    assert sorted(p.name for p in out.parent.iterdir()) == ["_site", "catalogue"]
 
 
 def test_verification_matrix_shows_status_and_date(build_small: Callable[..., Path]) -> None:

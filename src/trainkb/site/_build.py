@@ -13,6 +13,7 @@ import os
 import re
 import secrets
 import shutil
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -106,17 +107,18 @@ def _swap_in(building: Path, target: Path) -> None:
         return
     if not _exchange(building, target):  # no renameat2: the old site moves aside for a moment
         aside = _new_sibling(target)
+        (aside / MARKER).touch()  # what a kill leaves here is the next build's to remove
         os.rename(target, aside / "old")
         os.rename(building, target)
-        (aside / MARKER).touch()
         building = aside
     shutil.rmtree(building)
 
 
 def _exchange(one: Path, other: Path) -> bool:
     """Swap two paths atomically (Linux renameat2 RENAME_EXCHANGE); False where that is not offered."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    renameat2 = getattr(libc, "renameat2", None)
+    if sys.platform != "linux":
+        return False
+    renameat2 = getattr(ctypes.CDLL(None, use_errno=True), "renameat2", None)
     if renameat2 is None:
         return False
     at_fdcwd, rename_exchange = -100, 2
