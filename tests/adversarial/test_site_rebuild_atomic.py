@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import record
 
 
 def _children(pid: int) -> list[int]:
@@ -32,21 +33,30 @@ def _tree(folder: Path) -> dict[str, str]:
     }
 
 
-def _build(out: Path) -> subprocess.Popen[bytes]:
+def _build(catalogue: Path, out: Path) -> subprocess.Popen[bytes]:
     env = dict(os.environ, SOURCE_DATE_EPOCH="946684800")
-    catalogue = Path(__file__).resolve().parents[2] / "catalogue"  # big enough to render in parallel workers
     command = [sys.executable, "-m", "trainkb", "--catalogue", str(catalogue), "site", "build", "-o", str(out)]
     return subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
+def _built(catalogue: Path, out: Path) -> int:
+    kb = _build(catalogue, out)
+    try:
+        return kb.wait(timeout=600)
+    finally:
+        kb.kill()
+
+
 @pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
-@pytest.mark.timeout(600)
-def test_a_build_killed_midway_leaves_the_old_site_and_no_litter(tmp_path):
+@pytest.mark.timeout(1800)
+def test_a_build_killed_midway_leaves_the_old_site_and_no_litter(make_catalogue, tmp_path):
+    # Enough entries that the pages render in worker processes, whose start marks "midway".
+    catalogue = make_catalogue({f"alpha/D{i}-sample.yaml": record(f"D{i}") for i in range(1, 121)})
     out = tmp_path / "site"
-    assert _build(out).wait(timeout=300) == 0
+    assert _built(catalogue, out) == 0
     before = _tree(out)
     assert "index.html" in before
-    kb = _build(out)
+    kb = _build(catalogue, out)
     deadline = time.monotonic() + 120
     while not _children(kb.pid) and kb.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)
@@ -56,6 +66,6 @@ def test_a_build_killed_midway_leaves_the_old_site_and_no_litter(tmp_path):
     kb.wait()
     time.sleep(1)  # its page-rendering workers follow it
     assert _tree(out) == before
-    assert _build(out).wait(timeout=300) == 0  # the next build removes what the killed one left
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+    assert _built(catalogue, out) == 0  # the next build removes what the killed one left
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["catalogue", "site"]
     assert _tree(out) == before  # same input, same stamp: the same site
