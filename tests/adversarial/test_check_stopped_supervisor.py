@@ -35,10 +35,20 @@ def _kill_left(tmp: str) -> None:
         os.kill(int(line.split()[0]), signal.SIGKILL)
 
 
-def _kb(root, tmp, *extra: str) -> subprocess.Popen[bytes]:
+def _kb(root, tmp, *extra: str, group: bool = False) -> subprocess.Popen[bytes]:
     env = dict(os.environ, TMPDIR=tmp)
     command = [sys.executable, "-m", "trainkb", "--catalogue", str(root), "check", "-j1", "--no-drift", *extra]
-    return subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return subprocess.Popen(
+        command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=group
+    )
+
+
+def _await_sleep(proc: subprocess.Popen[bytes], tmp: str) -> None:
+    deadline = time.monotonic() + 300
+    while not any("sleep 5050" in line for line in survivors(tmp)):
+        assert proc.poll() is None and time.monotonic() < deadline, "the check never started"
+        time.sleep(0.1)
+    time.sleep(1)  # the snippet stops its supervisor right after starting sleep
 
 
 @pytest.mark.timeout(600)
@@ -49,11 +59,7 @@ def test_a_stopped_supervisor_goes_when_kb_is_killed(make_catalogue):
         tmp = str(path)
         proc = _kb(root, tmp, "--timeout", "200")
         try:
-            deadline = time.monotonic() + 300
-            while not any("sleep 5050" in line for line in survivors(tmp)):
-                assert proc.poll() is None and time.monotonic() < deadline, "the check never started"
-                time.sleep(0.1)
-            time.sleep(1)  # the snippet stops its supervisor right after starting sleep
+            _await_sleep(proc, tmp)
             proc.kill()
             proc.wait()
             assert wait_for_no_survivors(tmp, 60) == []
@@ -72,6 +78,24 @@ def test_a_stopped_supervisor_goes_when_its_forkserver_is_killed(make_catalogue)
         try:
             proc.wait(timeout=400)
             assert wait_for_no_survivors(tmp, 60) == []
+        finally:
+            proc.kill()
+            _kill_left(tmp)
+
+
+@pytest.mark.timeout(600)
+def test_a_stopped_supervisor_goes_when_kbs_process_group_is_killed(make_catalogue):
+    """`kill -9 -- -PGID` (a CI runner's cancel, the OOM killer's group kill) takes kb and its forkserver at once."""
+    code = STOP_SUPERVISOR + "time.sleep(300)\n"
+    root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml({"code": code, "expect": "ok"}))})
+    with marked_tmpdir() as path:
+        tmp = str(path)
+        proc = _kb(root, tmp, "--timeout", "200", group=True)
+        try:
+            _await_sleep(proc, tmp)
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            assert wait_for_no_survivors(tmp, 10) == []
         finally:
             proc.kill()
             _kill_left(tmp)

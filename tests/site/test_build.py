@@ -13,6 +13,7 @@ import pytest
 from helpers import checks_yaml, record
 
 from trainkb.cli import main
+from trainkb.site import _build as site_build
 from trainkb.site import make_server, site_dir
 
 LINKED = record(
@@ -57,6 +58,17 @@ def test_same_input_gives_byte_identical_output_but_for_the_stamp(build_small: C
     assert first["index.html"].replace(b"2001-01-01", b"2002-02-02") == later["index.html"]
 
 
+def test_a_rebuild_without_renameat2_replaces_the_site_and_leaves_nothing_beside_it(
+    build_small: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the kernel cannot swap two folders in one step, the old site moves aside and is removed."""
+    first = _files(build_small(RECORDS))
+    monkeypatch.setattr(site_build, "_exchange", lambda _one, _other: False)
+    out = build_small(RECORDS)
+    assert _files(out) == first
+    assert sorted(p.name for p in out.parent.iterdir()) == ["_site", "catalogue"]
+
+
 def test_verification_matrix_shows_status_and_date(build_small: Callable[..., Path]) -> None:
     site = build_small(RECORDS, ROWS)
     entry = (site / "D1" / "index.html").read_text(encoding="utf-8")
@@ -99,6 +111,14 @@ def test_cli_build_json_and_refusal(
     assert main(["--catalogue", str(root), "site", "build", "-o", str(mine)]) == 2
     assert (mine / "notes.txt").read_text(encoding="utf-8") == "keep me"
     assert "was not made by `kb site build`" in capsys.readouterr().err
+
+
+def test_catalogue_may_follow_site_build(make_catalogue: Callable[..., Path], tmp_path: Path) -> None:
+    """`kb site build -o S --catalogue L` works as docs/cli.md says `--catalogue` does after any command."""
+    out = tmp_path / "out"
+    assert main(["site", "build", "-o", str(out), "--catalogue", str(make_catalogue(RECORDS))]) == 0
+    assert sorted(p.name for p in out.iterdir() if p.name[0] == "D") == ["D1", "D2", "D3"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["catalogue", "out"]  # no build folder left beside it
 
 
 def test_cli_base_url_sets_the_404_page(make_catalogue: Callable[..., Path], tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from ._report import (
     summary_text,
 )
 from ._runner import CheckResult, RunOptions, check_env, run_tasks
+from ._server import ServerUnavailable
 from ._session import CheckSession, SessionOptions, Stopped, run_session
 from ._tasks import CheckTask, changed_entry_ids, parse_shard, select_tasks, skip_reason
 
@@ -20,6 +21,7 @@ __all__ = [
     "CheckSession",
     "CheckTask",
     "RunOptions",
+    "ServerUnavailable",
     "SessionOptions",
     "Stopped",
     "TorchUnavailable",

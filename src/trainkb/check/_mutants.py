@@ -17,7 +17,15 @@ from ..catalogue import CheckStatus, apply_mutation
 from ._runner import CheckResult, RunOptions, run_tasks
 from ._tasks import CheckTask
 
-__all__ = ["MutantRun", "MutantStatus", "mutant_report", "mutant_summary", "mutant_tasks", "run_mutants"]
+__all__ = [
+    "MutantRun",
+    "MutantStatus",
+    "mutant_report",
+    "mutant_run",
+    "mutant_summary",
+    "mutant_tasks",
+    "run_mutants",
+]
 
 
 class MutantStatus(enum.StrEnum):
@@ -92,8 +100,13 @@ def run_mutants(
             on_result(_as_mutant(result))
 
     raw = run_tasks(mutant_tasks(tasks), options, pool, env, report)
+    return mutant_run(tasks, [_as_mutant(r) for r in raw])
+
+
+def mutant_run(tasks: list[CheckTask], results: list[CheckResult]) -> MutantRun:
+    """The run of ``tasks``' mutants from their verdicts (those of an interrupted run included)."""
     whys = {(t.entry_id, t.check.name): t.check.mutation.why for t in tasks if t.check.mutation is not None}
-    return MutantRun([_as_mutant(r) for r in raw], len(tasks), whys)
+    return MutantRun(results, len(tasks), whys)
 
 
 def mutant_report(run: MutantRun) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from ._supervise import INTERRUPTED_KEY, STATUS_KEY
 from ._tasks import CheckTask, skip_reason
 from ._verdict import RankState, Verdict, decide, early_verdict
 
-__all__ = ["INTERRUPTED", "CheckResult", "RunOptions", "check_env", "run_tasks"]
+__all__ = ["INTERRUPTED", "CheckResult", "RunOptions", "check_env", "not_run", "run_tasks"]
 
 INTERRUPTED = "interrupted: kb check was stopped before this check finished (no verdict)"
 
@@ -400,6 +400,11 @@ def _result(
         output,
         evidence or [],
     )
+
+
+def not_run(task: CheckTask, why: str) -> CheckResult:
+    """A task kb never ran (the run was stopped first): skipped, with ``why`` as its message."""
+    return _result(task, CheckStatus.SKIPPED, 0.0, why)
 
 
 def run_tasks(

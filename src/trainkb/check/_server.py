@@ -28,6 +28,8 @@ from multiprocessing.context import set_spawning_popen
 from multiprocessing.process import BaseProcess
 from typing import Any
 
+from .._terminal import printable
+
 __all__ = ["ForkServer", "ServerProcess", "ServerUnavailable"]
 
 _MAX_FDS = 256
@@ -36,6 +38,8 @@ _PR_SET_CHILD_SUBREAPER = 36
 # loaded machine) included: a server silent this long is stuck; a stopped one (SIGSTOP) is seen at once.
 _ANSWER_SECONDS = 300.0
 _POLL_SECONDS = 0.2
+_LOG_NAME = "forkserver.log"  # in the run's folder: what the server printed before it died
+_LOG_TAIL = 4096  # bytes of it an error quotes: a snippet can write there too (/proc/<pid>/fd/2)
 
 
 class ServerUnavailable(RuntimeError):
@@ -77,6 +81,7 @@ class ForkServer:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         args = f"{theirs.fileno()}, {self._preload!r}, {sys.path!r}, {self._folder!r}"
         command = f"from trainkb.check._server import main; main({args})"
+        log = self._open_log()
         try:
             self._server = subprocess.Popen(
                 [spawn.get_executable(), *util._args_from_interpreter_flags(), "-c", command],  # type: ignore[attr-defined]
@@ -86,15 +91,49 @@ class ForkServer:
                 # would write into kb's report; what a snippet prints comes through its own pipes.
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
+                stderr=log,
             )
         except BaseException:
             ours.close()
             raise
         finally:
             theirs.close()
+            if log != subprocess.DEVNULL:
+                os.close(log)
         self._socket = ours
         return ours
+
+    def _open_log(self) -> int:
+        """The server's stderr: a file in the run's folder (started afresh), else nowhere."""
+        if self._folder is None:
+            return subprocess.DEVNULL
+        try:
+            return os.open(os.path.join(self._folder, _LOG_NAME), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        except OSError:
+            return subprocess.DEVNULL
+
+    def last_words(self) -> str:
+        """The end of what the server printed (a traceback when it crashed), on one line; '' if nothing."""
+        if self._folder is None:
+            return ""
+        try:
+            with open(os.path.join(self._folder, _LOG_NAME), "rb") as log:
+                log.seek(0, os.SEEK_END)
+                log.seek(max(0, log.tell() - _LOG_TAIL))
+                tail = log.read(_LOG_TAIL).decode("utf-8", "replace")
+        except OSError:
+            return ""
+        lines = [line.strip() for line in tail.splitlines() if line.strip()]
+        return printable(" | ".join(lines[-3:]), newlines=False)[-600:]
+
+    def _unavailable(self, why: str, asked: subprocess.Popen[bytes] | None) -> ServerUnavailable:
+        """The error for a server that is gone: with its exit status and its last words, when it had any."""
+        if asked is not None and asked.poll() is not None:
+            why += f" (exit status {asked.returncode})"
+            words = self.last_words()
+            if words:
+                why += f"; it printed: {words}"
+        return ServerUnavailable(why)
 
     def start_child(self, fds: list[int]) -> tuple[int, int, int]:
         """Have the server fork a child; return (status_r, data_w, pid).
@@ -126,13 +165,16 @@ class ForkServer:
             if self._closed:
                 raise ServerUnavailable("kb check is stopping: no new check process is started")
             if asked is None or asked.poll() is not None or _is_stopped(asked.pid):
-                raise ServerUnavailable("kb's forkserver was stopped or killed from outside")
+                raise self._unavailable("kb's forkserver was stopped or ended unexpectedly", asked)
             if time.monotonic() > deadline:
                 raise ServerUnavailable(f"kb's forkserver did not start a process within {_ANSWER_SECONDS:g} s")
         try:
             pid: int = forkserver.read_signed(status_r)
         except (EOFError, OSError) as exc:
-            raise ServerUnavailable(f"kb's forkserver ended before starting a process ({exc})") from None
+            if asked is not None:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    asked.wait(1.0)  # it closed the pipe as it died: its status and output are final
+            raise self._unavailable(f"kb's forkserver ended before starting a process ({exc})", asked) from None
         return pid
 
     def _request(self, fds: list[int]) -> tuple[int, int]:

@@ -11,18 +11,18 @@ import secrets
 import signal
 import threading
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..catalogue import Catalogue, CheckReport, CheckStatus
 from ._drift import apply_drift_check
-from ._mutants import MutantRun, mutant_report, mutant_summary, run_mutants
+from ._mutants import MutantRun, mutant_report, mutant_run, mutant_summary, run_mutants
 from ._process import WarmPool
 from ._progress import Progress
 from ._report import environment_block, github_annotations, junit_xml, make_report, summary_text
-from ._runner import CheckResult, RunOptions, run_tasks
+from ._runner import CheckResult, RunOptions, not_run, run_tasks
 from ._tasks import CheckTask
 
 __all__ = ["CheckSession", "SessionOptions", "Stopped", "run_session"]
@@ -40,11 +40,16 @@ class SessionOptions:
 
 
 class Stopped(Exception):
-    """Ctrl-C, SIGTERM or SIGHUP ended the run; every check, the forkserver and the folders are gone."""
+    """Ctrl-C, SIGTERM or SIGHUP ended the run; every check, the forkserver and the folders are gone.
 
-    def __init__(self, signum: int) -> None:
+    ``partial`` holds the verdicts reached before (the rest reported as not run), so that a report
+    can still be written; it is None when the run stopped before the environment was known.
+    """
+
+    def __init__(self, signum: int, partial: CheckSession | None = None) -> None:
         super().__init__(signum)
         self.signum = signum
+        self.partial = partial
 
 
 class _Terminated(KeyboardInterrupt):
@@ -131,34 +136,70 @@ def run_session(cat: Catalogue, tasks: list[CheckTask], options: SessionOptions)
     Stopped when a signal ends the run; TorchUnavailable when torch is installed but importing it fails.
     """
     started = time.monotonic()
+    finished = _Finished()
     try:
         with _terminate_like_interrupt():
-            results, env, mutant_run = _run_in_pool(tasks, options, cat.root)
+            results, env, mutants = _run_in_pool(tasks, options, cat.root, finished)
     except KeyboardInterrupt as exc:  # every check, the forkserver and the folders are gone by now
-        raise Stopped(exc.signum if isinstance(exc, _Terminated) else signal.SIGINT) from None
+        signum = exc.signum if isinstance(exc, _Terminated) else signal.SIGINT
+        partial = finished.session(tasks, options, signal.Signals(signum).name, time.monotonic() - started)
+        raise Stopped(signum, partial) from None
     if options.drift:
         results = apply_drift_check(results, cat, [root for _name, root in cat.layers] or cat.root)
-    return CheckSession(results, env, mutant_run, time.monotonic() - started, options.mutants_only)
+    return CheckSession(results, env, mutants, time.monotonic() - started, options.mutants_only)
+
+
+@dataclass
+class _Finished:
+    """The environment and every verdict reached so far, kept as they come for a run that is stopped."""
+
+    env: dict[str, Any] | None = None
+    checks: dict[tuple[str, str], CheckResult] = field(default_factory=dict)
+    mutants: dict[tuple[str, str], CheckResult] = field(default_factory=dict)
+
+    def keeping(self, store: dict[tuple[str, str], CheckResult], progress: Progress) -> Callable[[CheckResult], None]:
+        def on_result(result: CheckResult) -> None:
+            store[(result.entry, result.check)] = result
+            progress(result)
+
+        return on_result
+
+    def session(
+        self, tasks: list[CheckTask], options: SessionOptions, signame: str, wall: float
+    ) -> CheckSession | None:
+        """What the run reached, each task it did not reach reported as not run; None before the environment."""
+        if self.env is None:
+            return None
+        why = f"not run: kb check was stopped by {signame} first (no verdict)"
+        results = [] if options.mutants_only else [self.checks.get(_key(t)) or not_run(t, why) for t in tasks]
+        mutants = None
+        if options.mutants or options.mutants_only:
+            declared = [t for t in tasks if t.check.mutation is not None]
+            mutants = mutant_run(tasks, [self.mutants.get(_key(t)) or not_run(t, why) for t in declared])
+        return CheckSession(results, self.env, mutants, wall, options.mutants_only)
+
+
+def _key(task: CheckTask) -> tuple[str, str]:
+    return task.entry_id, task.check.name
 
 
 def _run_in_pool(
-    tasks: list[CheckTask], options: SessionOptions, root: Path
+    tasks: list[CheckTask], options: SessionOptions, root: Path, finished: _Finished
 ) -> tuple[list[CheckResult], dict[str, Any], MutantRun | None]:
     """Start the warm pool, probe the environment, run the tasks (then their mutants, in the same
-    pool); every check is stopped on any exit."""
+    pool); every check is stopped on any exit. ``finished`` keeps each verdict as it comes."""
     pool = WarmPool()
     packages = sorted({p for t in tasks for p in t.check.requires.packages})
     try:
-        env = environment_block(pool.probe(packages), root)
-        results = (
-            []
-            if options.mutants_only
-            else run_tasks(tasks, options.run, pool, env, Progress(len(tasks), quiet=options.quiet))
-        )
-        mutant_run = None
+        env = finished.env = environment_block(pool.probe(packages), root)
+        results = []
+        if not options.mutants_only:
+            progress = Progress(len(tasks), quiet=options.quiet)
+            results = run_tasks(tasks, options.run, pool, env, finished.keeping(finished.checks, progress))
+        mutants = None
         if options.mutants or options.mutants_only:
-            count = sum(t.check.mutation is not None for t in tasks)
-            mutant_run = run_mutants(tasks, options.run, pool, env, Progress(count, quiet=options.quiet))
-        return results, env, mutant_run
+            progress = Progress(sum(t.check.mutation is not None for t in tasks), quiet=options.quiet)
+            mutants = run_mutants(tasks, options.run, pool, env, finished.keeping(finished.mutants, progress))
+        return results, env, mutants
     finally:
         pool.shutdown()

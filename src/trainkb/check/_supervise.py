@@ -5,7 +5,9 @@ subreaper, so a process the snippet starts in a new session (``os.setsid()``, to
 workers) is re-parented to it instead of to init when its own parent dies; when the snippet
 ends, or `kb check` asks (SIGTERM), or the forkserver dies because `kb check` was SIGKILLed
 (parent-death signal), it kills every descendant, removes the check's folder if nobody else
-will, and reports the snippet's wait status on the result pipe. The snippet gets SIGKILL as
+will, and reports the snippet's wait status on the result pipe. The parent-death signal is
+SIGCONT: a supervisor its snippet stopped (SIGSTOP) acts on no other signal, and when kb's whole
+process group is killed, forkserver included, nobody else is left to wake it. The snippet gets SIGKILL as
 its own parent-death signal, so killing the supervisor takes the snippet with it and leaves
 the forkserver, and every other check, untouched.
 """
@@ -20,6 +22,7 @@ import shutil
 import signal
 import sys
 import time
+from collections.abc import Callable
 from multiprocessing.connection import Connection
 
 from ._spec import SnippetSpec
@@ -31,6 +34,7 @@ INTERRUPTED_KEY = "stopped_from_outside"  # the check was cut short by kb or the
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
 _STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+_HANDLED = (*_STOP_SIGNALS, signal.SIGCONT)
 
 
 class _Stop(Exception):
@@ -77,6 +81,16 @@ def _raise_stop(_signum: int, _frame: object) -> None:
     raise _Stop
 
 
+def _stop_if_orphaned(parent: int) -> Callable[[int, object], None]:
+    """SIGCONT handler: the forkserver's death ends the check; a SIGCONT from anyone else does nothing."""
+
+    def handler(_signum: int, _frame: object) -> None:
+        if os.getppid() != parent:
+            raise _Stop
+
+    return handler
+
+
 def _pass_on(feed: int, spec: SnippetSpec) -> None:
     data = pickle.dumps(spec)
     while data:
@@ -103,24 +117,25 @@ def supervise(control: Connection, result: Connection, stdout: Connection, stder
     parent = os.getppid()
     for signum in _STOP_SIGNALS:
         signal.signal(signum, _raise_stop)
+    signal.signal(signal.SIGCONT, _stop_if_orphaned(parent))
     status: int | None = None
     stopped = False
     owner_dir = None
     try:
         _prctl(_PR_SET_CHILD_SUBREAPER, 1)
-        _prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+        _prctl(_PR_SET_PDEATHSIG, signal.SIGCONT)  # resumes a stopped supervisor, then ends the check
         if os.getppid() != parent:  # the forkserver died before the line above
             raise _Stop
         os.setsid()  # our own group: `kb check` can still kill it whole as a last resort
         me = os.getpid()
         feed_r, feed_w = os.pipe()
         # No _Stop inside fork's at-fork hooks (it would be printed and swallowed there).
-        signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+        signal.pthread_sigmask(signal.SIG_BLOCK, _HANDLED)
         child = os.fork()
         if child == 0:
-            for signum in _STOP_SIGNALS:
+            for signum in _HANDLED:
                 signal.signal(signum, signal.SIG_DFL)
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, _HANDLED)
             _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
             if os.getppid() != me:
                 os._exit(1)
@@ -130,7 +145,7 @@ def supervise(control: Connection, result: Connection, stdout: Connection, stder
             from ._child import run_snippet
 
             run_snippet(spec, result, stdout, stderr)  # never returns
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _HANDLED)
         os.close(feed_r)
         stdout.close()
         stderr.close()
@@ -148,8 +163,8 @@ def supervise(control: Connection, result: Connection, stdout: Connection, stder
     except _Stop:
         stopped = True
     finally:
-        for signum in _STOP_SIGNALS:
-            signal.signal(signum, signal.SIG_IGN)
+        for signum in _HANDLED:
+            signal.signal(signum, signal.SIG_IGN)  # SIGCONT still resumes: the kernel does that
         _reap_all(time.monotonic() + 10)
         if os.getppid() != parent and owner_dir:  # `kb check` is gone: nobody else will
             shutil.rmtree(owner_dir, ignore_errors=True)

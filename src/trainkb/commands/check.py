@@ -10,11 +10,15 @@ import re
 import signal
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .._terminal import printable, say
 from ._common import open_catalogue, seconds
 from ._exit import Exit, UsageError, report_usage_error
 from ._output import checked_output, write_atomic
+
+if TYPE_CHECKING:
+    from ..check import CheckSession
 
 _SIZE = re.compile(r"^(\d+(?:\.\d+)?)([KMG]?)$", re.IGNORECASE)
 
@@ -211,21 +215,24 @@ def run(args: argparse.Namespace) -> int:
         session = checker.run_session(cat, tasks, options)
     except checker.TorchUnavailable as exc:  # installed, but importing it fails
         raise UsageError(_no_torch(str(exc))) from None
+    except checker.ServerUnavailable as exc:  # the forkserver died before the first check
+        raise UsageError(f"kb check could not start its check processes: {exc}") from None
     except checker.Stopped as exc:
         say(f"kb check: stopped by {signal.Signals(exc.signum).name}; no check is left running\n")
+        if exc.partial is not None:  # the verdicts reached are kept; what did not run says so
+            unwritten: list[UsageError] = []
+            _write_reports(exc.partial, json_path, junit_path, unwritten)
+            for error in unwritten:
+                report_usage_error(error)
         return 128 + exc.signum
 
-    report = json.dumps(session.report(), indent=2)
     # A report that cannot be written (a disk filled up during the run) costs that file only:
     # the other report and the summary still come out, and the exit status says what was lost.
     # The files come first: a stdout that fails (full, closed) must not cost them.
-    unwritten: list[UsageError] = []
-    if json_path is not None:
-        _write_report(json_path, report + "\n", unwritten)
-    if junit_path is not None:
-        _write_report(junit_path, session.junit(), unwritten)
+    unwritten = []
+    _write_reports(session, json_path, junit_path, unwritten)
     if to_stdout:
-        print(report)
+        print(json.dumps(session.report(), indent=2))
     if args.format == "github":
         for line in session.annotations():
             print(printable(line))
@@ -249,6 +256,16 @@ def _same_file(one: Path, other: Path) -> bool:
         return os.path.samefile(one, other)
     except OSError:  # one of them does not exist yet
         return False
+
+
+def _write_reports(
+    session: CheckSession, json_path: Path | None, junit_path: Path | None, unwritten: list[UsageError]
+) -> None:
+    """Write the -o and --junit reports that were asked for; one that cannot be written is added to ``unwritten``."""
+    if json_path is not None:
+        _write_report(json_path, json.dumps(session.report(), indent=2) + "\n", unwritten)
+    if junit_path is not None:
+        _write_report(junit_path, session.junit(), unwritten)
 
 
 def _write_report(path: Path, text: str, unwritten: list[UsageError]) -> None:

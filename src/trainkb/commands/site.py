@@ -33,6 +33,14 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
         "--reports", metavar="DIR", help="check reports to show (default: reports/ beside the catalogue)"
     )
     build.add_argument("--json", action="store_true", help="print {output, pages, entries, seconds} as JSON")
+    build.add_argument(  # `kb site build -o S --catalogue L`: as after every other command
+        "--catalogue",
+        metavar="PATH",
+        action="append",
+        dest="command_catalogue",
+        default=argparse.SUPPRESS,
+        help="catalogue folder, as `kb --catalogue PATH` takes it; may be repeated",
+    )
     serve = sub.add_parser(
         "serve",
         help="serve a built site over HTTP",

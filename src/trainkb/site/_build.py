@@ -7,9 +7,13 @@ input changes nothing a static host or a reviewer's diff would notice.
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
 import os
+import re
+import secrets
 import shutil
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -51,16 +55,79 @@ def build_stamp() -> str:
     return moment.strftime("%Y-%m-%d %H:%M UTC")
 
 
-def _prepare(out: Path) -> None:
+def _prepare(out: Path) -> Path:
+    """Check that ``out`` may be replaced; return the empty sibling folder the new site is built in.
+
+    The old site stays whole until the new one is complete (see ``_swap_in``), so a killed build
+    never leaves a partial site for `kb site serve`; what a killed build left beside it goes here.
+    """
     if out.exists() and not out.is_dir():
         raise SiteError(f"{out} is not a folder; choose another -o")
-    if out.exists() and any(out.iterdir()):
-        if not (out / MARKER).is_file():
-            raise SiteError(f"{out} exists and was not made by `kb site build`; choose another -o or empty it")
-        shutil.rmtree(out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / MARKER).write_text("built by kb site build; the next build replaces this folder\n", encoding="utf-8")
-    (out / ".nojekyll").write_text("", encoding="utf-8")
+    if out.exists() and any(out.iterdir()) and not (out / MARKER).is_file():
+        raise SiteError(f"{out} exists and was not made by `kb site build`; choose another -o or empty it")
+    target = Path(os.path.realpath(out))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    _remove_abandoned(target)
+    building = _new_sibling(target)
+    (building / MARKER).write_text("built by kb site build; the next build replaces this folder\n", encoding="utf-8")
+    (building / ".nojekyll").write_text("", encoding="utf-8")
+    return building
+
+
+def _new_sibling(target: Path) -> Path:
+    """A new empty folder beside ``target``, named for this process (mode as the umask says, like the site's)."""
+    while True:
+        path = target.parent / f".{target.name}.kb-build-{os.getpid()}-{secrets.token_hex(4)}"
+        try:
+            path.mkdir()
+            return path
+        except FileExistsError:
+            continue
+
+
+def _remove_abandoned(target: Path) -> None:
+    """Remove the sibling folders of builds of ``target`` whose process is gone (killed mid-build)."""
+    pattern = re.compile(re.escape(f".{target.name}.kb-build-") + r"(\d+)-[^/]+")
+    for path in target.parent.iterdir():
+        match = pattern.fullmatch(path.name)
+        if match is None or not (path / MARKER).is_file() or path.is_symlink():
+            continue
+        try:
+            os.kill(int(match[1]), 0)
+        except ProcessLookupError:
+            shutil.rmtree(path, ignore_errors=True)
+        except (PermissionError, OverflowError):
+            continue
+
+
+def _swap_in(building: Path, target: Path) -> None:
+    """Put the finished site in place of the old one in one step, then remove the old one."""
+    if not target.exists():
+        os.rename(building, target)
+        return
+    if not _exchange(building, target):  # no renameat2: the old site moves aside for a moment
+        aside = _new_sibling(target)
+        (aside / MARKER).touch()  # what a kill leaves here is the next build's to remove
+        os.rename(target, aside / "old")
+        os.rename(building, target)
+        building = aside
+    shutil.rmtree(building)
+
+
+def _exchange(one: Path, other: Path) -> bool:
+    """Swap two paths atomically (Linux renameat2 RENAME_EXCHANGE); False where that is not offered."""
+    if sys.platform != "linux":
+        return False
+    renameat2 = getattr(ctypes.CDLL(None, use_errno=True), "renameat2", None)
+    if renameat2 is None:
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    if renameat2(at_fdcwd, os.fsencode(one), at_fdcwd, os.fsencode(other), rename_exchange) == 0:
+        return True
+    errno = ctypes.get_errno()
+    if errno in (38, 22):  # ENOSYS, EINVAL: the kernel or file system does not offer it
+        return False
+    raise OSError(errno, os.strerror(errno), str(other))
 
 
 def _environment(templates: Path) -> Environment:
@@ -127,8 +194,21 @@ def build_site(
     ``progress`` hears each step (the CLI shows it on a terminal)."""
     say = progress or (lambda _step: None)
     started = time.perf_counter()
+    building = _prepare(out)
+    try:
+        pages = _render(cat, ver, building, base_url, stamp, say)
+        _swap_in(building, Path(os.path.realpath(out)))
+    except BaseException:
+        shutil.rmtree(building, ignore_errors=True)
+        raise
+    return BuildResult(out, pages, time.perf_counter() - started)
+
+
+def _render(
+    cat: Catalogue, ver: VerificationMatrix, out: Path, base_url: str, stamp: str | None, say: Callable[[str], None]
+) -> int:
+    """Write every page, the assets and the search index into ``out``; return the number of pages."""
     assets = site_dir()
-    _prepare(out)
     envs = environments(ver)
     base = _normalise_base(base_url)
     writer = _Writer(
@@ -159,4 +239,4 @@ def build_site(
     writer.page("404.html.j2", "404.html", {"root": base})
     shutil.copytree(assets / "static", static, dirs_exist_ok=True)
     (static / "pygments.css").write_text(pygments_css(), encoding="utf-8", newline="\n")
-    return BuildResult(out, writer.pages + len(ids) * (workers > 1), time.perf_counter() - started)
+    return writer.pages + len(ids) * (workers > 1)

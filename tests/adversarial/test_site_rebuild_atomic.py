@@ -1,0 +1,71 @@
+"""A rebuild of the site replaces the old one in one step: a killed build leaves the old site whole.
+
+The old site used to be removed before the new one was written, so a build killed midway left a
+partial site (no home page, some entry pages) that `kb site serve` went on serving.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from helpers import record
+
+
+def _children(pid: int) -> list[int]:
+    found: list[int] = []
+    with contextlib.suppress(OSError):
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with contextlib.suppress(OSError):
+                found.extend(int(p) for p in Path(f"/proc/{pid}/task/{task}/children").read_text().split())
+    return found
+
+
+def _tree(folder: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest() for p in folder.rglob("*") if p.is_file()
+    }
+
+
+def _build(catalogue: Path, out: Path) -> subprocess.Popen[bytes]:
+    env = dict(os.environ, SOURCE_DATE_EPOCH="946684800")
+    command = [sys.executable, "-m", "trainkb", "--catalogue", str(catalogue), "site", "build", "-o", str(out)]
+    return subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def _built(catalogue: Path, out: Path) -> int:
+    kb = _build(catalogue, out)
+    try:
+        return kb.wait(timeout=600)
+    finally:
+        kb.kill()
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
+@pytest.mark.timeout(1800)
+def test_a_build_killed_midway_leaves_the_old_site_and_no_litter(make_catalogue, tmp_path):
+    # Enough entries that the pages render in worker processes, whose start marks "midway".
+    catalogue = make_catalogue({f"alpha/D{i}-sample.yaml": record(f"D{i}") for i in range(1, 121)})
+    out = tmp_path / "site"
+    assert _built(catalogue, out) == 0
+    before = _tree(out)
+    assert "index.html" in before
+    kb = _build(catalogue, out)
+    deadline = time.monotonic() + 120
+    while not _children(kb.pid) and kb.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    if kb.poll() is not None:
+        pytest.skip("the build finished before it could be killed")
+    kb.kill()
+    kb.wait()
+    time.sleep(1)  # its page-rendering workers follow it
+    assert _tree(out) == before
+    assert _built(catalogue, out) == 0  # the next build removes what the killed one left
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["catalogue", "site"]
+    assert _tree(out) == before  # same input, same stamp: the same site
