@@ -96,7 +96,7 @@ def test_ctrl_c_is_one_line_and_status_130(tmp_path):
     try:
         pids = _pids(tmp_path)
         kb.send_signal(signal.SIGINT)
-        out, err = kb.communicate(timeout=30)
+        _out, err = kb.communicate(timeout=30)
     finally:
         kb.kill()
     assert kb.returncode == 130
@@ -109,7 +109,7 @@ def test_a_hung_import_leaves_no_process_in_another_session(tmp_path):
     kb = _start(tmp_path, "--import-timeout", "3")
     try:
         pids = _pids(tmp_path)
-        out, err = kb.communicate(timeout=90)
+        out, _err = kb.communicate(timeout=90)
     finally:
         kb.kill()
     assert "importing torch did not finish within 3 s" in out

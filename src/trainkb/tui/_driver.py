@@ -6,6 +6,7 @@ input with each bad byte read as U+FFFD, as `kb search` reads a paste."""
 from __future__ import annotations
 
 import codecs
+from collections.abc import Callable
 from encodings.utf_8 import IncrementalDecoder as Utf8Decoder
 
 from textual.drivers import linux_driver
@@ -18,7 +19,7 @@ class _ReplacingUtf8(Utf8Decoder):
         super().__init__(errors)
 
 
-def _decoder(encoding: str) -> type[codecs.IncrementalDecoder]:
+def _decoder(encoding: str) -> Callable[..., codecs.IncrementalDecoder]:
     if codecs.lookup(encoding).name == "utf-8":
         return _ReplacingUtf8
     return codecs.getincrementaldecoder(encoding)
@@ -29,5 +30,5 @@ class TolerantDriver(linux_driver.LinuxDriver):
     ``getincrementaldecoder`` up in its module when the thread starts)."""
 
     def run_input_thread(self) -> None:
-        linux_driver.getincrementaldecoder = _decoder
+        vars(linux_driver)["getincrementaldecoder"] = _decoder
         super().run_input_thread()
