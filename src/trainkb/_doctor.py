@@ -8,7 +8,6 @@ something this machine lacks (a GPU, torch).
 
 from __future__ import annotations
 
-import contextlib
 import json
 import multiprocessing
 import os
@@ -16,7 +15,6 @@ import re
 import select
 import signal
 import stat
-import subprocess
 import sys
 import time
 from collections.abc import Callable, Mapping
@@ -24,6 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Literal
+
+from ._runguard import Job
+from ._runguard import start as start_guarded
 
 __all__ = ["IMPORT_TIMEOUT", "PROBES", "Context", "Finding", "TorchImport", "import_torch", "run_probes"]
 
@@ -276,13 +277,14 @@ PROBES: list[Callable[[Context], Finding]] = [
 
 IMPORT_TIMEOUT = 120.0  # seconds: a cold import from a network filesystem can take a minute
 
-# Run by a fresh interpreter with the parent's sys.path: it imports torch and writes one line to the
-# descriptor it is given, "ok", "missing ..." (no torch at all) or "error <Type>: <message>", then
-# leaves at once (os._exit: no atexit handler of a half-imported torch runs).
+# Run by a fresh interpreter with the parent's sys.path: it imports torch and writes one line to what
+# was its stdout (torch's own prints go to /dev/null), "ok", "missing ..." (no torch at all) or
+# "error <Type>: <message>", then leaves at once (os._exit: no atexit handler of a half-imported torch runs).
 _TRIAL = """
 import json, os, sys
-fd = int(sys.argv[1])
-sys.path[:] = json.loads(sys.argv[2])
+fd = os.dup(1)
+os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+sys.path[:] = json.loads(sys.argv[1])
 try:
     import torch
     said = "ok"
@@ -317,31 +319,37 @@ def _read_line(read: int, timeout: float) -> bytes | None:
     return None
 
 
+def _exit_status(job: Job) -> int | None:
+    """The trial's return code (-N for signal N) once its guard has said it, within a few seconds; None
+    when it neither exited nor said anything. Read from the guard's report line (``X <wait status>``)
+    rather than through ``wait()``, which would let the guard go and leave what the trial started."""
+    if job.exit_fd is None or not select.select([job.exit_fd], [], [], 5)[0]:
+        return None
+    word, _, number = os.read(job.exit_fd, 64).partition(b" ")
+    return os.waitstatus_to_exitcode(int(number)) if word == b"X" and number.strip().isdigit() else None
+
+
 def _trial_import(timeout: float) -> tuple[str, str]:
     """("ok" | "missing" | "error" | "crash" | "exit" | "hang", detail): how `import torch` goes in a
-    child process, which may crash, exit or hang without taking kb along."""
+    child process, which may crash, exit or hang without taking kb along. The child runs behind the
+    guard of `kb run`, so it and whatever it starts (in a new session too) die with kb, even when kb
+    is killed by SIGKILL, and are killed when the trial is over."""
     read, write = os.pipe()
+    null = os.open(os.devnull, os.O_WRONLY)
     try:
-        child = subprocess.Popen(
-            [sys.executable, "-c", _TRIAL, str(write), json.dumps(sys.path)],
-            pass_fds=(write,),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,  # a process group of its own: whatever it started goes with it
-        )
+        job = start_guarded([sys.executable, "-c", _TRIAL, json.dumps(sys.path)], write, null, os.environ, (read,))
+    except BaseException:
+        os.close(read)
+        raise
     finally:
         os.close(write)
+        os.close(null)
     try:
         said = _read_line(read, timeout)
-        status = child.wait(timeout=5) if said is not None and not said.endswith(b"\n") else None
-    except subprocess.TimeoutExpired:  # closed the pipe but neither exited nor said anything
-        said, status = None, None
+        status = _exit_status(job) if said is not None and not said.endswith(b"\n") else None
     finally:
         os.close(read)
-        with contextlib.suppress(ProcessLookupError, PermissionError):  # also on Ctrl-C: no orphan left
-            os.killpg(child.pid, signal.SIGKILL)
-        child.wait()
+        job.abort()  # also on Ctrl-C: the trial and every process it started are gone
     if said is None:
         return "hang", f"{timeout:g}"
     kind, _, detail = said.decode("utf-8", "replace").strip().partition(" ")

@@ -5,13 +5,25 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 from pathlib import Path
 
-from .._terminal import printable
+from .._terminal import printable, say
 from ._common import open_catalogue, seconds
 from ._exit import Exit, UsageError
 
 _MARK = {"error": "FAIL", "warn": "WARN", "ok": "ok", "info": "info", "n/a": "n/a"}
+
+
+def _line(text: str) -> str:
+    """One line for the terminal. An environment value or a path that is not valid UTF-8 holds its
+    bytes as lone surrogates, which the printer would pass on as raw bytes (0x9b is an 8-bit CSI):
+    they are spelled out as ``\\xNN`` like every other control character."""
+    try:
+        raw = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a surrogate that stands for no byte
+        raw = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return printable(raw, newlines=False)
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
@@ -39,12 +51,18 @@ def run(args: argparse.Namespace) -> int:
     missing = [path for path in args.paths if not path.exists()]
     if missing:
         raise UsageError(f"no such file or folder: {missing[0]}")
-    with status("kb doctor") as say:
-        say("importing torch")
-        torch = import_torch(args.import_timeout or IMPORT_TIMEOUT)
-        say("probing this environment")
-        ctx = Context(environ=os.environ, torch=torch.module, sources=tuple(args.paths), torch_problem=torch.problem)
-        findings = run_probes(ctx=ctx)
+    try:
+        with status("kb doctor") as step:
+            step("importing torch")
+            torch = import_torch(args.import_timeout or IMPORT_TIMEOUT)
+            step("probing this environment")
+            ctx = Context(
+                environ=os.environ, torch=torch.module, sources=tuple(args.paths), torch_problem=torch.problem
+            )
+            findings = run_probes(ctx=ctx)
+    except KeyboardInterrupt:  # the trial import and what it started are gone by now
+        say("kb doctor: stopped by SIGINT; nothing it started is left running\n")
+        return 128 + signal.SIGINT
     cat = open_catalogue(args)
     titles = {e.id: e.title for e in cat.entries.values()} if cat else {}
     if args.json:
@@ -52,9 +70,9 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(rows, indent=2))
     else:
         for f in findings:
-            print(printable(f"[{_MARK[f.status]:>4}] {f.entry:<5} {f.probe:<20} {f.observed}", newlines=False))
+            print(_line(f"[{_MARK[f.status]:>4}] {f.entry:<5} {f.probe:<20} {f.observed}"))
             if f.message and f.status in {"error", "warn", "info"}:
-                print(printable(f"{'':14}{f.message}", newlines=False))
+                print(_line(f"{'':14}{f.message}"))
             if f.status == "warn" and f.entry in titles:
-                print(printable(f"{'':14}→ kb show {f.entry}  ({titles[f.entry]})", newlines=False))
+                print(_line(f"{'':14}→ kb show {f.entry}  ({titles[f.entry]})"))
     return Exit.FINDINGS if any(f.status in ("warn", "error") for f in findings) else Exit.SUCCESS

@@ -18,6 +18,7 @@ import marshal
 import math
 import os
 import re
+import stat
 import sys
 from collections import Counter, defaultdict, deque
 from collections.abc import Sequence
@@ -435,10 +436,38 @@ def build_data(entries: list[Any], digest: str, layers: dict[str, str] | None = 
 
 
 def cache_dir() -> Path:
+    """$XDG_CACHE_HOME/trainkb, else ~/.cache/trainkb; a per-user temp folder when the home folder does
+    not exist (HOME=/nonexistent is how service and CI users say they have none: never made here)."""
     base = os.environ.get("XDG_CACHE_HOME", "")
-    if not os.path.isabs(base):  # unset, empty or relative: the XDG spec says ignore it (no cache in the cwd)
-        base = os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "trainkb"
+    if os.path.isabs(base):  # unset, empty or relative: the XDG spec says ignore it (no cache in the cwd)
+        return Path(base) / "trainkb"
+    home = os.path.expanduser("~")
+    if os.path.isabs(home) and os.path.isdir(home):
+        return Path(home) / ".cache" / "trainkb"
+    return _temp_cache()
+
+
+@functools.cache
+def _temp_cache() -> Path:
+    """A cache folder of this user's own under the temp folder; one that someone else made there (who
+    could plant an index) is passed over for a fresh folder that lasts this process only."""
+    import tempfile  # only here: a home folder is the usual case
+
+    path = Path(tempfile.gettempdir()) / f"trainkb-{os.getuid()}"
+    with contextlib.suppress(OSError):
+        path.mkdir(mode=0o700)
+    try:
+        info = path.lstat()
+    except OSError:
+        info = None
+    if info is not None and stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o022:
+        return path
+    import atexit
+    import shutil
+
+    fresh = tempfile.mkdtemp(prefix="trainkb-")
+    atexit.register(shutil.rmtree, fresh, True)
+    return Path(fresh)
 
 
 @functools.cache

@@ -11,6 +11,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.command import CommandPalette
 from textual.containers import Horizontal, Vertical
+from textual.driver import Driver
 from textual.widgets import ContentSwitcher, Footer, Header, Input, Markdown, OptionList, TextArea, Tree
 from textual.worker import get_current_worker
 
@@ -73,6 +74,15 @@ class TrainKBApp(App[None]):
         Binding("slash", "find", "Find in entry", show=False, id="find-slash"),
         Binding("ctrl+t", "toggle_theme", "Light/dark", show=False, id="theme"),
     ]
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's choice, but on Linux a driver that survives input that is not valid UTF-8."""
+        chosen = super().get_driver_class()
+        if chosen.__module__ == "textual.drivers.linux_driver" and chosen.__name__ == "LinuxDriver":
+            from ._driver import TolerantDriver
+
+            return TolerantDriver
+        return chosen
 
     def __init__(self, kb: KnowledgeBase, initial_text: str = "", blink: bool = True) -> None:
         super().__init__()
