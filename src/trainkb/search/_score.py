@@ -372,6 +372,7 @@ def _bm25(
 
 
 _BOUND_MARGIN = 1e-9  # relative slack for rounding: sums in another order may differ in their last bits
+_REFILTER = 0.75  # share of the bounds left at the last pruning below which entries are pruned again
 
 
 def _contenders(index: Index, terms: list[str], boosts: list[float], best: int) -> list[int] | None:
@@ -400,9 +401,12 @@ def _contenders(index: Index, terms: list[str], boosts: list[float], best: int) 
         left = _reach(bounds, order[done:])
         if len(partial) >= best and left < max(partial.values()) and left < _floor(partial, best):
             break
+    filtered_at = math.inf
     for at in order[done:]:
-        floor, left = _floor(partial, best), _reach(bounds, order[done:])
-        partial = {doc: score for doc, score in partial.items() if score * (1 + _BOUND_MARGIN) + left >= floor}
+        left = _reach(bounds, order[done:])
+        if left <= _REFILTER * filtered_at:  # dropping entries costs a pass over them: worth it as the bounds fall
+            cut, filtered_at = _floor(partial, best) - left, left
+            partial = {doc: score for doc, score in partial.items() if score * (1 + _BOUND_MARGIN) >= cut}
         boost, done = boosts[at], done + 1
         posting = index.posting(terms[at])
         if len(posting) <= len(partial):
