@@ -372,12 +372,13 @@ def _bm25(
 
 
 _BOUND_MARGIN = 1e-9  # relative slack for rounding: sums in another order may differ in their last bits
+_PRUNE_FROM = 5000  # postings below which a full pass is cheaper than bounding it (a 200-entry catalogue has ~600)
 _REFILTER = 0.75  # share of the bounds left at the last pruning below which entries are pruned again
 
 
 def _contenders(index: Index, terms: list[str], boosts: list[float], best: int) -> list[int] | None:
     """Entries, by number, among which the ``best`` highest BM25 scores all lie (ties included), or
-    None when every entry with a word must be scored.
+    None when every entry with a word must be scored (or the words have too few postings to be worth it).
 
     Max-score pruning: words are added strongest bound first (a word's bound is its boost times its
     largest posting weight). Once the bounds of the words left add up to less than the ``best``-th
@@ -385,7 +386,7 @@ def _contenders(index: Index, terms: list[str], boosts: list[float], best: int) 
     left are looked up only for the entries that still can: those whose partial score plus the
     bounds left reaches it. Every weight is positive, so a partial score never exceeds the whole.
     """
-    if len(terms) < 2:
+    if len(terms) < 2 or sum(len(index.posting(term)) for term in terms) < _PRUNE_FROM:
         return None
     bounds = [boost * index.max_weight(term) for term, boost in zip(terms, boosts, strict=True)]
     order = sorted(range(len(terms)), key=bounds.__getitem__, reverse=True)
