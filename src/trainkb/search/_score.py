@@ -365,10 +365,21 @@ def _bm25(
         idf, repeats = index.idf[term], min(counts[term], SCORE.max_term_repeats) ** 0.5
         boosts.append(idf * repeats)
         lows.append(idf * background.get(term, 1.0) * repeats)
-    plain = _summed(index, chosen, boosts, _contenders(index, chosen, boosts, SCORE.prose_candidates))
+    plain_docs = _contenders(index, chosen, boosts, SCORE.prose_candidates)
     if not any(term in background for term in chosen):
+        plain = _summed(index, chosen, boosts, plain_docs)
         return plain, plain
-    return plain, _summed(index, chosen, lows, _contenders(index, chosen, lows, 1))
+    low_docs = _contenders(index, chosen, lows, 1)
+    if plain_docs is None and low_docs is None:  # both in one pass
+        scores: dict[int, float] = {}
+        weighted: dict[int, float] = {}
+        for term, boost, low in zip(chosen, boosts, lows, strict=True):
+            get, get_low = scores.get, weighted.get
+            for doc, weight in index.posting(term):
+                scores[doc] = get(doc, 0.0) + boost * weight
+                weighted[doc] = get_low(doc, 0.0) + low * weight
+        return scores, weighted
+    return _summed(index, chosen, boosts, plain_docs), _summed(index, chosen, lows, low_docs)
 
 
 _BOUND_MARGIN = 1e-9  # relative slack for rounding: sums in another order may differ in their last bits
