@@ -11,7 +11,6 @@ import hashlib
 import os
 import stat
 from collections.abc import Sequence
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +45,8 @@ PathList = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
 
 def bundled_folder(name: str) -> Path:
     """The copy of the checkout's top-level ``name/`` that the wheel ships as ``trainkb/_bundled_<name>``."""
+    from importlib import resources  # only here: it imports tempfile and more, which a checkout's search never needs
+
     return Path(str(resources.files("trainkb") / f"_bundled_{name}"))
 
 

@@ -24,7 +24,7 @@ from collections import Counter, defaultdict, deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import repeat
-from operator import add, mul, truediv
+from operator import add, itemgetter, mul, truediv
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -120,7 +120,11 @@ class Index:
             self.aliases.setdefault(entry, []).append((words, sum(self.idf.get(w, 0.0) for w in words)))
         # aliases long enough to be error fragments: (entry, masked text, alias as written, background count)
         self.phrases: list[tuple[int, str, str, int]] = data["phrases"]
-        self.postings: dict[str, list[tuple[int, float]]] = data["postings"]
+        # term -> [(entry, weight)]; the disk cache keeps each term's list marshalled on its own, read
+        # when a paste holds the term: a one-line paste needs a few of thousands
+        self._postings: dict[str, list[tuple[int, float]] | bytes] = dict(data["postings"])
+        self._weights: dict[str, dict[int, float]] = {}
+        self._max_weights: dict[str, float] = {}
         # words many unrelated failure reports share weigh less in the prose model (1.0 when absent)
         self.background: dict[str, float] = data["background"]
         self.sig_terms: dict[str, list[int]] = data["sig_terms"]
@@ -133,6 +137,32 @@ class Index:
         self.tells: dict[int, list[dict[str, Any]]] = {}
         for tell in data["tells"]:
             self.tells.setdefault(tell["entry"], []).append(tell)
+
+    def posting(self, term: str) -> list[tuple[int, float]]:
+        """The postings of ``term`` (which must be in ``idf``): (entry, BM25 term-frequency part), by entry."""
+        found = self._postings[term]
+        if isinstance(found, bytes):
+            found = self._postings[term] = marshal.loads(found)
+        return found
+
+    def posting_weights(self, term: str) -> dict[int, float]:
+        """The postings of ``term`` as entry -> weight, kept for the next paste that holds the term."""
+        found = self._weights.get(term)
+        if found is None:
+            found = self._weights[term] = dict(self.posting(term))
+        return found
+
+    def max_weight(self, term: str) -> float:
+        """The largest BM25 term-frequency part among the postings of ``term``."""
+        found = self._max_weights.get(term)
+        if found is None:
+            found = self._max_weights[term] = max(map(itemgetter(1), self.posting(term)))
+        return found
+
+    @property
+    def postings(self) -> dict[str, list[tuple[int, float]]]:
+        """Every term's postings, in the index's term order."""
+        return {term: self.posting(term) for term in self._postings}
 
     @functools.cached_property
     def needed_terms(self) -> list[float]:
@@ -504,8 +534,9 @@ def _write_cache(path: Path, data: dict[str, Any]) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        stored = {**data, "postings": {term: marshal.dumps(found) for term, found in data["postings"].items()}}
         with os.fdopen(fd, "wb") as handle:
-            handle.write(marshal.dumps(data))
+            handle.write(marshal.dumps(stored))
         os.replace(tmp, path)
         tmp = None
     except Exception as exc:  # read-only home, full disk

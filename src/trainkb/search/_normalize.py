@@ -88,16 +88,26 @@ def _without_locations(text: str) -> str:
         text = MASKS[0][1].sub(" ", text)
     if _PATH_GATE.search(text) is None:
         return text
-    path = MASKS[1][1]
     words = text.split()
     for at, word in enumerate(words):
         if "/" in word or "." in word or "\\" in word:
-            words[at] = path.sub(" ", word)
+            words[at] = _masked_path(word)
     return " ".join(words)
 
 
 _WORD_TERMS: dict[str, tuple[str, ...]] = {}  # a catalogue's few thousand words recur across every record
+_PATH_WORDS: dict[str, str] = {}  # words with a slash or a dot (`torch.nn.Module`) recur as much
 _MAX_WORDS = 1 << 16  # words remembered before starting over (a paste of random bytes must not grow it forever)
+
+
+def _masked_path(word: str) -> str:
+    """``word`` with its paths blanked (remembered: the mask costs a try at each of its characters)."""
+    found = _PATH_WORDS.get(word)
+    if found is None:
+        if len(_PATH_WORDS) >= _MAX_WORDS:
+            _PATH_WORDS.clear()
+        found = _PATH_WORDS[word] = MASKS[1][1].sub(" ", word)
+    return found
 
 
 def terms(text: str) -> list[str]:

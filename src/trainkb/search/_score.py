@@ -350,30 +350,120 @@ def _bm25(
     """BM25 over the paste's most informative words (a long log's rarest ones carry the signal):
     with every word at full weight, and with each word at its ``background`` weight (1.0 when absent).
 
-    Both are summed in one pass over the postings; when no word has a background weight they are one.
+    The first holds at least every entry that can rank among the ``prose_candidates`` best (ties
+    included), the second at least the best one; each entry in it has its whole score, summed word
+    by word as a full pass sums it, and the entries stand in a full pass's order. A full pass over a
+    large catalogue's common words costs most of a query; `_contenders` shows when it can be skipped.
     """
     counts: dict[str, int] = {}
     for term in query_terms:
         if term in index.idf:
             counts[term] = counts.get(term, 0) + 1
     chosen = heapq.nlargest(SCORE.max_query_terms, counts, key=index.idf.__getitem__)
-    plain: dict[int, float] = {}
-    if not any(term in background for term in chosen):
-        for term in chosen:
-            boost = index.idf[term] * min(counts[term], SCORE.max_term_repeats) ** 0.5
-            get = plain.get
-            for doc, weight in index.postings[term]:
-                plain[doc] = get(doc, 0.0) + boost * weight
-        return plain, plain
-    weighted: dict[int, float] = {}
+    boosts, lows = [], []
     for term in chosen:
         idf, repeats = index.idf[term], min(counts[term], SCORE.max_term_repeats) ** 0.5
-        boost, low = idf * repeats, idf * background.get(term, 1.0) * repeats
-        get, get_low = plain.get, weighted.get
-        for doc, weight in index.postings[term]:
-            plain[doc] = get(doc, 0.0) + boost * weight
-            weighted[doc] = get_low(doc, 0.0) + low * weight
-    return plain, weighted
+        boosts.append(idf * repeats)
+        lows.append(idf * background.get(term, 1.0) * repeats)
+    plain_docs = _contenders(index, chosen, boosts, SCORE.prose_candidates)
+    if not any(term in background for term in chosen):
+        plain = _summed(index, chosen, boosts, plain_docs)
+        return plain, plain
+    low_docs = _contenders(index, chosen, lows, 1)
+    if plain_docs is None and low_docs is None:  # both in one pass
+        scores: dict[int, float] = {}
+        weighted: dict[int, float] = {}
+        for term, boost, low in zip(chosen, boosts, lows, strict=True):
+            get, get_low = scores.get, weighted.get
+            for doc, weight in index.posting(term):
+                scores[doc] = get(doc, 0.0) + boost * weight
+                weighted[doc] = get_low(doc, 0.0) + low * weight
+        return scores, weighted
+    return _summed(index, chosen, boosts, plain_docs), _summed(index, chosen, lows, low_docs)
+
+
+_BOUND_MARGIN = 1e-9  # relative slack for rounding: sums in another order may differ in their last bits
+_PRUNE_FROM = 5000  # postings below which a full pass is cheaper than bounding it (a 200-entry catalogue has ~600)
+_REFILTER = 0.75  # share of the bounds left at the last pruning below which entries are pruned again
+
+
+def _contenders(index: Index, terms: list[str], boosts: list[float], best: int) -> list[int] | None:
+    """Entries, by number, among which the ``best`` highest BM25 scores all lie (ties included), or
+    None when every entry with a word must be scored (or the words have too few postings to be worth it).
+
+    Max-score pruning: words are added strongest bound first (a word's bound is its boost times its
+    largest posting weight). Once the bounds of the words left add up to less than the ``best``-th
+    partial score, an entry none of the added words holds cannot reach that score, so the words
+    left are looked up only for the entries that still can: those whose partial score plus the
+    bounds left reaches it. Every weight is positive, so a partial score never exceeds the whole.
+    """
+    if len(terms) < 2 or sum(len(index.posting(term)) for term in terms) < _PRUNE_FROM:
+        return None
+    bounds = [boost * index.max_weight(term) for term, boost in zip(terms, boosts, strict=True)]
+    order = sorted(range(len(terms)), key=bounds.__getitem__, reverse=True)
+    partial: dict[int, float] = {}
+    done = 0
+    for at in order:
+        done += 1
+        if done == len(order):
+            return None
+        boost, get = boosts[at], partial.get
+        for doc, weight in index.posting(terms[at]):
+            partial[doc] = get(doc, 0.0) + boost * weight
+        left = _reach(bounds, order[done:])
+        if len(partial) >= best and left < max(partial.values()) and left < _floor(partial, best):
+            break
+    filtered_at = math.inf
+    for at in order[done:]:
+        left = _reach(bounds, order[done:])
+        if left <= _REFILTER * filtered_at:  # dropping entries costs a pass over them: worth it as the bounds fall
+            cut, filtered_at = _floor(partial, best) - left, left
+            partial = {doc: score for doc, score in partial.items() if score * (1 + _BOUND_MARGIN) >= cut}
+        boost, done = boosts[at], done + 1
+        posting = index.posting(terms[at])
+        if len(posting) <= len(partial):
+            for doc, weight in posting:
+                if doc in partial:
+                    partial[doc] += boost * weight
+        else:
+            weights = index.posting_weights(terms[at])
+            for doc in partial:
+                if (found := weights.get(doc)) is not None:
+                    partial[doc] += boost * found
+    floor = _floor(partial, best)
+    return sorted(doc for doc, score in partial.items() if score * (1 + _BOUND_MARGIN) >= floor)
+
+
+def _reach(bounds: list[float], left: list[int]) -> float:
+    """The most that the words numbered ``left`` can add to an entry's score, rounding allowed for."""
+    return sum(bounds[n] for n in left) * (1 + _BOUND_MARGIN)
+
+
+def _floor(partial: dict[int, float], best: int) -> float:
+    """The ``best``-th highest partial score, less rounding: the whole ``best``-th score is at least this."""
+    return sorted(partial.values(), reverse=True)[best - 1] * (1 - _BOUND_MARGIN)  # nlargest, at C speed
+
+
+def _summed(index: Index, terms: list[str], boosts: list[float], docs: list[int] | None) -> dict[int, float]:
+    """Each entry's BM25 score, word after word in ``terms`` order, entries in order of first appearance
+    (postings run by entry number); only ``docs`` (sorted) when given, else every entry with a word."""
+    scores: dict[int, float] = {}
+    wanted = None if docs is None else set(docs)
+    for term, boost in zip(terms, boosts, strict=True):
+        get, posting = scores.get, index.posting(term)
+        if wanted is None or docs is None:
+            for doc, weight in posting:
+                scores[doc] = get(doc, 0.0) + boost * weight
+        elif len(posting) <= len(docs):  # the shorter of the two is walked, by entry number either way
+            for doc, weight in posting:
+                if doc in wanted:
+                    scores[doc] = get(doc, 0.0) + boost * weight
+        else:
+            weights = index.posting_weights(term)
+            for doc in docs:
+                if (found := weights.get(doc)) is not None:
+                    scores[doc] = get(doc, 0.0) + boost * found
+    return scores
 
 
 def _alias_cover(
