@@ -13,9 +13,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from .._terminal import printable
 from ..catalogue import CheckStatus, apply_mutation
 from ._runner import CheckResult, RunOptions, run_tasks
 from ._tasks import CheckTask
+from ._verdict import killed_from_outside
 
 __all__ = [
     "MutantRun",
@@ -61,8 +63,15 @@ def _as_mutant(result: CheckResult) -> CheckResult:
             status=MutantStatus.SURVIVED,
             message=f"the check does not depend on its claim: the mutant still passed ({result.message})",
         )
-    # A rank that crashed or killed its parent is the mutant's doing; kb's own faults ("kb could not
-    # run rank 0 ...", "kb stopped rank 0 ...") are no evidence either way and stay errors.
+    # A rank that crashed or left without its outcome is the mutant's doing; kb's own faults ("kb could
+    # not run rank 0 ...", "kb stopped rank 0 ...") are no evidence either way and stay errors, and so
+    # does a death by a signal someone sent (the OOM killer, a memory or CPU limit).
+    if result.status == CheckStatus.ERROR and (name := killed_from_outside(result.message)):
+        return replace(
+            result,
+            message=f"{result.message} — a process killed by {name} is no evidence that the check depends "
+            "on its claim: not counted as killed",
+        )
     broke_in_a_rank = result.status == CheckStatus.ERROR and result.message.startswith("rank ")
     if result.status == CheckStatus.FAILED or broke_in_a_rank:
         return replace(result, status=MutantStatus.KILLED, output="", evidence=[])
@@ -146,7 +155,8 @@ def mutant_summary(run: MutantRun) -> str:
     parts = [f"mutants: {declared} declared ({percent:.1f}% of {run.checks} checks)" + (f" — {tally}" if tally else "")]
     for r in run.results:
         if r.status in {MutantStatus.SURVIVED, CheckStatus.ERROR}:
-            parts.append(f"  {r.status.upper()} {r.entry}:{r.check}  ({r.path}:{r.line})")
-            parts.append(f"    mutation: {run.whys.get((r.entry, r.check), '')}")
-            parts.append(f"    {r.message}")
+            where = f"{r.entry}:{r.check}  ({r.path}:{r.line})"
+            parts.append(f"  {r.status.upper()} {printable(where, newlines=False)}")
+            parts.append(f"    mutation: {printable(run.whys.get((r.entry, r.check), ''), newlines=False)}")
+            parts.append(f"    {printable(r.message, newlines=False)}")
     return "\n".join(parts)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .._github import workflow_command
-from .._terminal import spelled
+from .._terminal import printable, spelled
 from ..catalogue import REPORT_FORMAT, CheckReport, CheckStatus, ReportRow, read_report, torch_release
 from ._runner import CheckResult
 
@@ -25,6 +25,7 @@ __all__ = [
     "load_report",
     "make_report",
     "merge_reports",
+    "one_line",
     "summary_text",
 ]
 
@@ -172,7 +173,7 @@ def junit_xml(results: list[CheckResult], env_name: str) -> str:
     counts = Counter(r.status for r in results)
     suite = ET.Element(
         "testsuite",
-        name=f"kb-check ({env_name})",
+        name=_xml(f"kb-check ({env_name})"),
         tests=str(len(results)),
         failures=str(counts[CheckStatus.FAILED]),
         errors=str(counts[CheckStatus.ERROR]),
@@ -183,9 +184,9 @@ def junit_xml(results: list[CheckResult], env_name: str) -> str:
         case = ET.SubElement(
             suite,
             "testcase",
-            classname=result.entry,
-            name=result.check,
-            file=result.path,
+            classname=_xml(result.entry),
+            name=_xml(result.check),
+            file=_xml(result.path),
             line=str(result.line),
             time=f"{result.seconds:.3f}",
         )
@@ -227,30 +228,37 @@ _NEXT_STEPS = (
 )
 
 
+def one_line(text: str) -> str:
+    """A record's path, id or claim, or a snippet's message, on the one line it is printed on: a newline
+    or CR in it (a file name may hold one) would start a line of its own, which a CI runner reads as a
+    command (``::error ...``)."""
+    return printable(text, newlines=False)
+
+
 def summary_text(results: list[CheckResult], env_name: str, wall: float) -> str:
     counts = Counter(r.status for r in results)
     parts = [
-        f"kb check on {env_name}: {len(results)} checks in {wall:.1f} s — "
+        f"kb check on {one_line(env_name)}: {len(results)} checks in {wall:.1f} s — "
         + ", ".join(f"{counts[s]} {s}" for s in CheckStatus if counts[s])
     ]
     bad = [r for r in results if r.status in {CheckStatus.FAILED, CheckStatus.ERROR}]
     if bad:
         parts.append("\nFailures:")
         for r in bad:
-            parts.append(f"  {r.status.upper()} {r.entry}:{r.check}  ({r.path}:{r.line})")
-            parts.append(f"    claim: {r.claim}")
-            parts.append(f"    what happened: {r.message}")
+            parts.append(f"  {r.status.upper()} {one_line(f'{r.entry}:{r.check}  ({r.path}:{r.line})')}")
+            parts.append(f"    claim: {one_line(r.claim)}")
+            parts.append(f"    what happened: {one_line(r.message)}")
             if r.output:
-                tail = "\n".join(r.output.strip().splitlines()[-12:])
-                parts.append("    output (tail):\n" + "\n".join("      " + line for line in tail.splitlines()))
+                tail = r.output.strip().splitlines()[-12:]
+                parts.append("    output (tail):\n" + "\n".join("      " + one_line(line) for line in tail))
     skipped = [r for r in results if r.status == CheckStatus.SKIPPED]
     if skipped:
         reasons = Counter(r.message for r in skipped)
         parts.append("\nSkipped:")
-        parts += [f"  {n} × {reason}" for reason, n in reasons.most_common()]
+        parts += [f"  {n} × {one_line(reason)}" for reason, n in reasons.most_common()]
         parts += [f"  → {step}" for needs, step in _NEXT_STEPS if any(needs in reason for reason in reasons)]
     ran = sorted((r for r in results if r.status != CheckStatus.SKIPPED), key=lambda r: -r.seconds)[:5]
     if ran:
         parts.append("\nSlowest:")
-        parts += [f"  {r.seconds:6.2f} s  {r.entry}:{r.check}" for r in ran]
+        parts += [f"  {r.seconds:6.2f} s  {one_line(f'{r.entry}:{r.check}')}" for r in ran]
     return "\n".join(parts)

@@ -23,7 +23,7 @@ from ._child import EARLY_KEY
 from ._environment import check_environment
 from ._process import BoundedOutput, WarmPool, free_port
 from ._spec import SnippetSpec
-from ._supervise import INTERRUPTED_KEY, STATUS_KEY
+from ._supervise import INTERRUPTED_KEY, SIGNALLED_KEY, STATUS_KEY
 from ._tasks import CheckTask, skip_reason
 from ._verdict import RankState, Verdict, decide, early_verdict
 
@@ -289,6 +289,7 @@ class _Launch:
             status = message[STATUS_KEY]
             state.exitcode = os.waitstatus_to_exitcode(status) if status is not None else -9
             state.interrupted = bool(message.get(INTERRUPTED_KEY))
+            state.signalled = message.get(SIGNALLED_KEY)
         else:  # the snippet's outcome: it has closed its output and is exiting with this code
             state.outcome = message
             state.exitcode = message["exit_code"] & 0xFF

@@ -27,14 +27,18 @@ from multiprocessing.connection import Connection
 
 from ._spec import SnippetSpec
 
-__all__ = ["INTERRUPTED_KEY", "STATUS_KEY", "supervise"]
+__all__ = ["INTERRUPTED_KEY", "SIGNALLED_KEY", "STATUS_KEY", "supervise"]
 
 STATUS_KEY = "supervisor_wait_status"
 INTERRUPTED_KEY = "stopped_from_outside"  # the check was cut short by kb or the forkserver's death
+SIGNALLED_KEY = "stopped_by_signal"  # a signal kb never sends (SIGINT, SIGHUP) stopped the check as it ran
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
 _STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
 _HANDLED = (*_STOP_SIGNALS, signal.SIGCONT)
+# kb asks a supervisor to stop with SIGTERM; in a session of its own it gets no terminal's SIGINT or
+# SIGHUP, so one of those while the snippet runs came from inside the check, or from a user.
+_NOT_KBS = (signal.SIGHUP, signal.SIGINT)
 
 
 class _Stop(Exception):
@@ -77,8 +81,8 @@ def _reap_all(deadline: float) -> None:
         time.sleep(0.001)
 
 
-def _raise_stop(_signum: int, _frame: object) -> None:
-    raise _Stop
+def _raise_stop(signum: int, _frame: object) -> None:
+    raise _Stop(signum)
 
 
 def _stop_if_orphaned(parent: int) -> Callable[[int, object], None]:
@@ -120,6 +124,8 @@ def supervise(control: Connection, result: Connection, stdout: Connection, stder
     signal.signal(signal.SIGCONT, _stop_if_orphaned(parent))
     status: int | None = None
     stopped = False
+    signalled = None
+    running = False  # the snippet has its check
     owner_dir = None
     try:
         _prctl(_PR_SET_CHILD_SUBREAPER, 1)
@@ -156,12 +162,15 @@ def supervise(control: Connection, result: Connection, stdout: Connection, stder
         control.close()
         owner_dir = spec.get("owner_dir")
         _pass_on(feed_w, spec)
+        running = True
         while status is None:
             pid, wait_status = os.waitpid(-1, 0)  # adopted orphans are reaped here too
             if pid == child:
                 status = wait_status
-    except _Stop:
+    except _Stop as stop:
         stopped = True
+        if stop.args and stop.args[0] in _NOT_KBS and running and os.getppid() == parent:
+            signalled = stop.args[0]
     finally:
         for signum in _HANDLED:
             signal.signal(signum, signal.SIG_IGN)  # SIGCONT still resumes: the kernel does that
@@ -169,5 +178,11 @@ def supervise(control: Connection, result: Connection, stdout: Connection, stder
         if os.getppid() != parent and owner_dir:  # `kb check` is gone: nobody else will
             shutil.rmtree(owner_dir, ignore_errors=True)
     with contextlib.suppress(OSError):
-        result.send({STATUS_KEY: status, INTERRUPTED_KEY: stopped and status is None})
+        result.send(
+            {
+                STATUS_KEY: status,
+                INTERRUPTED_KEY: stopped and status is None and signalled is None,
+                SIGNALLED_KEY: signalled,
+            }
+        )
     os._exit(0)

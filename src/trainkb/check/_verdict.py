@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import signal
 from dataclasses import dataclass, field
 from typing import Any
@@ -10,7 +11,7 @@ from ..catalogue import Check, CheckStatus, ExpectHangs, ExpectRaises, ExpectWar
 from ._child import KB_ERROR_KEY, UNDELIVERED
 from ._pattern import pattern_error, pattern_search
 
-__all__ = ["RankState", "Verdict", "decide", "early_verdict"]
+__all__ = ["RankState", "Verdict", "decide", "early_verdict", "killed_from_outside"]
 
 
 @dataclass
@@ -25,6 +26,7 @@ class RankState:
     reported: bool = False  # its outcome or its supervisor's final status arrived
     interrupted: bool = False  # its supervisor was stopped from outside (kb's forkserver died, kb stopped)
     pipe_error: str | None = None  # why kb stopped reading its result pipe (a message it refused)
+    signalled: int | None = None  # a signal kb never sends that stopped its supervisor while the snippet ran
 
     @property
     def running(self) -> bool:
@@ -63,6 +65,21 @@ def _signal_name(exitcode: int | None) -> str:
         return f"signal {-exitcode}"
 
 
+# Signals a process raises on itself by its own fault (a crash of the mutated code counts as the
+# mutant's doing); any other signal was sent by someone: the snippet, the OOM killer, a limit, a user.
+_CRASHES = frozenset({"SIGSEGV", "SIGBUS", "SIGFPE", "SIGILL", "SIGABRT", "SIGTRAP", "SIGSYS"})
+_SIGNALLED = re.compile(r"rank \d+ died with (SIG\w+)|rank \d+: its supervisor process died \((SIG\w+)\)")
+
+
+def killed_from_outside(message: str) -> str | None:
+    """The signal named when a rank, or its supervisor, died of one that is not a crash of its own
+    code; None otherwise. The OOM killer or a memory limit sends such a signal as readily as the
+    snippet does, so that death tells nothing about the code that ran."""
+    match = _SIGNALLED.match(message)
+    name = match and (match[1] or match[2])
+    return name if name and name not in _CRASHES else None
+
+
 def _kb_fault(state: RankState) -> str | None:
     """Why kb could not run the rank as asked or could not hear its outcome (never a verdict).
 
@@ -89,6 +106,12 @@ def _died(state: RankState) -> str | None:
         return fault
     if state.pipe_error is not None:
         return f"rank {state.rank}: {state.pipe_error}"
+    if state.signalled is not None:
+        return (
+            f"the supervisor of rank {state.rank} was interrupted by {_signal_name(-state.signalled)} while the "
+            "snippet ran, a signal kb never sends it (did the snippet signal its parent, os.getppid()?); "
+            "the snippet was stopped — not a verdict on the check"
+        )
     if state.supervisor_lost:
         return (
             f"rank {state.rank}: its supervisor process died ({_signal_name(state.exitcode)}) before the "
