@@ -153,7 +153,6 @@ def _strings(data: object) -> list[str]:
         ["show", "D1\x1b]0;pwned\x07"],
         ["triage", "/nonexistent\x1b[2J"],
         ["search", "--catalogue", "/nonexistent\x1b]0;pwned\x07", "x"],
-        ["run", "--", "no-such-command\x1b]0;pwned\x07"],
     ],
 )
 def test_a_usage_error_spells_out_what_it_quotes(cat, argv):

@@ -49,7 +49,8 @@ def run(args: argparse.Namespace) -> int:
     if not cmd:
         raise UsageError("give the command after `--`, e.g. kb run -- python train.py")
     if "/" not in cmd[0] and shutil.which(cmd[0]) is None:  # a path is left to exec: 126 or 127, as a shell says
-        raise UsageError(f"command not found: {cmd[0]}")
+        _say(f"kb run: {_named(cmd[0])}: command not found\n")
+        return 127
     roots = catalogue_roots(args)  # a folder that is not there is refused before the command runs
     from .._advice import advise
     from .._present import BANNERS
@@ -71,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         outcome = watch(cmd, tail_bytes=args.tail_bytes, idle_timeout=args.idle_timeout, on_idle=on_idle)
     except OSError as exc:  # the command could not be started: what a shell reports, and its status
-        _say(f"kb run: {cmd[0]}: {exc.strerror or exc}\n")
+        _say(f"kb run: {_named(cmd[0])}: {exc.strerror or exc}\n")
         return 127 if isinstance(exc, FileNotFoundError) else 126
     if outcome.write_error is not None:  # the output is incomplete: never a success, whatever the command said
         _say(f"kb run: could not write the output of {cmd[0]}: {outcome.write_error}\n")
@@ -87,6 +88,11 @@ def run(args: argparse.Namespace) -> int:
         with contextlib.suppress(_Stopped), _stoppable():
             diagnose(outcome.tail, f"kb run: {cmd[0]} {what}")
     return outcome.exit_status
+
+
+def _named(command: str) -> str:
+    """The command as an error line names it; an empty name is spelled '' so the line still says which."""
+    return command or "''"
 
 
 class _Stopped(BaseException):

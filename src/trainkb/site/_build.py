@@ -13,11 +13,14 @@ import os
 import re
 import secrets
 import shutil
+import signal
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +41,8 @@ _JOB: dict[str, Any] = {}  # what forked workers inherit instead of pickling the
 
 
 class SiteError(Exception):
-    """A build that cannot start (an output folder that is not ours); the CLI exits 2."""
+    """A build that cannot start (an output folder that is not ours) or cannot finish (a render
+    worker died); the old site stays as it was and the CLI exits 2."""
 
 
 @dataclass(frozen=True)
@@ -177,6 +181,25 @@ def _workers(count: int) -> int:
     return max(1, min(cpus, 8))
 
 
+def _death_of(workers: Sequence[BaseProcess], pages: int) -> str:
+    """One line on the render worker that died: the first killed by a signal other than the SIGTERM
+    the pool sends the survivors (the OOM killer's is SIGKILL), else the first that ended at all."""
+    ended: list[tuple[int | None, int]] = []
+    for worker in workers:
+        code = worker.exitcode
+        if code:
+            ended.append((worker.pid, code))
+    killed = [(pid, code) for pid, code in ended if code < 0 and code != -signal.SIGTERM]
+    what = "a render worker died"
+    if killed or ended:
+        pid, code = (killed or ended)[0]
+        what = f"render worker {pid} died ({f'signal {-code}' if code < 0 else f'status {code}'})"
+    return (
+        f"{what} while rendering the {pages} entry pages: out of memory? "
+        "the site was left as it was; rebuild (with more free memory if it recurs)"
+    )
+
+
 def _write_index(cat: Catalogue, static: Path) -> None:
     static.mkdir(parents=True, exist_ok=True)
     (static / "search-index.js").write_text(export_index(cat), encoding="utf-8", newline="\n")
@@ -224,10 +247,15 @@ def _render(
             checks = _entry_chunk(ids)
             _write_index(cat, static)
         else:  # entry pages in forked workers; the index and the other pages meanwhile here
+            before = {child.pid for child in multiprocessing.active_children()}
             with forked_pool(workers) as pool:
                 futures = [pool.submit(_entry_chunk, ids[i::workers]) for i in range(workers)]
+                started = [child for child in multiprocessing.active_children() if child.pid not in before]
                 _write_index(cat, static)
-                checks = {k: v for f in futures for k, v in f.result().items()}
+                try:
+                    checks = {k: v for f in futures for k, v in f.result().items()}
+                except BrokenProcessPool:
+                    raise SiteError(_death_of(started, len(ids))) from None
     finally:
         _JOB.clear()
     say("home, area and verification pages")
