@@ -24,7 +24,7 @@ import pytest
 from trainkb._advice import advise
 from trainkb._present import ADVICE_LEAD, ALSO_RANKED, BANNERS, HEADLINES, LABELS, TITLES, View, diagnosis, view
 from trainkb._terminal import printable
-from trainkb.catalogue import Catalogue, find_catalogue, load_catalogue
+from trainkb.catalogue import find_catalogue, load_catalogue
 from trainkb.cli import main
 from trainkb.search import Evidence, SearchResponse, SearchResult, search
 from trainkb.search._search import Tell
@@ -157,12 +157,14 @@ async def test_the_tui_results_list() -> None:
             assert rows[len(shown.rows) :] == ([shown.advice.replace("`", "")] if shown.advice else []), name
 
 
-def _site_views(cat: Catalogue, tmp_path: Path) -> dict[str, dict[str, Any]]:
-    """The site's view of each paste: engine.js answers, present.js words it from the index's words."""
+@pytest.fixture(scope="module")
+def site_views(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+    """The site's view of each paste: engine.js answers, present.js words it from the index's words (one Node run
+    over the bundled catalogue's index for the module: the tests below only read it)."""
     from trainkb.site import export_index
 
-    index_js = tmp_path / "search-index.js"
-    index_js.write_text(export_index(cat), encoding="utf-8")
+    index_js = tmp_path_factory.mktemp("site") / "search-index.js"
+    index_js.write_text(export_index(load_catalogue(find_catalogue())), encoding="utf-8")
     static = ROOT / "site" / "static"
     driver = f"""
     const fs = require("fs"), vm = require("vm");
@@ -198,10 +200,10 @@ def _as_site(shown: View) -> dict[str, object]:
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js (`node` on PATH)")
-def test_the_site_words_each_paste_as_kb_does(tmp_path: Path) -> None:
+def test_the_site_words_each_paste_as_kb_does(site_views: dict[str, dict[str, Any]]) -> None:
     """present.js words the browser engine's answer as the view words the same answer (whether the two engines
     answer alike is tests/site/test_node_parity.py's question)."""
-    site = _site_views(load_catalogue(find_catalogue()), tmp_path)
+    site = site_views
     kinds = set()
     for name in PASTES:
         response = _response(site[name]["response"])
@@ -211,10 +213,10 @@ def test_the_site_words_each_paste_as_kb_does(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js (`node` on PATH)")
-def test_the_site_copies_the_diagnosis_kb_copies(tmp_path: Path) -> None:
+def test_the_site_copies_the_diagnosis_kb_copies(site_views: dict[str, dict[str, Any]]) -> None:
     """The Markdown "copy diagnosis" puts on the clipboard: present.js writes what trainkb._present.diagnosis
     writes for the same answer, a differential's evidence line and every candidate's sign, fix and link included."""
-    site = _site_views(load_catalogue(find_catalogue()), tmp_path)
+    site = site_views
     differentials = 0
     for name in PASTES:
         response = _response(site[name]["response"])

@@ -131,6 +131,7 @@ def test_skips_are_reported_and_strict_fails_them(make_catalogue, capsys):
     assert main(["--catalogue", str(root), "check", "-q", "--strict"]) == 1
 
 
+@pytest.mark.usefixtures("shared_pool")  # a report and a selection, not the pool: the session's pool runs it
 def test_json_junit_and_github_outputs(make_catalogue, tmp_path, capsys):
     checks = checks_yaml(
         {"name": "good", "code": "pass", "expect": "ok"},
@@ -168,6 +169,7 @@ def test_shards_partition_the_checks(make_catalogue, tmp_path):
     assert main(["--catalogue", str(root), "check", "--shard", "4/3"]) == 2
 
 
+@pytest.mark.usefixtures("shared_pool")  # a report and a selection, not the pool: the session's pool runs it
 def test_report_merge_builds_a_matrix(make_catalogue, tmp_path, capsys):
     root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml({"code": "pass", "expect": "ok"}))})
     cpu = tmp_path / "cpu.json"
@@ -194,6 +196,7 @@ def test_usage_errors(make_catalogue, capsys):
     assert "unknown" in capsys.readouterr().err
 
 
+@pytest.mark.usefixtures("shared_pool")  # a report and a selection, not the pool: the session's pool runs it
 def test_changed_since_selects_edited_records(make_catalogue, tmp_path):
     root = make_catalogue(
         {

@@ -10,18 +10,17 @@ import pytest
 from test_flows import bracketed_paste, settle
 
 from trainkb._present import diagnosis, view
-from trainkb.catalogue import find_catalogue
-from trainkb.tui import KnowledgeBase, TrainKBApp
+from trainkb.tui import TrainKBApp
 
 ROOT = Path(__file__).resolve().parents[2]
 OOM = ROOT / "tests/fixtures/oom/m1_activations.txt"
 
 
 @pytest.fixture
-def real_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> TrainKBApp:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+def real_app(real_app: TrainKBApp, monkeypatch: pytest.MonkeyPatch) -> TrainKBApp:
+    """The session's app over the bundled catalogue, with its pages at a site address (read when a link is made)."""
     monkeypatch.setenv("TRAINKB_SITE_URL", "https://kb.example.org")
-    return TrainKBApp(KnowledgeBase.load(find_catalogue()), blink=False)
+    return real_app
 
 
 def _oom_line() -> str:

@@ -11,21 +11,13 @@ from test_flows import bracketed_paste, settle
 from textual.command import CommandPalette
 from textual.widgets import ContentSwitcher, Input, OptionList, Static
 
-from trainkb.catalogue import find_catalogue
-from trainkb.tui import KnowledgeBase, TrainKBApp
+from trainkb.tui import TrainKBApp
 from trainkb.tui._entry import EMPTY
 from trainkb.tui._paste import PasteBox
 
 ROOT = Path(__file__).resolve().parents[2]
 GLOO_HANG = ROOT / "tests/triage/fixtures/gloo/hang-n4-r1/combined.log"  # a differential
 NCCL_SIGKILL = ROOT / "tests/triage/fixtures/nccl/sigkill-n2-r1/combined.log"  # no confident match
-
-
-@pytest.fixture
-def real_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> TrainKBApp:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    monkeypatch.delenv("TRAINKB_SITE_URL", raising=False)
-    return TrainKBApp(KnowledgeBase.load(find_catalogue()), blink=False)
 
 
 @pytest.mark.parametrize("log", [GLOO_HANG, NCCL_SIGKILL], ids=["differential", "closest"])

@@ -9,19 +9,11 @@ from pathlib import Path
 import pytest
 from test_flows import bracketed_paste
 
-from trainkb.catalogue import find_catalogue
-from trainkb.tui import KnowledgeBase, TrainKBApp
+from trainkb.tui import TrainKBApp
 from trainkb.tui._triage import TriagePanel
 
 FIXTURES = Path(__file__).resolve().parents[1] / "triage" / "fixtures"
 KILLED = [FIXTURES / "gloo/sigkill-n3-r0/combined.log", FIXTURES / "nccl/sigkill-n2-r1/combined.log"]
-
-
-@pytest.fixture
-def real_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> TrainKBApp:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    monkeypatch.delenv("TRAINKB_SITE_URL", raising=False)
-    return TrainKBApp(KnowledgeBase.load(find_catalogue()), blink=False)
 
 
 @pytest.mark.parametrize("log", KILLED, ids=["gloo-3-ranks", "nccl-2-ranks"])
