@@ -288,3 +288,33 @@ def test_a_master_port_taken_by_someone_else_runs_the_check_again(make_catalogue
     assert marker.exists(), proc.stdout + proc.stderr  # the port was taken on the first run
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert [r["status"] for r in json.loads(report.read_text())["results"]] == ["passed"]
+
+
+@pytest.mark.slow
+def test_a_differential_that_names_the_entry_is_no_drift(make_catalogue, capsys, tmp_path, monkeypatch):
+    """A check's output that several entries print gives a differential; the entry among its candidates passes."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    check = checks_yaml(
+        {
+            "code": "import torch\ntorch.zeros(2, 3).view(4)\n",
+            "expect": {"raises": {"type": "RuntimeError", "match": "is invalid for input"}},
+        }
+    )
+    shared = (
+        "signatures:\n  - {{literal: 'is invalid for input of size', type: RuntimeError,\n"
+        "     example: \"RuntimeError: shape '[4]' is invalid for input of size 6\", names_cause: false}}\n"
+        "tells:\n  - says: a sign only {id} shows\n    when:\n      - line: 'only-{id}-prints-this'\n"
+        "    source: 'check:sample'\n    example: 'only-{id}-prints-this'\n"
+    )
+    # D2 shares the line and carries more of the paste's words, so it ranks first
+    rival = record("D2", extra=shared.format(id="D2")).replace(
+        "title: A sample failure for tests", "title: view shape is invalid for input of size (RuntimeError)"
+    )
+    root = make_catalogue(
+        {"alpha/D1-sample.yaml": record(checks=check, extra=shared.format(id="D1")), "alpha/D2-rival.yaml": rival}
+    )
+    from trainkb.search import search
+
+    response = search("RuntimeError: shape '[4]' is invalid for input of size 6", top=3, catalogue=root)
+    assert response.status == "differential" and response.results[0].id == "D2", response
+    assert main(["--catalogue", str(root), "check", "-q", "D1"]) == 0, capsys.readouterr().out

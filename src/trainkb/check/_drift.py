@@ -4,7 +4,8 @@ A `raises`/`warns` check captures what torch really printed. If search does not 
 check's entry first for that text, the entry's signatures no longer describe the torch it
 claims to cover — the catalogue has drifted, and the run fails. A message that several root
 causes print (docs/search.md: "ambiguous", or a `names_cause: false` signature) only needs to
-rank its entry first: search is never confident on it alone.
+rank its entry first, or to name it among the candidates of a differential: search is never
+confident on it alone.
 """
 
 from __future__ import annotations
@@ -42,7 +43,11 @@ def apply_drift_check(results: list[CheckResult], cat: Catalogue, root: Path | l
         generic = bool(response.results) and any(
             e.via == "signature" and (e.ambiguous or not e.names_cause) for e in response.results[0].evidence[:1]
         )
-        if top in accepted and (not response.abstained or generic):
+        # a differential weighs the symptom's causes against each other: naming this entry among them is right
+        candidates = (
+            {r.id for r in response.results[: response.candidates]} if response.status == "differential" else set()
+        )
+        if (top in accepted and (not response.abstained or generic)) or accepted & candidates:
             out.append(result)
             continue
         ranked = ", ".join(f"{r.id} ({r.score:.0f})" for r in response.results) or "nothing"
