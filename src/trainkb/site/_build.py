@@ -247,10 +247,11 @@ def _render(
             checks = _entry_chunk(ids)
             _write_index(cat, static)
         else:  # entry pages in forked workers; the index and the other pages meanwhile here
-            before = {child.pid for child in multiprocessing.active_children()}
             with forked_pool(workers) as pool:
                 futures = [pool.submit(_entry_chunk, ids[i::workers]) for i in range(workers)]
-                started = [child for child in multiprocessing.active_children() if child.pid not in before]
+                # a fork pool starts all its workers in the first submit and keeps them in `_processes`;
+                # active_children() would already have forgotten a worker that died before this line
+                started = list(pool._processes.values())
                 _write_index(cat, static)
                 try:
                     checks = {k: v for f in futures for k, v in f.result().items()}
