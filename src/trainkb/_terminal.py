@@ -17,18 +17,23 @@ from typing import Any
 
 __all__ = ["CONTROL", "emit", "escaped", "json_text", "printable", "say", "spelled"]
 
-# C0 controls but tab and newline, DEL, C1 controls, and the bidirectional overrides that reorder text
-CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-_WITH_NEWLINES = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# C0 controls but tab and newline, DEL, C1 controls, the bidirectional overrides that reorder text, and
+# lone surrogates: an environment value or a path that is not UTF-8 holds each byte it could not decode
+# as U+DC80-U+DCFF, which a surrogateescape stream writes back as that raw byte (0x9b is an 8-bit CSI)
+CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_WITH_NEWLINES = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
 def _spell(match: re.Match[str]) -> str:
     code = ord(match.group())
+    if 0xDC80 <= code <= 0xDCFF:  # an undecodable byte: spelled as the byte it stands for
+        return f"\\x{code - 0xDC00:02x}"
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def spelled(text: str, pattern: re.Pattern[str] = CONTROL) -> str:
-    """``text`` with each character ``pattern`` matches written as ``\\xNN`` (``\\uNNNN`` above 0xff)."""
+    """``text`` with each character ``pattern`` matches written as ``\\xNN`` (``\\uNNNN`` above 0xff; an
+    undecodable byte held as a lone surrogate as the ``\\xNN`` of that byte)."""
     return pattern.sub(_spell, text)
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from helpers import checks_yaml, record
 
-from trainkb._terminal import CONTROL
+from trainkb._terminal import CONTROL, json_text, printable
 from trainkb.cli import main
 from trainkb.lint import LintFinding
 
@@ -83,7 +83,7 @@ def test_tui_shows_record_text_without_obeying_it(cat, tmp_path):
     import struct
     import termios
 
-    from adversarial.test_tui_pipe import _read_until, _take_terminal
+    from helpers import read_pty_until, take_terminal
 
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
@@ -96,15 +96,15 @@ def test_tui_shows_record_text_without_obeying_it(cat, tmp_path):
         stdin=read,
         stdout=slave,
         stderr=slave,
-        preexec_fn=_take_terminal,
+        preexec_fn=take_terminal(1),
         env=env,
     )
     os.close(slave)
     os.close(read)
     out = bytearray()
     try:
-        assert _read_until(master, out, lambda o: b"D1" in o and b"pwned" in o, 120), bytes(out[-2000:])
-        _read_until(master, out, lambda o: False, 1.0)  # the entry pane renders too
+        assert read_pty_until(master, out, lambda o: b"D1" in o and b"pwned" in o, 120), bytes(out[-2000:])
+        read_pty_until(master, out, lambda o: False, 1.0)  # the entry pane renders too
         tui.send_signal(signal.SIGTERM)
         tui.wait(timeout=120)
     finally:
@@ -161,3 +161,12 @@ def test_a_usage_error_spells_out_what_it_quotes(cat, argv):
     err = done.stderr.decode()
     assert err.startswith("kb") and "Traceback" not in err
     assert not CONTROL.search(err.replace("\n", "")), err
+
+
+def test_an_undecodable_byte_is_spelled_as_that_byte_everywhere():
+    """A value that is not UTF-8 (os.environ, a path) holds its bytes as lone surrogates; written through a
+    surrogateescape stream they would come back raw (0x9b starts an 8-bit CSI). The one printer spells them."""
+    value = os.fsdecode(b"\x9bOFF \xff")
+    assert printable(value) == "\\x9bOFF \\xff"
+    assert json.loads(json_text({"v": value})) == {"v": value}
+    assert "\udc9b" not in json_text({"v": value})

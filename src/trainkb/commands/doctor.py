@@ -15,17 +15,6 @@ from ._exit import Exit, UsageError
 _MARK = {"error": "FAIL", "warn": "WARN", "ok": "ok", "info": "info", "n/a": "n/a"}
 
 
-def _line(text: str) -> str:
-    """One line for the terminal. An environment value or a path that is not valid UTF-8 holds its
-    bytes as lone surrogates, which the printer would pass on as raw bytes (0x9b is an 8-bit CSI):
-    they are spelled out as ``\\xNN`` like every other control character."""
-    try:
-        raw = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-    except UnicodeEncodeError:  # a surrogate that stands for no byte
-        raw = text.encode("utf-8", "backslashreplace").decode("utf-8")
-    return printable(raw, newlines=False)
-
-
 def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "paths",
@@ -70,9 +59,9 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(rows, indent=2))
     else:
         for f in findings:
-            print(_line(f"[{_MARK[f.status]:>4}] {f.entry:<5} {f.probe:<20} {f.observed}"))
+            print(printable(f"[{_MARK[f.status]:>4}] {f.entry:<5} {f.probe:<20} {f.observed}", newlines=False))
             if f.message and f.status in {"error", "warn", "info"}:
-                print(_line(f"{'':14}{f.message}"))
+                print(printable(f"{'':14}{f.message}", newlines=False))
             if f.status == "warn" and f.entry in titles:
-                print(_line(f"{'':14}→ kb show {f.entry}  ({titles[f.entry]})"))
+                print(printable(f"{'':14}→ kb show {f.entry}  ({titles[f.entry]})", newlines=False))
     return Exit.FINDINGS if any(f.status in ("warn", "error") for f in findings) else Exit.SUCCESS
