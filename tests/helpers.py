@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
+import select
 import subprocess
 import sys
 import textwrap
@@ -164,3 +167,41 @@ def cpu_growth(run: Callable[[int], object], size: int, factor: int = 8) -> floa
 
     run(size)  # warm: the index, caches and lazy imports are not what is measured
     return cost(size * factor) / max(cost(size), 1e-3)
+
+
+def child_pids(pid: int) -> list[int]:
+    """The children of process ``pid`` (every thread's), from /proc; none when it is gone."""
+    found: list[int] = []
+    with contextlib.suppress(OSError):
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with contextlib.suppress(OSError):
+                found.extend(int(p) for p in Path(f"/proc/{pid}/task/{task}/children").read_text().split())
+    return found
+
+
+def take_terminal(fd: int) -> Callable[[], None]:
+    """A ``preexec_fn``: the child starts a new session whose controlling terminal is the pty on ``fd``."""
+
+    def take() -> None:
+        import fcntl
+        import termios
+
+        os.setsid()
+        fcntl.ioctl(fd, termios.TIOCSCTTY, 0)
+
+    return take
+
+
+def read_pty_until(master: int, out: bytearray, done: Callable[[bytearray], bool], timeout: float) -> bool:
+    """Read a pseudo-terminal's output into ``out`` until ``done(out)``, its last holder closes it, or ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while not done(out) and time.monotonic() < deadline:
+        if select.select([master], [], [], 0.2)[0]:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # the terminal's last holder closed it
+                return done(out)
+            if not chunk:
+                return done(out)
+            out += chunk
+    return done(out)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
 import subprocess
@@ -11,15 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-
-
-def _children(pid: int) -> list[int]:
-    found: list[int] = []
-    with contextlib.suppress(OSError):
-        for task in os.listdir(f"/proc/{pid}/task"):
-            with contextlib.suppress(OSError):
-                found.extend(int(p) for p in Path(f"/proc/{pid}/task/{task}/children").read_text().split())
-    return found
+from helpers import child_pids
 
 
 def _alive(pid: int) -> bool:
@@ -40,7 +31,7 @@ def test_killing_the_build_ends_its_workers(tmp_path, signum):
     workers: list[int] = []
     deadline = time.monotonic() + 120
     while not workers and kb.poll() is None and time.monotonic() < deadline:
-        workers = _children(kb.pid)
+        workers = child_pids(kb.pid)
         time.sleep(0.01)
     if not workers:
         kb.kill()

@@ -6,7 +6,6 @@ partial site (no home page, some entry pages) that `kb site serve` went on servi
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import subprocess
@@ -15,16 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import record
-
-
-def _children(pid: int) -> list[int]:
-    found: list[int] = []
-    with contextlib.suppress(OSError):
-        for task in os.listdir(f"/proc/{pid}/task"):
-            with contextlib.suppress(OSError):
-                found.extend(int(p) for p in Path(f"/proc/{pid}/task/{task}/children").read_text().split())
-    return found
+from helpers import child_pids, record
 
 
 def _tree(folder: Path) -> dict[str, str]:
@@ -58,7 +48,7 @@ def test_a_build_killed_midway_leaves_the_old_site_and_no_litter(make_catalogue,
     assert "index.html" in before
     kb = _build(catalogue, out)
     deadline = time.monotonic() + 120
-    while not _children(kb.pid) and kb.poll() is None and time.monotonic() < deadline:
+    while not child_pids(kb.pid) and kb.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)
     if kb.poll() is not None:
         pytest.skip("the build finished before it could be killed")

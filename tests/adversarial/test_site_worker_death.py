@@ -3,7 +3,6 @@ old site as it was. It used to end in a raw BrokenProcessPool traceback with the
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import signal
@@ -13,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import record
+from helpers import child_pids, record
 
 from trainkb.cli import main
 from trainkb.site import _build
@@ -52,15 +51,6 @@ def test_a_killed_render_worker_ends_in_one_line_and_leaves_the_old_site(make_ca
     assert sorted(p.name for p in tmp_path.iterdir()) == ["catalogue", "site"]  # no half-built folder beside it
 
 
-def _children(pid: int) -> list[int]:
-    found: list[int] = []
-    with contextlib.suppress(OSError):
-        for task in os.listdir(f"/proc/{pid}/task"):
-            with contextlib.suppress(OSError):
-                found.extend(int(p) for p in Path(f"/proc/{pid}/task/{task}/children").read_text().split())
-    return found
-
-
 @pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
 @pytest.mark.timeout(600)
 def test_a_worker_killed_from_outside_ends_the_build_in_one_line(make_catalogue, tmp_path):
@@ -72,7 +62,7 @@ def test_a_worker_killed_from_outside_ends_the_build_in_one_line(make_catalogue,
     workers: list[int] = []
     deadline = time.monotonic() + 120
     while not workers and kb.poll() is None and time.monotonic() < deadline:
-        workers = _children(kb.pid)
+        workers = child_pids(kb.pid)
         time.sleep(0.01)
     try:
         os.kill(workers[0], signal.SIGKILL)

@@ -7,38 +7,17 @@ from __future__ import annotations
 import fcntl
 import os
 import pty
-import select
 import struct
 import subprocess
 import sys
 import termios
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from helpers import read_pty_until, take_terminal
 
 ENTER_ALT, LEAVE_ALT = b"\x1b[?1049h", b"\x1b[?1049l"
 REPLACED = "\ufffd".encode()
-
-
-def _take_terminal() -> None:  # in the child: a new session whose controlling terminal is the pty (fd 0)
-    os.setsid()
-    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
-
-
-def _read_until(master: int, out: bytearray, done: Callable[[bytearray], bool], timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while not done(out) and time.monotonic() < deadline:
-        if select.select([master], [], [], 0.2)[0]:
-            try:
-                chunk = os.read(master, 65536)
-            except OSError:  # the terminal's last holder closed it
-                return done(out)
-            if not chunk:
-                return done(out)
-            out += chunk
-    return done(out)
 
 
 @pytest.mark.slow
@@ -52,20 +31,20 @@ def test_latin1_input_is_replaced_and_the_ui_stays(tmp_path: Path) -> None:
         stdin=slave,
         stdout=slave,
         stderr=slave,
-        preexec_fn=_take_terminal,
+        preexec_fn=take_terminal(0),
         env=env,
     )
     os.close(slave)
     out = bytearray()
     try:
-        assert _read_until(master, out, lambda o: ENTER_ALT in o and b"paste" in o.lower(), 120), bytes(out[-2000:])
-        _read_until(master, out, lambda o: False, 3)  # let the first screen settle
+        assert read_pty_until(master, out, lambda o: ENTER_ALT in o and b"paste" in o.lower(), 120), bytes(out[-2000:])
+        read_pty_until(master, out, lambda o: False, 3)  # let the first screen settle
         os.write(master, b"caf\xe9 \x9b\xff RuntimeError")
-        assert _read_until(master, out, lambda o: REPLACED in o, 30), bytes(out[-2000:])
-        _read_until(master, out, lambda o: False, 2)
+        assert read_pty_until(master, out, lambda o: REPLACED in o, 30), bytes(out[-2000:])
+        read_pty_until(master, out, lambda o: False, 2)
         assert tui.poll() is None, bytes(out[-3000:])  # still running: the input thread survived
         os.write(master, b"\x11")  # Ctrl+Q
-        _read_until(master, out, lambda o: LEAVE_ALT in o[o.find(ENTER_ALT) :], 30)
+        read_pty_until(master, out, lambda o: LEAVE_ALT in o[o.find(ENTER_ALT) :], 30)
         assert tui.wait(timeout=60) == 0
     finally:
         if tui.poll() is None:

@@ -6,16 +6,15 @@ from __future__ import annotations
 import fcntl
 import os
 import pty
-import select
 import signal
 import struct
 import subprocess
 import sys
 import termios
-import time
 from pathlib import Path
 
 import pytest
+from helpers import read_pty_until, take_terminal
 
 from trainkb._tail import PIPE_TAIL_BYTES
 
@@ -39,26 +38,6 @@ except BrokenPipeError:
 ENTER_ALT, LEAVE_ALT = b"\x1b[?1049h", b"\x1b[?1049l"
 
 
-def _take_terminal() -> None:  # in the child: a new session whose controlling terminal is the pty (fd 1)
-    os.setsid()
-    fcntl.ioctl(1, termios.TIOCSCTTY, 0)
-
-
-def _read_until(master: int, out: bytearray, done, timeout: float) -> bool:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout
-    while not done(out) and time.monotonic() < deadline:
-        ready, _, _ = select.select([master], [], [], 0.2)
-        if ready:
-            try:
-                chunk = os.read(master, 65536)
-            except OSError:  # the terminal's last holder closed it
-                return done(out)
-            if not chunk:
-                return done(out)
-            out += chunk
-    return done(out)
-
-
 @pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_piped_log_past_the_limit_then_sigterm(tmp_path: Path) -> None:
@@ -71,7 +50,7 @@ def test_piped_log_past_the_limit_then_sigterm(tmp_path: Path) -> None:
         stdin=writer.stdout,
         stdout=slave,
         stderr=slave,
-        preexec_fn=_take_terminal,
+        preexec_fn=take_terminal(1),
         env=env,
     )
     assert writer.stdout is not None
@@ -81,11 +60,11 @@ def test_piped_log_past_the_limit_then_sigterm(tmp_path: Path) -> None:
     try:
         assert writer.wait(timeout=120) == 0  # read to its end: no block, no broken pipe
         # the UI is up and names the entry for the failure at the very end of the log: the tail was kept
-        assert _read_until(master, out, lambda o: ENTER_ALT in o and b"D8" in o, 120), bytes(out[-2000:])
+        assert read_pty_until(master, out, lambda o: ENTER_ALT in o and b"D8" in o, 120), bytes(out[-2000:])
         tui.send_signal(signal.SIGTERM)
-        _read_until(master, out, lambda o: LEAVE_ALT in o[o.find(ENTER_ALT) :], 20)
+        read_pty_until(master, out, lambda o: LEAVE_ALT in o[o.find(ENTER_ALT) :], 20)
         assert tui.wait(timeout=120) == 0
-        _read_until(master, out, lambda o: False, 0.5)
+        read_pty_until(master, out, lambda o: False, 0.5)
     finally:
         for proc in (tui, writer):
             if proc.poll() is None:
