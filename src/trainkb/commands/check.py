@@ -221,7 +221,7 @@ def run(args: argparse.Namespace) -> int:
         say(f"kb check: stopped by {signal.Signals(exc.signum).name}; no check is left running\n")
         if exc.partial is not None:  # the verdicts reached are kept; what did not run says so
             unwritten: list[UsageError] = []
-            _write_reports(exc.partial, json_path, junit_path, unwritten)
+            _write_reports(exc.partial, json.dumps(exc.partial.report(), indent=2), json_path, junit_path, unwritten)
             for error in unwritten:
                 report_usage_error(error)
         return 128 + exc.signum
@@ -229,10 +229,11 @@ def run(args: argparse.Namespace) -> int:
     # A report that cannot be written (a disk filled up during the run) costs that file only:
     # the other report and the summary still come out, and the exit status says what was lost.
     # The files come first: a stdout that fails (full, closed) must not cost them.
+    report = json.dumps(session.report(), indent=2)
     unwritten = []
-    _write_reports(session, json_path, junit_path, unwritten)
+    _write_reports(session, report, json_path, junit_path, unwritten)
     if to_stdout:
-        print(json.dumps(session.report(), indent=2))
+        print(report)
     if args.format == "github":
         for line in session.annotations():
             print(printable(line))
@@ -259,11 +260,12 @@ def _same_file(one: Path, other: Path) -> bool:
 
 
 def _write_reports(
-    session: CheckSession, json_path: Path | None, junit_path: Path | None, unwritten: list[UsageError]
+    session: CheckSession, report: str, json_path: Path | None, junit_path: Path | None, unwritten: list[UsageError]
 ) -> None:
-    """Write the -o and --junit reports that were asked for; one that cannot be written is added to ``unwritten``."""
+    """Write the -o (``report``, the session's JSON) and --junit reports that were asked for; one that
+    cannot be written is added to ``unwritten``."""
     if json_path is not None:
-        _write_report(json_path, json.dumps(session.report(), indent=2) + "\n", unwritten)
+        _write_report(json_path, report + "\n", unwritten)
     if junit_path is not None:
         _write_report(junit_path, session.junit(), unwritten)
 
