@@ -8,6 +8,7 @@ input changes nothing a static host or a reviewer's diff would notice.
 from __future__ import annotations
 
 import ctypes
+import errno
 import multiprocessing
 import os
 import re
@@ -128,10 +129,10 @@ def _exchange(one: Path, other: Path) -> bool:
     at_fdcwd, rename_exchange = -100, 2
     if renameat2(at_fdcwd, os.fsencode(one), at_fdcwd, os.fsencode(other), rename_exchange) == 0:
         return True
-    errno = ctypes.get_errno()
-    if errno in (38, 22):  # ENOSYS, EINVAL: the kernel or file system does not offer it
+    code = ctypes.get_errno()
+    if code in (errno.ENOSYS, errno.EINVAL):  # the kernel or file system does not offer it
         return False
-    raise OSError(errno, os.strerror(errno), str(other))
+    raise OSError(code, os.strerror(code), str(other))
 
 
 def _environment(templates: Path) -> Environment:
