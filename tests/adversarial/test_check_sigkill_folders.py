@@ -43,12 +43,16 @@ def _kb(root: Path, tmp: Path) -> subprocess.Popen[bytes]:
 
 
 def _left(tmp: Path) -> list[str]:
-    return sorted(str(p.relative_to(tmp)) for p in tmp.rglob("kb-check-*"))
+    """The `kb-check-*` folders under tmp; os.walk skips a folder removed while it is being listed."""
+    found = []
+    for parent, dirs, _files in os.walk(tmp):
+        found += [str(Path(parent, name).relative_to(tmp)) for name in dirs if name.startswith("kb-check-")]
+    return sorted(found)
 
 
 def _wait_until_checks_run(tmp: Path, proc: subprocess.Popen[bytes]) -> None:
     deadline = time.monotonic() + 300  # kb imports torch first: a minute and more on a loaded machine
-    while not list(tmp.glob(f"{PREFIX}*/kb-check-*")):
+    while not any(name.startswith(PREFIX) and "/" in name for name in _left(tmp)):
         assert proc.poll() is None, "kb check ended before a check ran"
         assert time.monotonic() < deadline, "no check started"
         time.sleep(0.01)
