@@ -257,6 +257,9 @@ def _render(
                 try:
                     checks = {k: v for f in futures for k, v in f.result().items()}
                 except BrokenProcessPool:
+                    # the pool's manager thread reaps the workers as it breaks the pool: read their exit codes
+                    # after it has, or a worker it is reaping at that instant reads as still running
+                    pool.shutdown(wait=True)
                     raise SiteError(_death_of(started, len(ids))) from None
     finally:
         _JOB.clear()
