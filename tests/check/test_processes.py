@@ -267,6 +267,7 @@ if os.environ["RANK"] == "0" and not marker.exists():
     squatter.bind(("127.0.0.1", int(os.environ["MASTER_PORT"])))
     squatter.listen()
 dist.init_process_group("gloo")
+dist.barrier()  # without it rank 0 may close its gloo pairs while rank 1 still connects ("Connection closed by peer")
 dist.destroy_process_group()
 """
 
