@@ -74,3 +74,47 @@ def test_import_and_install_are_cheap():
 def test_keyboard_interrupt_gets_no_advice(env):
     proc = python("import trainkb\ntrainkb.install()\nraise KeyboardInterrupt\n", env)
     assert "trainkb" not in proc.stderr.split("KeyboardInterrupt")[-1]
+
+
+@pytest.mark.parametrize("top", [0, -1, "a", True])
+def test_a_top_that_names_no_entry_is_refused_at_install(top):
+    import trainkb
+
+    with pytest.raises(ValueError, match="whole number of 1 or more"):
+        trainkb.install(top=top)
+
+
+def test_uninstall_keeps_a_hook_set_after_trainkbs(env):
+    code = (
+        "import sys, trainkb\ntrainkb.install()\nprevious = sys.excepthook\n"
+        "def mine(*a):\n    print('USER HOOK RAN', file=sys.stderr)\n    previous(*a)\n"
+        "sys.excepthook = mine\ntrainkb.uninstall()\nassert sys.excepthook is mine\n"
+        "raise RuntimeError(\"shape '[4]' is invalid for input of size 6\")\n"
+    )
+    proc = python(code, env)
+    assert "USER HOOK RAN" in proc.stderr
+    assert proc.stderr.count("Traceback (most recent call last)") == 1  # the chain still reaches Python's hook
+    assert "D1  A sample failure" not in proc.stderr  # uninstalled: no advice
+    again = python(code.replace("trainkb.uninstall()\n", "trainkb.uninstall()\ntrainkb.install()\n"), env)
+    assert again.stderr.count("Traceback (most recent call last)") == 1
+    assert again.stderr.count("D1  A sample failure") == 1  # installed again: advice once, not twice
+
+
+def test_uninstall_puts_the_previous_hook_back(env):
+    code = (
+        "import sys, threading, trainkb\nbefore = sys.excepthook, threading.excepthook\ntrainkb.install()\n"
+        "trainkb.uninstall()\nassert (sys.excepthook, threading.excepthook) == before\n"
+    )
+    assert python(code, env).returncode == 0
+
+
+def test_ctrl_c_while_advising_prints_no_traceback_of_kbs(env):
+    code = (
+        "import trainkb, trainkb._advice as a\ntrainkb.install()\n"
+        "def interrupted(*args, **kwargs):\n    raise KeyboardInterrupt\n"
+        "a.advise = interrupted\n"
+        "raise RuntimeError(\"shape '[4]' is invalid for input of size 6\")\n"
+    )
+    proc = python(code, env)
+    assert "Error in sys.excepthook" not in proc.stderr and "_hook.py" not in proc.stderr
+    assert proc.stderr.endswith("RuntimeError: shape '[4]' is invalid for input of size 6\n")  # the traceback alone

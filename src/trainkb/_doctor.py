@@ -14,7 +14,6 @@ import os
 import re
 import select
 import signal
-import stat
 import sys
 import time
 from collections.abc import Callable, Mapping
@@ -23,6 +22,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Literal
 
+from ._files import read_regular
 from ._runguard import Job
 from ._runguard import start as start_guarded
 
@@ -71,19 +71,8 @@ class Context:
 
 def _read_source(file: Path) -> str | None:
     """A regular file's first few megabytes; None for anything else (/dev/zero, a FIFO) or on error."""
-    try:
-        fd = os.open(file, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError:
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        with os.fdopen(os.dup(fd), "rb") as handle:
-            return handle.read(MAX_SOURCE_BYTES).decode("utf-8", errors="replace")
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
+    raw = read_regular(file, MAX_SOURCE_BYTES)
+    return None if raw is None else raw.decode("utf-8", errors="replace")
 
 
 def _cuda(ctx: Context) -> bool:

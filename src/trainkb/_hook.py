@@ -39,6 +39,7 @@ class _Hooks:
         self.excepthook = excepthook
         self.threading = threading_hook
         self.top = top
+        self.active = True  # False once uninstalled while a later hook still chains to ours
 
 
 _installed: _Hooks | None = None
@@ -180,7 +181,7 @@ def _sigterm_deferred() -> Iterator[None]:
 
 
 def _report(exc_type: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:
-    if issubclass(exc_type, KeyboardInterrupt):
+    if issubclass(exc_type, KeyboardInterrupt) or _installed is None or not _installed.active:
         return
     try:
         with _sigterm_deferred():
@@ -189,11 +190,13 @@ def _report(exc_type: type[BaseException], value: BaseException, tb: TracebackTy
                 return
             from ._advice import advise
 
-            advice = advise(text, top=_installed.top if _installed else 3, output=text)  # all the hook has
+            advice = advise(text, top=_installed.top, output=text)  # all the hook has
             if advice:
                 sys.stderr.write(advice)
                 sys.stderr.flush()
     except Exception:  # the catalogue may be missing or broken: stay silent
+        return
+    except KeyboardInterrupt:  # Ctrl-C while advising: the user wants out, not kb's traceback
         return
 
 
@@ -217,17 +220,34 @@ def install(top: int = 3) -> None:
     rarely the failure that stopped a run, and advice there would be noise.
     """
     global _installed
+    if isinstance(top, bool) or not isinstance(top, int) or top < 1:
+        raise ValueError(f"top is how many entries the advice names, a whole number of 1 or more; got {top!r}")
     if _installed is None:
         _installed = _Hooks(sys.excepthook, threading.excepthook)
+    # after an uninstall that left a later hook in place, ours is still in that chain: only the hook
+    # put back is replaced again, so no chain calls ours twice
+    if sys.excepthook is _installed.excepthook:
         sys.excepthook = _excepthook
+    if threading.excepthook is _installed.threading:
         threading.excepthook = _threading_hook
     _installed.top = top
+    _installed.active = True
 
 
 def uninstall() -> None:
-    """Put the previous hooks back."""
+    """Put the previous hooks back where trainkb's are still the current ones, and stop advising.
+
+    A hook set after trainkb's may call ours in turn: it stays, and ours then only passes each
+    exception on to the hook it replaced.
+    """
     global _installed
-    if _installed is not None:
+    if _installed is None:
+        return
+    if sys.excepthook is _excepthook:
         sys.excepthook = _installed.excepthook
+    if threading.excepthook is _threading_hook:
         threading.excepthook = _installed.threading
-        _installed = None
+    if sys.excepthook is _installed.excepthook and threading.excepthook is _installed.threading:
+        _installed = None  # out of every chain
+    else:
+        _installed.active = False

@@ -28,6 +28,7 @@ from operator import add, itemgetter, mul, truediv
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._files import read_regular
 from ..catalogue import AREA_FILE, LAYER_FILE, layers_digest, record_files
 from ._normalize import NUMBER, normalize, terms
 from ._policy import SCORE
@@ -510,15 +511,21 @@ def _code_digest() -> str:
     return digest.hexdigest()[:8]
 
 
+_MAX_CACHE_BYTES = 1 << 30  # far above any index kb writes: a larger file in its place is not one
+
+
 def _cache_path(digest: str) -> Path:
     version = f"{sys.version_info[0]}{sys.version_info[1]}"  # marshal's format follows the interpreter
     return cache_dir() / f"index-{_code_digest()}-py{version}-{digest}.marshal"
 
 
 def _read_cache(path: Path, digest: str) -> dict[str, Any] | None:
+    raw = read_regular(path, _MAX_CACHE_BYTES + 1, follow=False)  # a FIFO or /dev/zero in its place: a miss
+    if raw is None or len(raw) > _MAX_CACHE_BYTES:
+        return None
     try:
-        data = marshal.loads(path.read_bytes())
-    except Exception:  # missing, corrupt, partial or foreign: only a miss
+        data = marshal.loads(raw)
+    except Exception:  # corrupt, partial or foreign: only a miss
         return None
     if isinstance(data, dict) and data.get("format") == FORMAT and data.get("hash") == digest:
         return data
@@ -572,9 +579,10 @@ def _known_digest(stamps: list[tuple[str, int, int, int, int]]) -> tuple[Path, s
     """
     key = hashlib.sha256(repr((_code_digest(), stamps)).encode()).hexdigest()[:16]
     known = cache_dir() / f"stamp-{key}"
+    raw = read_regular(known, 256, follow=False)  # a name of about 60 characters; a FIFO there must not block
     try:
-        name = known.read_text(encoding="ascii")
-    except (OSError, ValueError):
+        name = raw.decode("ascii") if raw is not None else ""
+    except ValueError:
         return known, None
     found = _CACHE_NAME.fullmatch(name)
     return known, found.group(1) if found and name == _cache_path(found.group(1)).name else None
