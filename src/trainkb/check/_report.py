@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .._github import workflow_command
+from .._github import inert, workflow_command
 from .._terminal import printable, spelled
 from ..catalogue import REPORT_FORMAT, CheckReport, CheckStatus, ReportRow, read_report, torch_release
 from ._runner import CheckResult
@@ -265,7 +265,7 @@ def summary_text(results: list[CheckResult], env_name: str, wall: float) -> str:
             parts.append(f"    what happened: {one_line(r.message)}")
             if r.output:
                 tail = r.output.strip().splitlines()[-12:]
-                parts.append("    output (tail):\n" + "\n".join("      " + one_line(line) for line in tail))
+                parts.append("    output (tail):\n" + "\n".join("      " + inert(one_line(line)) for line in tail))
     skipped = [r for r in results if r.status == CheckStatus.SKIPPED]
     if skipped:
         reasons = Counter(r.message for r in skipped)
