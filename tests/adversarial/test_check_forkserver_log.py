@@ -7,7 +7,6 @@ truncate and fill whatever file it named.
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path

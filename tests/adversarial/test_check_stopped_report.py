@@ -139,8 +139,13 @@ def test_merging_keeps_a_stopped_runs_mark(tmp_path):
     def report(name: str, stopped: str | None) -> dict:
         env = {"name": name, "torch": "2.13.0"}
         row = {"entry": "D1", "check": "c0", "status": "passed", "environment": name}
-        return {"format": "trainkb-check-report", "version": 1, "environments": [env], "summary": {}, "results": [row]}\
-            | ({"stopped": stopped} if stopped is not None else {})
+        return {
+            "format": "trainkb-check-report",
+            "version": 1,
+            "environments": [env],
+            "summary": {},
+            "results": [row],
+        } | ({"stopped": stopped} if stopped is not None else {})
 
     assert merge_reports([report("a", "SIGTERM"), report("b", None)])["stopped"] == "SIGTERM"
     assert merge_reports([report("a", None), report("b", None)])["stopped"] is None
@@ -153,7 +158,10 @@ def test_a_stopped_run_judges_drift_on_the_checks_that_ran(make_catalogue, tmp_p
     run as in a finished one; the check the run never reached stays a skip."""
     started = tmp_path / "started"
     hangs = f"open({str(started)!r}, 'w').close()\nimport time\ntime.sleep(300)\n"
-    raises = {"code": "raise ValueError('zq unrelated words')\n", "expect": {"raises": {"type": "ValueError", "match": "zq"}}}
+    raises = {
+        "code": "raise ValueError('zq unrelated words')\n",
+        "expect": {"raises": {"type": "ValueError", "match": "zq"}},
+    }
     root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml(raises, {"code": hangs, "expect": "ok"}))})
     out = tmp_path / "r.json"
     command = [sys.executable, "-m", "trainkb", "--catalogue", str(root), "check", "-q", "-j1", "-o", str(out)]

@@ -14,7 +14,9 @@ import sys
 import pytest
 from helpers import checks_yaml, record
 
-PRINTS = "print('::error::zq-forged annotation')\nprint('   ::add-mask::zq')\nprint('a::b stays')\nraise SystemExit(3)\n"
+PRINTS = (
+    "print('::error::zq-forged annotation')\nprint('   ::add-mask::zq')\nprint('a::b stays')\nraise SystemExit(3)\n"
+)
 
 
 @pytest.mark.timeout(300)
