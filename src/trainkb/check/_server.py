@@ -115,7 +115,8 @@ class ForkServer:
                 self._log = os.open(os.path.join(self._folder, _LOG_NAME), _LOG_FLAGS, 0o600)
             except OSError:
                 return subprocess.DEVNULL
-        os.ftruncate(self._log, 0)  # appended to (O_APPEND): the next server writes from the start
+        with contextlib.suppress(OSError):  # appended to (O_APPEND): the next server writes from the start
+            os.ftruncate(self._log, 0)
         return self._log
 
     def last_words(self) -> str:
