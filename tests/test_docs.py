@@ -106,3 +106,17 @@ def test_nothing_speaks_of_what_a_clone_lacks_or_of_how_it_was_made():
     for page in texts:
         found = words.findall(page.read_text(encoding="utf-8"))
         assert not found, f"{page.relative_to(ROOT)}: {found}"
+
+
+def test_the_documented_check_report_has_the_fields_kb_writes():
+    """docs/json.md's `kb check --json` example holds every top-level field a run writes (mutants aside),
+    and the text below it says what `stopped` means."""
+    import json
+
+    from trainkb.check import CheckSession
+
+    section = (DOCS / "json.md").read_text(encoding="utf-8").split("## `kb check --json`", 1)[1]
+    example = json.loads(section.split("```json\n", 1)[1].split("```", 1)[0])
+    written = CheckSession(results=[], env={"name": "cpu-torch2.13.0"}, mutants=None, wall=0.0).report()
+    assert list(example) == list(written)
+    assert example["stopped"] is None and "`stopped` is `null`" in section

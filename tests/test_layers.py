@@ -277,3 +277,42 @@ def test_lint_over_layers_judges_the_layers_not_the_base(tmp_path):
     assert alone == ["empty-prose"]  # the base's own finding, when the base is linted
     layered = lint_catalogue(load_layers([base, layer]))
     assert [(f.path, f.rule) for f in layered] == [("mine/alpha/D2-sample.yaml", "todo")]
+
+
+BROKEN_LAYER_FILES = {
+    "malformed": ("name: [unclosed\n", "invalid YAML"),
+    "wrong-type": ("name: 42\n", "Input should be a valid string"),
+    "not-a-mapping": ("- a\n- b\n", "expected a mapping of fields"),
+    "binary": (b"\xff\xfe\x00\x01name", "not valid UTF-8"),
+    "folder": (None, "is a directory; it must be a regular YAML file"),
+    "fifo": ("fifo", "is not a regular file"),
+    "broken-link": ("link", "cannot read"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(BROKEN_LAYER_FILES))
+def test_a_broken_layer_file_keeps_the_layer_and_is_a_finding(team, kind):
+    """The folder's name stands in for the layer's, its records stay the layer's, and lint says what is wrong."""
+    content, reason = BROKEN_LAYER_FILES[kind]
+    marker = team / "catalogue.yaml"
+    marker.unlink()
+    if content is None:
+        marker.mkdir()
+    elif content == "fifo":
+        os.mkfifo(marker)
+    elif content == "link":
+        marker.symlink_to(team / "nowhere.yaml")
+    else:
+        marker.write_bytes(content if isinstance(content, bytes) else content.encode())
+    cat = load_layers(find_catalogues(str(team)))
+    assert [name for name, _root in cat.layers] == ["catalogue", "team"]
+    assert cat.origin["Q1"] == "team" and "D8" in cat.entries
+    findings = [f for f in lint_catalogue(cat) if f.path == "team/catalogue.yaml"]
+    assert len(findings) == 1 and reason in findings[0].message, findings
+
+
+def test_kb_check_names_a_broken_layer_file_instead_of_a_traceback(team, capsys):
+    (team / "catalogue.yaml").write_text("name: [unclosed\n", encoding="utf-8")
+    code, _out, err = _kb(["--catalogue", str(team), "check", "--layer", "team"], capsys)
+    assert code == 2 and "Traceback" not in err
+    assert "team/catalogue.yaml:2:1: invalid YAML" in err

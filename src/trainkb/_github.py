@@ -7,9 +7,15 @@ control characters (an escape sequence in a record's key) are spelled out, as pl
 
 from __future__ import annotations
 
+import re
+
 from ._terminal import spelled
 
-__all__ = ["workflow_command"]
+__all__ = ["inert", "workflow_command"]
+
+# The runner reads a line as a command when it starts with `::` once leading whitespace is trimmed
+# (actions/runner, src/Runner.Common/ActionCommand.cs, TryParseV2: `message.TrimStart()`).
+_COMMAND_START = re.compile(r"^(\s*)::", re.MULTILINE)
 
 
 def _data(text: str) -> str:
@@ -24,3 +30,9 @@ def workflow_command(command: str, properties: dict[str, object], message: str) 
     """One ``::command key=value,...::message`` line."""
     props = ",".join(f"{key}={_property(str(value))}" for key, value in properties.items())
     return f"::{command} {props}::{_data(message)}"
+
+
+def inert(text: str) -> str:
+    """``text`` (what a snippet printed) with each line that a runner would read as a command made
+    plain: its leading ``::`` is written ``\\::``. For human-readable output only; JSON stays as printed."""
+    return _COMMAND_START.sub(r"\1\\::", text)

@@ -9,6 +9,7 @@ unless the record says ``overrides: <its id>``, and then it replaces the lower r
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -39,7 +40,7 @@ class LayerFile(BaseModel):
 def layer_name(root: Path, cat: Catalogue) -> str:
     """The ``name`` in the layer's catalogue.yaml, else the folder's name (problems go to ``cat``)."""
     path = root / LAYER_FILE
-    if not path.is_file() or path.stat().st_size == 0:  # an empty marker file is enough
+    if not os.path.lexists(path) or (path.is_file() and path.stat().st_size == 0):  # an empty marker is enough
         return root.name
     shown = _display(path, root)
     located, problems = load_yaml(path, shown)

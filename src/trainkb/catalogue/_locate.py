@@ -73,8 +73,10 @@ def _folders(value: PathList | None) -> list[str]:
 
 
 def is_layer(folder: Path) -> bool:
-    """A layer is a folder with ``catalogue.yaml``; it needs a base beneath it."""
-    return (folder / LAYER_FILE).is_file()
+    """A layer is a folder with ``catalogue.yaml``; it needs a base beneath it. Whatever holds that
+    name (a folder, a FIFO, a broken link) marks a layer still: loading it as a whole catalogue would
+    hide the team's mistake; the layer's name reports it instead."""
+    return os.path.lexists(folder / LAYER_FILE)
 
 
 def find_catalogues(explicit: PathList | None = None) -> list[Path]:

@@ -70,6 +70,7 @@ class CheckReport(TypedDict):
     summary: dict[str, int]
     results: list[ReportRow]
     mutants: NotRequired[dict[str, Any]]  # what `kb check --mutants` found
+    stopped: NotRequired[str | None]  # the signal that stopped the run early; None when it finished
 
 
 def torch_release(env: dict[str, Any]) -> str:

@@ -176,7 +176,7 @@ def _read_bounded(file: Path, shown: str) -> bytes:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             kind = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
-            raise _Fail(YamlProblem(shown, 1, 1, "", f"is {kind}; a record must be a regular YAML file"))
+            raise _Fail(YamlProblem(shown, 1, 1, "", f"is {kind}; it must be a regular YAML file"))
         too_big = YamlProblem(
             shown,
             1,

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .._github import workflow_command
+from .._github import inert, workflow_command
 from .._terminal import printable, spelled
 from ..catalogue import REPORT_FORMAT, CheckReport, CheckStatus, ReportRow, read_report, torch_release
 from ._runner import CheckResult
@@ -26,6 +26,7 @@ __all__ = [
     "make_report",
     "merge_reports",
     "one_line",
+    "stopped_text",
     "summary_text",
 ]
 
@@ -108,12 +109,15 @@ def merge_reports(reports: list[CheckReport]) -> CheckReport:
         for row in report["results"]:
             results[(row["entry"], row["check"], row["environment"])] = row
     rows = sorted(results.values(), key=lambda r: (r["environment"], r["entry"], r["check"]))
+    # part of the matrix came from a run that did not finish: the merge says so (the last such run's signal)
+    stopped = [r["stopped"] for r in reports if isinstance(r.get("stopped"), str)]
     merged: CheckReport = {
         "format": REPORT_FORMAT,
         "version": REPORT_VERSION,
         "environments": list(environments.values()),
         "summary": dict(Counter(r["status"] for r in rows)),
         "results": rows,
+        "stopped": stopped[-1] if stopped else None,
     }
     mutants = _merge_mutants(reports, rows)
     if mutants is not None:
@@ -169,17 +173,28 @@ def _xml(text: str) -> str:
     return spelled(text, _NOT_XML)
 
 
-def junit_xml(results: list[CheckResult], env_name: str) -> str:
+def stopped_text(signame: str) -> str:
+    """What a stopped run's outputs say first: its passes and skips are not a finished run's."""
+    return f"kb check was stopped by {signame} before every check ran: this run is not a pass"
+
+
+def junit_xml(results: list[CheckResult], env_name: str, stopped: str | None = None) -> str:
+    """The JUnit report; a stopped run carries a `stopped` property and an error test case."""
     counts = Counter(r.status for r in results)
     suite = ET.Element(
         "testsuite",
         name=_xml(f"kb-check ({env_name})"),
-        tests=str(len(results)),
+        tests=str(len(results) + bool(stopped)),
         failures=str(counts[CheckStatus.FAILED]),
-        errors=str(counts[CheckStatus.ERROR]),
+        errors=str(counts[CheckStatus.ERROR] + bool(stopped)),
         skipped=str(counts[CheckStatus.SKIPPED]),
         time=f"{sum(r.seconds for r in results):.3f}",
     )
+    if stopped:
+        properties = ET.SubElement(suite, "properties")
+        ET.SubElement(properties, "property", name="stopped", value=_xml(stopped))
+        case = ET.SubElement(suite, "testcase", classname="kb-check", name="run finished", time="0.000")
+        ET.SubElement(case, "error", type=_xml(stopped), message=_xml(stopped_text(stopped)))
     for result in results:
         case = ET.SubElement(
             suite,
@@ -250,7 +265,7 @@ def summary_text(results: list[CheckResult], env_name: str, wall: float) -> str:
             parts.append(f"    what happened: {one_line(r.message)}")
             if r.output:
                 tail = r.output.strip().splitlines()[-12:]
-                parts.append("    output (tail):\n" + "\n".join("      " + one_line(line) for line in tail))
+                parts.append("    output (tail):\n" + "\n".join("      " + inert(one_line(line)) for line in tail))
     skipped = [r for r in results if r.status == CheckStatus.SKIPPED]
     if skipped:
         reasons = Counter(r.message for r in skipped)

@@ -39,6 +39,9 @@ _PR_SET_CHILD_SUBREAPER = 36
 _ANSWER_SECONDS = 300.0
 _POLL_SECONDS = 0.2
 _LOG_NAME = "forkserver.log"  # in the run's folder: what the server printed before it died
+# Made by kb alone: a check can put a FIFO (an open or read of it blocks) or a symlink (kb would fill
+# the file it names) at that path first, so nothing already there is opened, and no link followed.
+_LOG_FLAGS = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _LOG_TAIL = 4096  # bytes of it an error quotes: a snippet can write there too (/proc/<pid>/fd/2)
 
 
@@ -67,6 +70,7 @@ class ForkServer:
         self._server: subprocess.Popen[bytes] | None = None
         self._socket: socket.socket | None = None
         self._closed = False
+        self._log: int | None = None  # the server's stderr, held open: its path is never opened again
 
     @property
     def pid(self) -> int | None:
@@ -98,29 +102,32 @@ class ForkServer:
             raise
         finally:
             theirs.close()
-            if log != subprocess.DEVNULL:
-                os.close(log)
         self._socket = ours
         return ours
 
     def _open_log(self) -> int:
-        """The server's stderr: a file in the run's folder (started afresh), else nowhere."""
+        """The server's stderr: the run's log, made on the first start and emptied for each later server;
+        nowhere when there is no folder or the path is taken (a check put something there first)."""
         if self._folder is None:
             return subprocess.DEVNULL
-        try:
-            return os.open(os.path.join(self._folder, _LOG_NAME), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        except OSError:
-            return subprocess.DEVNULL
+        if self._log is None:
+            try:
+                self._log = os.open(os.path.join(self._folder, _LOG_NAME), _LOG_FLAGS, 0o600)
+            except OSError:
+                return subprocess.DEVNULL
+        with contextlib.suppress(OSError):  # appended to (O_APPEND): the next server writes from the start
+            os.ftruncate(self._log, 0)
+        return self._log
 
     def last_words(self) -> str:
-        """The end of what the server printed (a traceback when it crashed), on one line; '' if nothing."""
-        if self._folder is None:
+        """The end of what the server printed (a traceback when it crashed), on one line; '' if nothing.
+
+        Read from the file kb made and holds, never through the path a check can replace."""
+        if self._log is None:
             return ""
         try:
-            with open(os.path.join(self._folder, _LOG_NAME), "rb") as log:
-                log.seek(0, os.SEEK_END)
-                log.seek(max(0, log.tell() - _LOG_TAIL))
-                tail = log.read(_LOG_TAIL).decode("utf-8", "replace")
+            size = os.fstat(self._log).st_size
+            tail = os.pread(self._log, _LOG_TAIL, max(0, size - _LOG_TAIL)).decode("utf-8", "replace")
         except OSError:
             return ""
         lines = [line.strip() for line in tail.splitlines() if line.strip()]
@@ -222,6 +229,9 @@ class ForkServer:
             if self._server is not None and _is_stopped(self._server.pid):
                 grace = 0.0
             self._drop(grace)
+            if self._log is not None:
+                os.close(self._log)
+                self._log = None
 
 
 def _wake_to_end(pid: int) -> None:

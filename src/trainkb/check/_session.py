@@ -21,7 +21,7 @@ from ._drift import apply_drift_check
 from ._mutants import MutantRun, mutant_report, mutant_run, mutant_summary, run_mutants
 from ._process import WarmPool
 from ._progress import Progress
-from ._report import environment_block, github_annotations, junit_xml, make_report, summary_text
+from ._report import environment_block, github_annotations, junit_xml, make_report, stopped_text, summary_text
 from ._runner import CheckResult, RunOptions, not_run, run_tasks
 from ._tasks import CheckTask
 
@@ -95,16 +95,19 @@ class CheckSession:
     mutants: MutantRun | None
     wall: float  # seconds from the first check to the drift check's end
     mutants_only: bool = False
+    stopped: str | None = None  # the signal that ended the run before every check ran (SIGTERM ...)
 
     def report(self) -> CheckReport:
-        """The JSON report: one environment, its results, and the mutants block when they ran."""
+        """The JSON report: one environment, its results, the mutants block when they ran, and
+        ``stopped``, so that a stopped run's passes and skips never read as a finished run's."""
         report = make_report(self.env, self.results)
+        report["stopped"] = self.stopped
         if self.mutants is not None:
             report["mutants"] = mutant_report(self.mutants)
         return report
 
     def junit(self) -> str:
-        return junit_xml(self.results, self.env["name"])
+        return junit_xml(self.results, self.env["name"], self.stopped)
 
     def annotations(self) -> list[str]:
         """GitHub Actions workflow commands for failures and skips."""
@@ -112,7 +115,7 @@ class CheckSession:
 
     def summary(self, github: bool = False) -> str:
         """The closing text; for GitHub, fenced so that quoted snippet output cannot act as a workflow command."""
-        lines = []
+        lines = [stopped_text(self.stopped)] if self.stopped else []
         if self.results or not self.mutants_only:
             lines.append(summary_text(self.results, self.env["name"], self.wall))
         if self.mutants is not None:
@@ -125,7 +128,10 @@ class CheckSession:
         return "\n".join(lines)
 
     def failed(self, strict: bool = False) -> bool:
-        """A check failed or errored (or skipped, when ``strict``), or a mutant survived or errored."""
+        """The run was stopped, a check failed or errored (or skipped, when ``strict``), or a mutant
+        survived or errored."""
+        if self.stopped:
+            return True
         bad = {CheckStatus.FAILED, CheckStatus.ERROR} | ({CheckStatus.SKIPPED} if strict else set())
         return any(r.status in bad for r in self.results) or (self.mutants is not None and not self.mutants.ok)
 
@@ -143,6 +149,8 @@ def run_session(cat: Catalogue, tasks: list[CheckTask], options: SessionOptions)
     except KeyboardInterrupt as exc:  # every check, the forkserver and the folders are gone by now
         signum = exc.signum if isinstance(exc, _Terminated) else signal.SIGINT
         partial = finished.session(tasks, options, signal.Signals(signum).name, time.monotonic() - started)
+        if partial is not None and options.drift:
+            partial.results = _drift_if_let(partial.results, cat)
         raise Stopped(signum, partial) from None
     if options.drift:
         results = apply_drift_check(results, cat, [root for _name, root in cat.layers] or cat.root)
@@ -176,7 +184,17 @@ class _Finished:
         if options.mutants or options.mutants_only:
             declared = [t for t in tasks if t.check.mutation is not None]
             mutants = mutant_run(tasks, [self.mutants.get(_key(t)) or not_run(t, why) for t in declared])
-        return CheckSession(results, self.env, mutants, wall, options.mutants_only)
+        return CheckSession(results, self.env, mutants, wall, options.mutants_only, signame)
+
+
+def _drift_if_let(results: list[CheckResult], cat: Catalogue) -> list[CheckResult]:
+    """The drift check on a stopped run's results (it judges only checks that ran and passed); a
+    second signal meanwhile leaves them as they were."""
+    try:
+        with _terminate_like_interrupt():
+            return apply_drift_check(results, cat, [root for _name, root in cat.layers] or cat.root)
+    except KeyboardInterrupt:
+        return results
 
 
 def _key(task: CheckTask) -> tuple[str, str]:

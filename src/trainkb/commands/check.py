@@ -220,17 +220,23 @@ def run(args: argparse.Namespace) -> int:
     except checker.Stopped as exc:
         say(f"kb check: stopped by {signal.Signals(exc.signum).name}; no check is left running\n")
         if exc.partial is not None:  # the verdicts reached are kept; what did not run says so
-            unwritten: list[UsageError] = []
-            _write_reports(exc.partial, json.dumps(exc.partial.report(), indent=2), json_path, junit_path, unwritten)
-            for error in unwritten:
-                report_usage_error(error)
+            _output(exc.partial, args, to_stdout, json_path, junit_path)
         return 128 + exc.signum
+    unwritten = _output(session, args, to_stdout, json_path, junit_path)
+    if unwritten:
+        return Exit.USAGE
+    return Exit.FINDINGS if session.failed(args.strict) else Exit.SUCCESS
 
+
+def _output(
+    session: CheckSession, args: argparse.Namespace, to_stdout: bool, json_path: Path | None, junit_path: Path | None
+) -> bool:
+    """Write the reports, print the JSON, annotations and summary; whether a report could not be written."""
     # A report that cannot be written (a disk filled up during the run) costs that file only:
     # the other report and the summary still come out, and the exit status says what was lost.
     # The files come first: a stdout that fails (full, closed) must not cost them.
     report = json.dumps(session.report(), indent=2)
-    unwritten = []
+    unwritten: list[UsageError] = []
     _write_reports(session, report, json_path, junit_path, unwritten)
     if to_stdout:
         print(report)
@@ -244,9 +250,7 @@ def run(args: argparse.Namespace) -> int:
         print(summary)
     for error in unwritten:
         report_usage_error(error)
-    if unwritten:
-        return Exit.USAGE
-    return Exit.FINDINGS if session.failed(args.strict) else Exit.SUCCESS
+    return bool(unwritten)
 
 
 def _same_file(one: Path, other: Path) -> bool:
