@@ -9,6 +9,11 @@ workers), is re-parented to the guard when its parent dies. The guard tells kb h
 ended, then waits until kb lets it go. If kb dies first (even by SIGKILL), or gives up on the
 command, kb's end of the lifeline pipe closes and the guard kills every descendant it has; its
 parent-death signal is SIGCONT, so a job stopped by Ctrl-Z is woken to be cleaned up too.
+
+The command can reach its guard (it is the command's parent). A guard stopped by SIGSTOP would
+never report the exit, so kb sends it SIGCONT every second while it waits. A guard killed outright
+leaves its descendants to the nearest subreaper, so kb is one itself while the guard lives: they
+come to kb, which kills them all and says that the guard died.
 """
 
 from __future__ import annotations
@@ -23,13 +28,15 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
-__all__ = ["FORWARDED", "GuardedJob", "Job", "start"]
+__all__ = ["FORWARDED", "NUDGE_EVERY", "GuardedJob", "Job", "start"]
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
+_PR_GET_CHILD_SUBREAPER = 37
+NUDGE_EVERY = 1.0  # seconds between the SIGCONTs that keep a stopped guard going
 _RELEASE = b"done"  # kb's word that the command ended and was reported: leave what it left alone
 # The signals `kb run` passes on to the command's process group (`_runwatch` adds SIGCONT).
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2)
@@ -39,6 +46,13 @@ _PASSED_ON = (*FORWARDED, signal.SIGALRM, signal.SIGVTALRM, signal.SIGPROF)
 
 def _prctl(option: int, value: int) -> None:
     ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)
+
+
+def _subreaper() -> bool:
+    """Whether this process is a child subreaper already (a `kb run` inside another keeps being one)."""
+    value = ctypes.c_int(0)
+    ctypes.CDLL(None, use_errno=True).prctl(_PR_GET_CHILD_SUBREAPER, ctypes.byref(value), 0, 0, 0)
+    return bool(value.value)
 
 
 def _die_with(parent: int) -> Callable[[], None]:
@@ -80,12 +94,17 @@ def _children(pid: int) -> list[int]:
     return found
 
 
-def _kill_descendants() -> None:
-    """SIGKILL every process below the guard until none is left (those whose parents die come to us)."""
+def _kill_descendants(spare: Collection[int] = ()) -> None:
+    """SIGKILL every process below this one until none is left (those whose parents die come to us, a
+    subreaper): the guard's, or, once the guard is gone, what it left to kb. The children in ``spare``
+    (kb's own before the guard, in a program that runs the guard in-process) and theirs are left be."""
     me = os.getpid()
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
-        stack, seen = _children(me), set()
+        ours = [pid for pid in _children(me) if pid not in spare]
+        if not ours:
+            return
+        stack, seen = list(ours), set()
         while stack:
             pid = stack.pop()
             if pid not in seen:
@@ -93,11 +112,9 @@ def _kill_descendants() -> None:
                 with contextlib.suppress(OSError):
                     os.kill(pid, signal.SIGKILL)
                 stack.extend(_children(pid))
-        try:
-            while os.waitpid(-1, os.WNOHANG)[0]:
-                pass
-        except ChildProcessError:
-            return
+        for pid in ours:  # each by its pid: a spared child's status stays its owner's to collect
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, os.WNOHANG)
         time.sleep(0.01)
 
 
@@ -160,6 +177,15 @@ def _guard(cmd: Sequence[str], out: int, err: int, env: Mapping[str, str], life:
         _kill_descendants()
 
 
+def _how_it_ended(status: int) -> str:
+    """A wait status in words: "was killed by signal 9 (SIGKILL)", "exited with status 70"."""
+    code = os.waitstatus_to_exitcode(status)
+    if code >= 0:
+        return f"exited with status {code}"
+    name = signal.Signals(-code).name if -code in signal.valid_signals() else "?"
+    return f"was killed by signal {-code} ({name})"
+
+
 class GuardedJob:
     """The command of `kb run`, started behind a guard; ``pid`` is the process group to signal."""
 
@@ -176,8 +202,13 @@ class GuardedJob:
         the guard must not hold (a reader that goes away must reach the command as EPIPE); ``mask``
         the guard's and the command's blocked signals. OSError when the command cannot be started,
         as from subprocess."""
+        self.guard_death: str | None = None  # how the guard died before it reported the command's end
         life_r, self._life = os.pipe()
         self._report, report_w = os.pipe()
+        self._spare = frozenset(_children(os.getpid()))
+        self._was_subreaper = _subreaper()
+        _prctl(_PR_SET_CHILD_SUBREAPER, 1)  # what the guard leaves behind if it is killed comes to kb
+        self._last_nudge = time.monotonic()
         self.pid = os.fork()
         if self.pid == 0:  # the guard: never returns
             code = 0
@@ -195,13 +226,37 @@ class GuardedJob:
         os.close(life_r)
         os.close(report_w)
         self._status: int | None = None
-        started = _read_line(self._report)
+        started = self._report_line()  # the command may stop the guard before it says "started"
         self.exit_fd: int | None = self._report  # readable once the command has exited (or the guard died)
         if not started.startswith(b"S"):
             self._close()
-            os.waitpid(self.pid, 0)
+            _, guard_status = os.waitpid(self.pid, 0)
+            if os.WIFSIGNALED(guard_status) and not started:  # killed by the command it had just started
+                self.exit_fd = None
+                self._status = self._lost(guard_status)
+                return
+            self._unreap()
             number = int(started.split()[1]) if started.startswith(b"E ") else 0
             raise OSError(number, os.strerror(number) if number else "the command could not be started", cmd[0])
+
+    def _unreap(self) -> None:
+        """Stop being a subreaper once the guard is gone: later orphans (the relay's) are not kb's."""
+        if not self._was_subreaper:
+            _prctl(_PR_SET_CHILD_SUBREAPER, 0)
+
+    def nudge(self) -> None:
+        """SIGCONT to the guard, at most once a second: the command may have stopped it (SIGSTOP)."""
+        now = time.monotonic()
+        if self._status is None and now - self._last_nudge >= NUDGE_EVERY:
+            self._last_nudge = now
+            with contextlib.suppress(OSError):
+                os.kill(self.pid, signal.SIGCONT)
+
+    def _report_line(self) -> bytes:
+        """The guard's report of the command's end (b"" if the guard died first), nudging it meanwhile."""
+        while not select.select([self._report], [], [], NUDGE_EVERY)[0]:
+            self.nudge()
+        return _read_line(self._report)
 
     def _close(self) -> None:
         for fd in (self._life, self._report):
@@ -210,15 +265,30 @@ class GuardedJob:
         self._life = self._report = -1
 
     def wait(self) -> int:
-        """The command's return code as subprocess gives it (-N for signal N); lets the guard go."""
+        """The command's return code as subprocess gives it (-N for signal N); lets the guard go. If the
+        guard died before it reported, kb kills what it left (its descendants came to kb) and sets
+        ``guard_death``; the return code is then -SIGKILL, the signal that ended the command."""
         if self._status is None:
-            line = _read_line(self._report)
-            with contextlib.suppress(OSError):
-                os.write(self._life, _RELEASE)
+            line = self._report_line()
+            if line.startswith(b"X "):
+                self._unreap()  # before the guard goes: what the command leaves running is not kb's
+                with contextlib.suppress(OSError):
+                    os.write(self._life, _RELEASE)
             self._close()
             _, guard_status = os.waitpid(self.pid, 0)
-            self._status = int(line.split()[1]) if line.startswith(b"X ") else guard_status
+            if line.startswith(b"X "):
+                self._status = int(line.split()[1])
+            else:
+                self._status = self._lost(guard_status)
         return os.waitstatus_to_exitcode(self._status)
+
+    def _lost(self, guard_status: int) -> int:
+        """The guard died before it reported the command's end: kill what it left (it came to kb, the
+        subreaper) and say how it died. The command's wait status is then SIGKILL's, which ended it."""
+        _kill_descendants(self._spare)
+        self._unreap()
+        self.guard_death = _how_it_ended(guard_status)
+        return signal.SIGKILL
 
     def abort(self) -> None:
         """Kill the command and everything it started, now."""
@@ -230,18 +300,24 @@ class GuardedJob:
             done, status = os.waitpid(self.pid, os.WNOHANG)
             if done:
                 self._status = status
-                return
+                break
             with contextlib.suppress(OSError):
                 os.killpg(self.pid, signal.SIGCONT)  # a stopped guard cannot clean up
             time.sleep(0.01)
-        with contextlib.suppress(OSError):
-            os.killpg(self.pid, signal.SIGKILL)
-        self._status = os.waitpid(self.pid, 0)[1]
+        else:
+            with contextlib.suppress(OSError):
+                os.killpg(self.pid, signal.SIGKILL)
+            self._status = os.waitpid(self.pid, 0)[1]
+        _kill_descendants(self._spare)  # a guard killed before it cleaned up left its descendants to kb
+        self._unreap()
 
 
 class Job(Protocol):
     pid: int
     exit_fd: int | None  # readable once the command has exited; None: its output's end is the only sign
+    guard_death: str | None  # set by wait() when the guard died before the command's end was known
+
+    def nudge(self) -> None: ...
 
     def wait(self) -> int: ...
 
@@ -263,6 +339,10 @@ class _PlainJob:
         )
         self.pid = self._process.pid
         self.exit_fd: int | None = None
+        self.guard_death: str | None = None  # no guard here
+
+    def nudge(self) -> None:
+        """Nothing to keep going: there is no guard."""
 
     def wait(self) -> int:
         return self._process.wait()

@@ -39,7 +39,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
-from ._runguard import FORWARDED, start
+from ._runguard import FORWARDED, NUDGE_EVERY, start
 from ._tail import RUN_TAIL_BYTES
 
 __all__ = ["RunOutcome", "Tail", "watch"]
@@ -88,6 +88,7 @@ class RunOutcome:
     output_closed: bool = False  # our reader went away (a closed pipe) before the command ended
     mid_line: bool = False  # our stderr's last line is unfinished: print a line end before adding to it
     write_error: str | None = None  # why the command's stdout could not be written (a full disk), if so
+    guard_death: str | None = None  # how kb's guard died before the command ended (kb then killed them all)
 
     @property
     def exit_status(self) -> int:
@@ -373,8 +374,9 @@ def watch(
                 waits = [] if idle_timeout is None or reported_idle else [idle_timeout - (now - last_output)]
                 if holding is not None and any(streams.held.values()):
                     waits.append(copy.hold_ends(holding) - now)
-                wait = max(0.01, min(waits)) if waits else None
-                events = selector.select(wait)
+                waits.append(NUDGE_EVERY)  # the command may have stopped the guard: keep it going
+                events = selector.select(max(0.01, min(waits)))
+                child.nudge()
                 now = time.monotonic()
                 if not events:
                     if idle_timeout is not None and not reported_idle and now - last_output >= idle_timeout:
@@ -394,7 +396,9 @@ def watch(
                     break
             streams.release(time.monotonic(), everything=True)
             returncode = child.wait()
-            if streams.readers:  # a job the command left still holds its output: keep passing it on
+            if child.guard_death is not None:  # everything that held the output is dead: copy what is left
+                streams.drain()
+            elif streams.readers:  # a job the command left still holds its output: keep passing it on
                 _relay(streams.readers)
     except BaseException:  # whatever stops us must not leave the command, or what it started, running unwatched
         child.abort()
@@ -404,7 +408,12 @@ def watch(
         streams.close()
         selector.close()
     return RunOutcome(
-        returncode, streams.tail.text(), streams.output_closed, copy.mid_line(stderr_fd), streams.write_error
+        returncode,
+        streams.tail.text(),
+        streams.output_closed,
+        copy.mid_line(stderr_fd),
+        streams.write_error,
+        child.guard_death,
     )
 
 

@@ -274,3 +274,55 @@ def test_with_stdin_closed_the_command_sees_it_closed_as_without_kb():
     proc = subprocess.run(["bash", "-c", f"{kb} <&-"], capture_output=True, text=True, timeout=120)
     assert plain.stdout == "True\n1\n"
     assert proc.stdout == plain.stdout and proc.returncode == plain.returncode, proc.stderr
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the guard is Linux-only")
+@pytest.mark.parametrize(
+    "script",
+    ["kill -STOP $PPID; echo stopped; exit 3", "kill -STOP $PPID; sleep 1.5; kill -STOP $PPID; echo stopped; exit 3"],
+    ids=["at once", "twice"],
+)
+def test_a_command_that_stops_the_guard_does_not_hang_kb_run(script):
+    """The command's parent is kb's guard; stopped, it would never report the exit: kb sends it SIGCONT."""
+    kb = subprocess.Popen([*KB_RUN, "--", "sh", "-c", script], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        out, _ = kb.communicate(timeout=120)
+    finally:
+        if kb.poll() is None:  # hung: kill kb, whose guard is then woken by its parent-death signal
+            kb.kill()
+            kb.wait(timeout=30)
+    assert kb.returncode == 3
+    assert out == b"stopped\n"
+
+
+GUARD_KILLED = {
+    "a shell's background job": "sleep {s} & kill -9 $PPID; wait",
+    "a child in a session of its own": (
+        'exec python3 -c \'import os, signal, subprocess; subprocess.Popen(["sleep", "{s}"], start_new_session=True); '
+        "os.kill(os.getppid(), signal.SIGKILL); signal.pause()'"
+    ),
+    "a stopped guard killed": "sleep {s} & kill -STOP $PPID; kill -9 $PPID; wait",
+}
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="subreaper and parent-death signal are Linux-only")
+@pytest.mark.parametrize("shape", GUARD_KILLED.values(), ids=list(GUARD_KILLED))
+def test_a_killed_guard_takes_the_command_and_what_it_started_along(shape):
+    """What the guard leaves comes to kb, a subreaper while the guard lives: kb kills it, says so, exits 137."""
+    seconds = str(37000 + os.getpid() % 1000)
+    kb = subprocess.Popen(
+        [*KB_RUN, "--", "sh", "-c", shape.format(s=seconds)], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    try:
+        _, err = kb.communicate(timeout=120)
+    finally:
+        if kb.poll() is None:
+            kb.kill()
+            kb.wait(timeout=30)
+        left = _left_after_kb(seconds)
+    assert kb.returncode == 137
+    assert err.decode().splitlines() == [
+        "kb run: kb's guard process was killed by signal 9 (SIGKILL) before sh ended; "
+        "kb killed sh and everything it started"
+    ]
+    assert left == []

@@ -74,6 +74,12 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:  # the command could not be started: what a shell reports, and its status
         _say(f"kb run: {_named(cmd[0])}: {exc.strerror or exc}\n")
         return 127 if isinstance(exc, FileNotFoundError) else 126
+    if outcome.guard_death is not None:  # the command's own status is unknown: kb ended it, as SIGKILL would
+        _say(
+            f"kb run: kb's guard process {outcome.guard_death} before {_named(cmd[0])} ended; "
+            f"kb killed {_named(cmd[0])} and everything it started\n"
+        )
+        return 128 + signal.SIGKILL
     if outcome.write_error is not None:  # the output is incomplete: never a success, whatever the command said
         _say(f"kb run: could not write the output of {cmd[0]}: {outcome.write_error}\n")
         return outcome.exit_status or 1

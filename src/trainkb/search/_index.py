@@ -472,10 +472,24 @@ def cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME", "")
     if os.path.isabs(base):  # unset, empty or relative: the XDG spec says ignore it (no cache in the cwd)
         return Path(base) / "trainkb"
-    home = os.path.expanduser("~")
-    if os.path.isabs(home) and os.path.isdir(home):
+    home = _home()
+    if home is not None and os.path.isabs(home) and os.path.isdir(home):
         return Path(home) / ".cache" / "trainkb"
     return _temp_cache()
+
+
+def _home() -> str | None:
+    """$HOME, or the password database's home when HOME is unset or empty. An empty HOME is no home:
+    os.path.expanduser("~") would make it "/" (its fallback for an empty result), a cache at the root."""
+    home = os.environ.get("HOME")
+    if home:
+        return home
+    try:
+        import pwd  # only here: HOME is nearly always set; POSIX only
+
+        return pwd.getpwuid(os.getuid()).pw_dir
+    except (ImportError, KeyError):  # no such module, or a uid with no entry (a container's --user 12345)
+        return None
 
 
 @functools.cache
