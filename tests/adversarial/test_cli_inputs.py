@@ -74,3 +74,17 @@ def test_a_closed_stdin_is_one_line_and_a_usage_error(command):
     proc = subprocess.run(["bash", "-c", script, "kb", *KB, *command], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.startswith("kb: error: standard input is closed") and proc.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("command", [["search", "-"], ["search"], ["triage", "-"]])
+def test_a_device_as_stdin_is_refused_not_read_for_ever(command):
+    """`kb triage /dev/zero` is refused and points at '-'; `kb triage - < /dev/zero` must be refused too."""
+    with open("/dev/zero", "rb") as zero:
+        proc = _kb(*command, stdin=zero.fileno())
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.decode().startswith("kb: error: standard input is a device") and proc.stderr.count(b"\n") == 1
+
+
+def test_dev_null_as_stdin_is_empty_text_not_a_device():
+    proc = _kb("search", "-", stdin=subprocess.DEVNULL)
+    assert proc.returncode == 2 and proc.stderr.decode().startswith("kb: error: give the text to search")

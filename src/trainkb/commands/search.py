@@ -12,7 +12,7 @@ import sys
 from .._tail import PIPE_TAIL_BYTES, read_tail, skip_to_tail
 from .._terminal import emit, json_text, say
 from ..catalogue import AREA_FILE
-from ._common import catalogue_roots
+from ._common import catalogue_roots, refuse_device_stdin
 from ._exit import Exit, UsageError
 
 
@@ -37,6 +37,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 def _read_stdin() -> tuple[str, int]:
     """The tail of stdin and the number of its first line (`train.py 2>&1 | kb search` may pipe gigabytes;
     a large file as stdin is read from its tail, its first line then numbered 1, as kb says)."""
+    refuse_device_stdin()
     stream = getattr(sys.stdin, "buffer", None)
     if stream is None:
         return sys.stdin.read(), 1
