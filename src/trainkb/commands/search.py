@@ -7,7 +7,11 @@ cache), so that pasting into a terminal answers at once.
 from __future__ import annotations
 
 import argparse
+import os
+import shlex
+import stat
 import sys
+from dataclasses import replace
 
 from .._tail import PIPE_TAIL_BYTES, read_tail, skip_to_tail
 from .._terminal import emit, json_text, say
@@ -48,6 +52,20 @@ def _read_stdin() -> tuple[str, int]:
     return tail.decode("utf-8", errors="replace"), dropped + 1
 
 
+def _file_note(text: str) -> str | None:
+    """Advice when the text searched is the name of a file here (`kb search crash.log`): the words of the
+    name match nothing, and the user meant what the file holds. The file is not opened."""
+    if "\n" in text:
+        return None
+    try:
+        if not stat.S_ISREG(os.stat(text).st_mode):
+            return None
+    except (OSError, ValueError):
+        return None
+    name = shlex.quote(text)
+    return f"`{name}` is a file here; to search what it holds: `kb search - < {name}`."
+
+
 def _query(args: argparse.Namespace) -> tuple[str, int] | None:
     """The text to search and the line number of its first line."""
     if args.text is not None and args.text != "-":
@@ -76,6 +94,9 @@ def run(args: argparse.Namespace) -> int:
     if not (roots[0] / AREA_FILE).is_file():  # `kb search TEXT /etc`: no entries to search, not "no match"
         raise UsageError(f"not a catalogue folder (no {AREA_FILE}): {roots[0]}")
     response = search(text, top=args.top, catalogue=roots, first_line=first_line)
+    note = _file_note(text) if args.text is not None and args.text != "-" else None
+    if note is not None:
+        response = replace(response, advice=f"{note} {response.advice}" if response.advice else note)
     triage = triage_text(text, catalogue=roots)  # None unless two or more ranks speak in the text
     if args.json:
         data = response.to_json()
