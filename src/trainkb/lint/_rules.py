@@ -80,11 +80,11 @@ class LintFinding:
             "message": self.message,
         }
 
-    def github(self) -> str:
+    def github(self, file: str | None = None) -> str:
+        """The finding as an annotation on ``file`` (default: its shown path)."""
         message = f"{self.field}: {self.message}" if self.field else self.message
-        return workflow_command(
-            "error", {"file": self.path, "line": self.line, "col": self.col, "title": f"kb lint {self.rule}"}, message
-        )
+        properties = {"file": file or self.path, "line": self.line, "col": self.col, "title": f"kb lint {self.rule}"}
+        return workflow_command("error", properties, message)
 
 
 class _Collector:
