@@ -10,6 +10,7 @@ from helpers import AREAS, TEAM_AREAS, TEAM_RECORD, record
 
 from trainkb.cli import main
 
+
 def _catalogue(root: Path) -> Path:
     """A catalogue whose one record lacks its modeline: a finding at line 1."""
     (root / "alpha").mkdir(parents=True)

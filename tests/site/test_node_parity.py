@@ -506,7 +506,7 @@ def test_search_agrees_on_a_leading_bom_and_nul_bytes(node: NodeEngines, index: 
     d8 = "RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one"
     cases = [
         ("bom", "\ufeff" + d8 + "\n"),
-        ("bom, traceback", "\ufeffTraceback (most recent call last):\n  File \"t.py\", line 1, in <module>\n" + d8),
+        ("bom, traceback", '\ufeffTraceback (most recent call last):\n  File "t.py", line 1, in <module>\n' + d8),
         ("nul", "RuntimeError: CUDA error: device-side assert triggered\x00\x00garbage\n"),
         ("bom and nul", "\ufeff" + d8.replace(" ", "\x00")),
     ]

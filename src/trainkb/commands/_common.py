@@ -29,7 +29,9 @@ def seconds(text: str) -> float:
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
     if not math.isfinite(value) or not 0 < value <= MAX_SECONDS:
-        raise argparse.ArgumentTypeError(f"expected seconds more than 0 and at most {MAX_SECONDS:g} (a week), got {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"expected seconds more than 0 and at most {MAX_SECONDS:g} (a week), got {text!r}"
+        )
     return value
 
 
@@ -42,7 +44,9 @@ def refuse_device_stdin() -> None:
         return
     if not stat.S_ISCHR(info.st_mode) or sys.stdin.isatty() or info.st_rdev == os.stat(os.devnull).st_rdev:
         return
-    raise UsageError("standard input is a device, not a log file or a pipe; redirect the log (< log.txt) or pipe the output in")
+    raise UsageError(
+        "standard input is a device, not a log file or a pipe; redirect the log (< log.txt) or pipe the output in"
+    )
 
 
 def catalogue_roots(args: argparse.Namespace) -> list[Path]:

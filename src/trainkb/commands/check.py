@@ -257,7 +257,9 @@ def _check_shard(shard: tuple[int, int], every: int, selected: int, kept: int) -
     empty is said, since a CI matrix of fixed size still wants its reports written."""
     index, count = shard
     if count > every:
-        raise UsageError(f"--shard {index}/{count}: the catalogue has {every} check(s); split them into at most {every}")
+        raise UsageError(
+            f"--shard {index}/{count}: the catalogue has {every} check(s); split them into at most {every}"
+        )
     if not kept:
         say(f"kb check: shard {index}/{count} holds none of the {selected} check(s) selected\n")
 
