@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 from types import SimpleNamespace
 
 from trainkb import _doctor
@@ -106,3 +107,17 @@ def test_cli_json(capsys):
     rows = json.loads(capsys.readouterr().out)
     assert {"entry", "probe", "status", "observed", "message", "title"} <= set(rows[0])
     assert status in (0, 1)
+
+
+def test_a_source_that_is_not_a_regular_file_is_said_to_be_unread(tmp_path):
+    """`kb doctor FIFO` or `kb doctor /dev/zero` read nothing: that is not "no torch.cuda.amp use found"."""
+    fifo = tmp_path / "train.py"
+    os.mkfifo(fifo)
+    alone = by_probe(run_probes(ctx=Context(environ={}, torch=None, sources=(fifo, Path("/dev/zero")))))
+    finding = alone["deprecated_cuda_amp"]
+    assert finding.status == "n/a"
+    assert finding.observed == f"no torch.cuda.amp use in 0 file(s) read; not read: {fifo}, /dev/zero"
+    script = tmp_path / "eval.py"
+    script.write_text("import torch\n", encoding="utf-8")
+    mixed = by_probe(run_probes(ctx=Context(environ={}, torch=None, sources=(script, fifo))))["deprecated_cuda_amp"]
+    assert mixed.status == "info" and mixed.observed.endswith(f"in 1 file(s) read; not read: {fifo}")

@@ -181,6 +181,12 @@ RULES = [
         " [modeline]",
     ),
     (
+        "modeline-bom",
+        {"alpha/D1-sample.yaml": "\ufeff" + record()},
+        "catalogue/alpha/D1-sample.yaml:1:1: the file starts with a byte order mark (U+FEFF); save it as UTF-8"
+        " without one, '# yaml-language-server: $schema=../schema.json' first [modeline]",
+    ),
+    (
         "schema",
         {"alpha/D1-sample.yaml": record(extra="colour: blue\n")},
         f"{P}:13:1: colour: unknown key (not part of the record format) [schema]",

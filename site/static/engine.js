@@ -302,7 +302,7 @@
       var segments = raw.split("\r").filter(function (s) { return pyStrip(s); });
       raw = segments.length ? segments[segments.length - 1] : "";
     }
-    raw = pySlice(raw, C.RAW_LINE_CHARS).replace(this.ansi, "").replace(this.control, "");
+    raw = pySlice(raw, C.RAW_LINE_CHARS).replace(/\x00/g, " ").replace(this.ansi, "").replace(this.control, "");
     var rank = null;
     for (var i = 0; i < C.MAX_PREFIXES; i++) {
       var m = matchStart(this.prefix, raw);
@@ -323,7 +323,7 @@
 
   /* _split: kb's own blocks and the lines numbered in skip (a Set) are read as blank */
   Parser.prototype.split = function (text, firstLine, skip) {
-    var capped = this.cap(text), parts = capped[0].split("\n"), lines = [];
+    var capped = this.cap(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text), parts = capped[0].split("\n"), lines = [];
     var own = capped[0].indexOf(this.C.OWN_MARK) >= 0 ? this.ownLines(parts) : new Set();
     for (var i = 0; i < parts.length; i++) {
       var number = firstLine + capped[1] + i;

@@ -18,6 +18,7 @@ import sys
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from types import ModuleType
 from typing import Literal
@@ -58,15 +59,26 @@ class Context:
     start_method: str | None = None
     torch_problem: tuple[str, str] | None = None  # (what went wrong, the next step) when torch is broken
 
-    def source_texts(self) -> list[tuple[Path, str]]:
-        texts = []
+    @cached_property
+    def _scanned(self) -> tuple[list[tuple[Path, str]], list[Path]]:
+        """The sources' files read once for every probe: their texts, and the files that were not read."""
+        texts, unread = [], []
         for path in self.sources:
             files = sorted(path.rglob("*.py")) if path.is_dir() else [path]
             for file in files:
                 text = _read_source(file)
-                if text is not None:
+                if text is None:
+                    unread.append(file)
+                else:
                     texts.append((file, text))
-        return texts
+        return texts, unread
+
+    def source_texts(self) -> list[tuple[Path, str]]:
+        return self._scanned[0]
+
+    def unread_sources(self) -> list[Path]:
+        """Given files that are no regular file (a FIFO, a device) or could not be opened: not scanned."""
+        return self._scanned[1]
 
 
 def _read_source(file: Path) -> str | None:
@@ -248,6 +260,17 @@ def deprecated_cuda_amp(ctx: Context) -> Finding:
             "warn",
             ", ".join(hits[:5]) + (" …" if len(hits) > 5 else ""),
             "torch.cuda.amp is deprecated: use torch.amp.autocast('cuda') and torch.amp.GradScaler('cuda').",
+        )
+    unread = ctx.unread_sources()
+    if unread:  # "no use found" would vouch for files never read
+        shown = ", ".join(map(str, unread[:5])) + (" …" if len(unread) > 5 else "")
+        read = len(ctx.source_texts())
+        return Finding(
+            "P4",
+            "deprecated_cuda_amp",
+            "info" if read else "n/a",
+            f"no torch.cuda.amp use in {read} file(s) read; not read: {shown}",
+            "Only regular files are scanned: a FIFO, a device or a file that cannot be opened is skipped.",
         )
     return Finding("P4", "deprecated_cuda_amp", "ok", "no torch.cuda.amp use found", "")
 

@@ -206,10 +206,10 @@ def draft_record(
     signatures = propose_signatures(text) if text else []
     ranked = [r for r in response.results if r.id in cat.entries] if response else []
     if entry_id is not None:
-        entry_id = entry_id.strip().upper()
+        typed, entry_id = entry_id, entry_id.strip().upper()
         id_match = _ID.match(entry_id)
-        if id_match is None:
-            raise DraftError(f"{entry_id!r} is not an entry id (capitals then a number, e.g. Q1)")
+        if id_match is None:  # quoted as typed: the upper-cased form is not what the user wrote
+            raise DraftError(f"{typed!r} is not an entry id (capitals then a number, e.g. Q1)")
         if entry_id in cat.entries:
             raise DraftError(f"id {entry_id} is already used by {cat.display_path(entry_id)}")
         area = area or _area_of_prefix(cat, id_match[1])

@@ -4,6 +4,8 @@ failed every check as "timed out")."""
 
 from __future__ import annotations
 
+import zlib
+
 import pytest
 from helpers import checks_yaml, record
 
@@ -43,3 +45,21 @@ def test_a_limit_no_check_could_run_under_is_refused(cat_and_marker, capsys, opt
     line = _refused(root, capsys, option, value)
     assert f"argument {option}" in line
     assert not marker.exists()
+
+
+@pytest.mark.parametrize("shard", ["1/2", "1/99999999999999999999"])
+def test_more_shards_than_checks_is_refused(cat_and_marker, capsys, shard):
+    """A catalogue of one check split in two or more: a typo, not a run of "0 checks" that exits 0."""
+    root, marker = cat_and_marker
+    line = _refused(root, capsys, "--shard", shard)
+    assert line == f"kb: error: --shard {shard}: the catalogue has 1 check(s); split them into at most 1"
+    assert not marker.exists()
+
+
+def test_a_shard_left_empty_says_so(make_catalogue, capsys):
+    """Two checks that both hash to shard 1 of 2: shard 2/2 runs nothing, and says why rather than "0 checks"."""
+    checks = checks_yaml({"code": "pass\n", "expect": "ok"}, {"code": "pass\n", "expect": "ok"})
+    assert {zlib.crc32(f"D1:c{i}".encode()) % 2 for i in (0, 1)} == {0}
+    root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks)})
+    assert main(["--catalogue", str(root), "check", "-q", "--no-drift", "--shard", "2/2"]) == 0
+    assert "kb check: shard 2/2 holds none of the 2 check(s) selected\n" in capsys.readouterr().err

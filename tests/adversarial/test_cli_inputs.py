@@ -3,6 +3,7 @@ catalogue, a paste piped into `kb` alone."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -74,3 +75,33 @@ def test_a_closed_stdin_is_one_line_and_a_usage_error(command):
     proc = subprocess.run(["bash", "-c", script, "kb", *KB, *command], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.startswith("kb: error: standard input is closed") and proc.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("command", [["search", "-"], ["search"], ["triage", "-"]])
+def test_a_device_as_stdin_is_refused_not_read_for_ever(command):
+    """`kb triage /dev/zero` is refused and points at '-'; `kb triage - < /dev/zero` must be refused too."""
+    with open("/dev/zero", "rb") as zero:
+        proc = _kb(*command, stdin=zero.fileno())
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.decode().startswith("kb: error: standard input is a device") and proc.stderr.count(b"\n") == 1
+
+
+def test_dev_null_as_stdin_is_empty_text_not_a_device():
+    proc = _kb("search", "-", stdin=subprocess.DEVNULL)
+    assert proc.returncode == 2 and proc.stderr.decode().startswith("kb: error: give the text to search")
+
+
+def test_a_file_name_given_as_the_text_is_pointed_at_stdin_not_read(tmp_path):
+    """`kb search crash.log` searches the words of the name; the advice says how to search the file."""
+    (tmp_path / "crash.log").write_bytes(OOM)
+    env = {**os.environ, "PYTHONPATH": os.path.abspath("src")}
+    run = [*KB, "search", "crash.log"]
+    text = subprocess.run(run, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    hint = "`crash.log` is a file here; to search what it holds: `kb search - < crash.log`."
+    assert text.returncode == 1 and hint in text.stdout
+    assert "OutOfMemoryError" not in text.stdout  # the file was not searched
+    data = subprocess.run([*run, "--json"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    assert json.loads(data.stdout)["advice"].startswith(hint)
+    (tmp_path / "crash.log").unlink()
+    gone = subprocess.run([*run, "--json"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    assert "is a file here" not in json.loads(gone.stdout)["advice"]

@@ -81,3 +81,15 @@ def test_a_full_disk_leaves_no_partial_record_and_the_rerun_writes_it(tmp_path):
     [written] = (layer / "runtime-errors").iterdir()
     assert written.stat().st_size > 1024 and yaml.safe_load(written.read_text(encoding="utf-8"))["id"] == "G20"
     assert subprocess.run(kb, capture_output=True, text=True).returncode == 2  # still never overwritten
+
+
+@pytest.mark.parametrize("typed", ["../../../../tmp/kb/pwn", "Q9/x", "q1x"])
+def test_an_invalid_id_is_refused_and_quoted_as_typed(tmp_path, capsys, typed):
+    crash = tmp_path / "crash.log"
+    crash.write_text(PASTE, encoding="utf-8")
+    layer = _layer(tmp_path)
+    args = ["new", "--catalogue", str(layer), "--from", str(crash), "--id", typed, "--area", "runtime-errors"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert f"kb: error: {typed!r} is not an entry id" in err and typed.upper() not in err
+    assert [p.name for p in layer.rglob("*.yaml")] == ["catalogue.yaml"]  # no record written

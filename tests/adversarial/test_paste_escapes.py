@@ -76,3 +76,22 @@ def test_kb_run_spells_escapes_out_in_its_blocks(paste):
     assert b"\x1b]8;;" in done.stdout  # the command's output, as it printed it
     assert b"kb run: triage" in done.stderr
     _safe(done.stderr)
+
+
+D8 = "RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one"
+
+
+def test_a_nul_between_words_parts_them():
+    from trainkb.search import parse
+
+    line = parse("RuntimeError: CUDA error: device-side assert triggered\x00\x00garbage\n").lines[0].text
+    assert "triggered  garbage" in line and "\x00" not in line
+
+
+def test_a_leading_bom_is_dropped_and_does_not_shift_the_evidence():
+    from trainkb.search import search
+
+    plain, bom = (search(prefix + D8 + "\n").to_json() for prefix in ("", "\ufeff"))
+    assert bom == plain
+    evidence = bom["results"][0]["evidence"][0]
+    assert evidence["text"] == D8 and evidence["span"] == [14, 98] and "\\ufeff" not in json.dumps(bom)

@@ -501,6 +501,18 @@ def test_search_agrees_on_generated_inputs(node: NodeEngines, index: Index) -> N
     _search_both(node, index, cases, options)
 
 
+def test_search_agrees_on_a_leading_bom_and_nul_bytes(node: NodeEngines, index: Index) -> None:
+    """A saved file's BOM is dropped and a NUL parts the words beside it, in both engines."""
+    d8 = "RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one"
+    cases = [
+        ("bom", "\ufeff" + d8 + "\n"),
+        ("bom, traceback", '\ufeffTraceback (most recent call last):\n  File "t.py", line 1, in <module>\n' + d8),
+        ("nul", "RuntimeError: CUDA error: device-side assert triggered\x00\x00garbage\n"),
+        ("bom and nul", "\ufeff" + d8.replace(" ", "\x00")),
+    ]
+    _search_both(node, index, cases, [(5, 1), (5, 7), (5, 1), (3, 1)])
+
+
 def test_triage_agrees_on_captured_runs_and_their_variants(node: NodeEngines, index: Index) -> None:
     """Every captured multi-rank run (gloo and NCCL), seeded changes to them, and every single-process case."""
     assert TRIAGE_FIXTURES, "no triage fixtures under tests/triage/fixtures"

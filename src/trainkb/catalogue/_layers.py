@@ -76,6 +76,12 @@ def layer_reports(cat: Catalogue) -> list[Path]:
     return folders
 
 
+def _root_of(cat: Catalogue, entry_id: str) -> Path:
+    """The folder of the layer an entry comes from: two layers may both be called `catalogue/`."""
+    path = cat.files[entry_id]
+    return next((root for _name, root in reversed(cat.layers) if path.is_relative_to(root)), cat.root)
+
+
 def _add_layer(cat: Catalogue, layer: Catalogue) -> None:
     name = layer_name(layer.root, cat)
     cat.layers.append((name, layer.root))
@@ -116,8 +122,9 @@ def _add_layer(cat: Catalogue, layer: Catalogue) -> None:
                         line,
                         col,
                         "id-collision",
-                        f"id {entry_id!r} is already used by {cat.display_path(entry_id)}; pick another id, "
-                        f"or write `overrides: {entry_id}` to replace that record",
+                        f"id {entry_id!r} is already used by {cat.display_path(entry_id)} of the layer "
+                        f"{str(_root_of(cat, entry_id))!r}, below this record's layer {str(layer.root)!r}; "
+                        f"pick another id, or write `overrides: {entry_id}` to replace that record",
                     )
                 )
                 continue

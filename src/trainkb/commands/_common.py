@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import re
+import stat
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,7 +17,7 @@ from ._exit import UsageError
 if TYPE_CHECKING:  # loading records needs pydantic; `kb search` and `kb --help` must not pay for it
     from ..catalogue import Catalogue
 
-__all__ = ["catalogue_roots", "closest_ids", "open_catalogue", "seconds"]
+__all__ = ["catalogue_roots", "closest_ids", "open_catalogue", "refuse_device_stdin", "seconds"]
 
 MAX_SECONDS = 7 * 24 * 3600.0  # a time option beyond a week is a typo, not a plan
 
@@ -26,8 +29,24 @@ def seconds(text: str) -> float:
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
     if not math.isfinite(value) or not 0 < value <= MAX_SECONDS:
-        raise argparse.ArgumentTypeError(f"expected seconds between 0 and {MAX_SECONDS:g} (a week), got {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"expected seconds more than 0 and at most {MAX_SECONDS:g} (a week), got {text!r}"
+        )
     return value
+
+
+def refuse_device_stdin() -> None:
+    """A usage error when stdin is a device other than a terminal or /dev/null: `kb search - < /dev/zero`
+    would be read for ever, as `kb triage /dev/zero` would."""
+    try:
+        info = os.fstat(sys.stdin.fileno())
+    except (AttributeError, OSError, ValueError):  # closed or not a real descriptor: the reader says so
+        return
+    if not stat.S_ISCHR(info.st_mode) or sys.stdin.isatty() or info.st_rdev == os.stat(os.devnull).st_rdev:
+        return
+    raise UsageError(
+        "standard input is a device, not a log file or a pipe; redirect the log (< log.txt) or pipe the output in"
+    )
 
 
 def catalogue_roots(args: argparse.Namespace) -> list[Path]:

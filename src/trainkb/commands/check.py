@@ -190,6 +190,9 @@ def run(args: argparse.Namespace) -> int:
         mine = {entry_id for entry_id, name in cat.origin.items() if name == args.layer}
         only = mine if only is None else only & mine
     tasks = checker.select_tasks(cat, args.ids or None, args.area, only, shard)
+    if shard is not None:
+        selected = checker.select_tasks(cat, args.ids or None, args.area, only)
+        _check_shard(shard, len(checker.select_tasks(cat)), len(selected), len(tasks))
     mutants = args.mutants or args.mutants_only
     if mutants:
         from ..catalogue import mutation_problems
@@ -251,6 +254,18 @@ def _output(
     for error in unwritten:
         report_usage_error(error)
     return bool(unwritten)
+
+
+def _check_shard(shard: tuple[int, int], every: int, selected: int, kept: int) -> None:
+    """More shards than the catalogue has checks is a typo (a usage error); a shard that a filter left
+    empty is said, since a CI matrix of fixed size still wants its reports written."""
+    index, count = shard
+    if count > every:
+        raise UsageError(
+            f"--shard {index}/{count}: the catalogue has {every} check(s); split them into at most {every}"
+        )
+    if not kept:
+        say(f"kb check: shard {index}/{count} holds none of the {selected} check(s) selected\n")
 
 
 def _same_file(one: Path, other: Path) -> bool:

@@ -7,12 +7,16 @@ cache), so that pasting into a terminal answers at once.
 from __future__ import annotations
 
 import argparse
+import os
+import shlex
+import stat
 import sys
+from dataclasses import replace
 
 from .._tail import PIPE_TAIL_BYTES, read_tail, skip_to_tail
 from .._terminal import emit, json_text, say
 from ..catalogue import AREA_FILE
-from ._common import catalogue_roots
+from ._common import catalogue_roots, refuse_device_stdin
 from ._exit import Exit, UsageError
 
 
@@ -37,6 +41,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 def _read_stdin() -> tuple[str, int]:
     """The tail of stdin and the number of its first line (`train.py 2>&1 | kb search` may pipe gigabytes;
     a large file as stdin is read from its tail, its first line then numbered 1, as kb says)."""
+    refuse_device_stdin()
     stream = getattr(sys.stdin, "buffer", None)
     if stream is None:
         return sys.stdin.read(), 1
@@ -45,6 +50,20 @@ def _read_stdin() -> tuple[str, int]:
     if skipped:
         say(f"kb: read the end of stdin only ({skipped} bytes skipped); line numbers count from there\n")
     return tail.decode("utf-8", errors="replace"), dropped + 1
+
+
+def _file_note(text: str) -> str | None:
+    """Advice when the text searched is the name of a file here (`kb search crash.log`): the words of the
+    name match nothing, and the user meant what the file holds. The file is not opened."""
+    if "\n" in text:
+        return None
+    try:
+        if not stat.S_ISREG(os.stat(text).st_mode):
+            return None
+    except (OSError, ValueError):
+        return None
+    name = shlex.quote(text)
+    return f"`{name}` is a file here; to search what it holds: `kb search - < {name}`."
 
 
 def _query(args: argparse.Namespace) -> tuple[str, int] | None:
@@ -75,6 +94,9 @@ def run(args: argparse.Namespace) -> int:
     if not (roots[0] / AREA_FILE).is_file():  # `kb search TEXT /etc`: no entries to search, not "no match"
         raise UsageError(f"not a catalogue folder (no {AREA_FILE}): {roots[0]}")
     response = search(text, top=args.top, catalogue=roots, first_line=first_line)
+    note = _file_note(text) if args.text is not None and args.text != "-" else None
+    if note is not None:
+        response = replace(response, advice=f"{note} {response.advice}" if response.advice else note)
     triage = triage_text(text, catalogue=roots)  # None unless two or more ranks speak in the text
     if args.json:
         data = response.to_json()

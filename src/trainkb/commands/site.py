@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -24,6 +25,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     build.add_argument("-o", "--output", default="_site", metavar="DIR", help="output folder (default _site/)")
     build.add_argument(
         "--base-url",
+        type=_base_path,
         default="/",
         metavar="PATH",
         help="path the site is served under, e.g. /trainkb/ (pages link relatively; "
@@ -49,6 +51,19 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     serve.add_argument("-d", "--directory", default="_site", metavar="DIR", help="built site (default _site/)")
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     serve.add_argument("--port", type=_port, default=8000, help="port (default 8000; 0 picks a free one)")
+
+
+# a URL path and nothing else: the 404 page puts it before its links, so a scheme (`javascript:`), a host,
+# a query or a quote would make them something other than links into the site
+_BASE_PATH = re.compile(r"[A-Za-z0-9._~%+/-]*")
+
+
+def _base_path(text: str) -> str:
+    if not _BASE_PATH.fullmatch(text) or text.startswith("//"):
+        raise argparse.ArgumentTypeError(
+            f"give the path the site is served under, e.g. /trainkb/ (letters, digits, . _ ~ % + - and /), got {text!r}"
+        )
+    return text
 
 
 def _port(text: str) -> int:

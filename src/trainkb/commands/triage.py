@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from .._terminal import emit, json_text, say
-from ._common import catalogue_roots
+from ._common import catalogue_roots, refuse_device_stdin
 from ._exit import Exit, UsageError
 
 
@@ -53,6 +53,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("give a log file, a torchrun --log-dir folder, or pipe the output in (kb triage - < log)")
     try:
         if source in (None, "-"):
+            refuse_device_stdin()
             stream = getattr(sys.stdin, "buffer", None)
             chunks = stream_chunks(stream, "stdin", warn) if stream else iter([sys.stdin.read()])
             triage = triage_text(chunks, catalogue=catalogue, match=match)

@@ -80,11 +80,11 @@ class LintFinding:
             "message": self.message,
         }
 
-    def github(self) -> str:
+    def github(self, file: str | None = None) -> str:
+        """The finding as an annotation on ``file`` (default: its shown path)."""
         message = f"{self.field}: {self.message}" if self.field else self.message
-        return workflow_command(
-            "error", {"file": self.path, "line": self.line, "col": self.col, "title": f"kb lint {self.rule}"}, message
-        )
+        properties = {"file": file or self.path, "line": self.line, "col": self.col, "title": f"kb lint {self.rule}"}
+        return workflow_command("error", properties, message)
 
 
 class _Collector:
@@ -535,7 +535,10 @@ def _check_urls(out: _Collector, entry: Entry) -> None:
 
 def _check_modeline(out: _Collector, entry: Entry, path: Path) -> None:
     first = path.read_text(encoding="utf-8").split("\n", 1)[0].strip()
-    if first != MODELINE:
+    if first.startswith("\ufeff"):  # YAML reads past it, but the modeline is then not what the file starts with
+        message = f"the file starts with a byte order mark (U+FEFF); save it as UTF-8 without one, {MODELINE!r} first"
+        out.add_file(out.cat.display_path(entry.id), "modeline", message)
+    elif first != MODELINE:
         out.add_file(out.cat.display_path(entry.id), "modeline", f"first line must be {MODELINE!r}")
 
 

@@ -99,7 +99,8 @@ def _clean(raw: str) -> tuple[str, int | None]:
     if "\r" in raw:
         segments = [s for s in raw.split("\r") if s.strip()]
         raw = segments[-1] if segments else ""
-    raw = PASTE.control.sub("", PASTE.ansi.sub("", raw[: PASTE.raw_line_chars]))
+    # a NUL stands between words (a padded or binary field), so it becomes a space, not a join
+    raw = PASTE.control.sub("", PASTE.ansi.sub("", raw[: PASTE.raw_line_chars].replace("\x00", " ")))
     rank = None
     for _ in range(PASTE.max_prefixes):
         match = PASTE.prefix.match(raw)
@@ -122,7 +123,7 @@ def _split(text: str | bytes, first_line: int, skip: frozenset[int] = frozenset(
     """The paste's lines, numbered; kb's own blocks and the lines numbered in ``skip`` are left blank."""
     if isinstance(text, bytes):
         text = text.decode("utf-8", errors="replace")
-    text, dropped = _cap(text)
+    text, dropped = _cap(text.removeprefix("\ufeff"))  # a saved file's BOM is no part of its first line
     raws = text.split("\n")
     own = own_lines(raws) if MARK in text else set()  # kb's own advice in a saved log: not the failure
     lines = []
