@@ -19,8 +19,8 @@ from trainkb.catalogue import find_catalogue, load_catalogue, load_verification
 from trainkb.cli import main
 from trainkb.site import _build as site_build
 from trainkb.site import _inplace as site_inplace
-from trainkb.site._inplace import HIDDEN
 from trainkb.site import build_site, make_server, site_dir
+from trainkb.site._inplace import HIDDEN
 
 LINKED = record(
     "D1",
