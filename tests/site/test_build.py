@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import shutil
 import threading
 import urllib.request
@@ -16,7 +18,9 @@ from helpers import checks_yaml, record
 from trainkb.catalogue import find_catalogue, load_catalogue, load_verification
 from trainkb.cli import main
 from trainkb.site import _build as site_build
+from trainkb.site import _inplace as site_inplace
 from trainkb.site import build_site, make_server, site_dir
+from trainkb.site._inplace import HIDDEN
 
 LINKED = record(
     "D1",
@@ -88,6 +92,73 @@ def test_a_rebuild_without_renameat2_replaces_the_site_and_leaves_nothing_beside
     out = build_small(RECORDS)
     assert _files(out) == first
     assert sorted(p.name for p in out.parent.iterdir()) == ["_site", "catalogue"]
+
+
+def _hidden(out: Path) -> list[str]:
+    return [p.name for p in out.iterdir() if HIDDEN.fullmatch(p.name)]
+
+
+def test_a_mount_point_is_rebuilt_in_place(
+    make_catalogue: Callable[..., Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A folder that cannot be renamed gets the new entries moved into it: the same site, and one line saying so."""
+    root, out = make_catalogue(RECORDS), tmp_path / "out"
+    build = ["--catalogue", str(root), "site", "build", "-o", str(out), "--json"]
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "946684800")
+    assert main(build) == 0
+    assert json.loads(capsys.readouterr().out)["in_place"] is False
+    first = _files(out)
+    monkeypatch.setattr(site_build.os.path, "ismount", lambda path: Path(path) == out)
+    assert main(build) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["in_place"] is True
+    assert captured.err == f"kb: built in place: {out} is a mount point, so the swap is not atomic\n"
+    assert _files(out) == first and _hidden(out) == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["catalogue", "out"]
+
+
+def test_a_rename_refused_as_busy_falls_back_to_an_in_place_swap(
+    make_catalogue: Callable[..., Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A mount point that ``ismount`` misses (a bind mount) is found when the swap's rename says EBUSY."""
+    root, out = make_catalogue(RECORDS), tmp_path / "out"
+    cat, ver = load_catalogue(root), load_verification(tmp_path / "reports")
+    assert not build_site(cat, ver, out, stamp="x").in_place
+    first = _files(out)
+
+    def busy(_one: Path, other: Path) -> bool:
+        raise OSError(errno.EBUSY, os.strerror(errno.EBUSY), str(other))
+
+    monkeypatch.setattr(site_build, "_exchange", busy)
+    result = build_site(cat, ver, out, stamp="x")
+    assert result.in_place and "mount point" in result.note
+    assert _files(out) == first and _hidden(out) == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["catalogue", "out"]
+
+
+def test_an_in_place_swap_that_fails_midway_puts_the_old_site_back(
+    make_catalogue: Callable[..., Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, out = make_catalogue(RECORDS), tmp_path / "out"
+    build_site(load_catalogue(root), load_verification(tmp_path / "reports"), out, stamp="old")
+    first = _files(out)
+    monkeypatch.setattr(site_build.os.path, "ismount", lambda path: Path(path) == out)
+    real_move, moves = site_inplace.shutil.move, []
+
+    def failing_move(src: Path, dst: Path) -> object:
+        moves.append(src)
+        if len(moves) == 4:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(dst))
+        return real_move(src, dst)
+
+    monkeypatch.setattr(site_inplace.shutil, "move", failing_move)
+    with pytest.raises(OSError, match="No space left"):
+        build_site(load_catalogue(root), load_verification(tmp_path / "reports"), out, stamp="new")
+    assert len(moves) == 4
+    assert _files(out) == first and _hidden(out) == []
 
 
 def test_verification_matrix_shows_status_and_date(build_small: Callable[..., Path]) -> None:

@@ -95,6 +95,8 @@ def _build(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     except OSError as exc:
         raise UsageError(f"cannot write the site to {args.output}: {exc.strerror or exc}") from None
+    if result.in_place:
+        print(f"kb: {result.note}", file=sys.stderr)
     if cat.problems:  # the site still shows every entry that loaded; the exit status says it is partial
         print(
             f"kb: {len(cat.problems)} catalogue problem(s) left entries out of the site; run `kb lint`", file=sys.stderr
@@ -107,6 +109,7 @@ def _build(args: argparse.Namespace) -> int:
                     "pages": result.pages,
                     "entries": len(cat.entries),
                     "seconds": round(result.seconds, 3),
+                    "in_place": result.in_place,
                 }
             )
         )

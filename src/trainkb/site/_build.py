@@ -30,6 +30,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from ..catalogue import Catalogue, VerificationMatrix
 from ._assets import site_dir
 from ._export import export_index
+from ._inplace import hidden_folder, remove_abandoned_inside, swap_entries
 from ._pages import area_page, check_rows, entry_page, environments, home_page, verification_page
 from ._pool import forked_pool
 from ._render import pygments_css
@@ -38,6 +39,8 @@ __all__ = ["MARKER", "BuildResult", "SiteError", "build_site", "build_stamp"]
 
 MARKER = ".trainkb-site"  # only a folder holding this is ever emptied by a rebuild
 _PARALLEL_FROM = 60  # entries; below this, starting worker processes costs more than it saves
+_NO_SIBLING = (errno.EACCES, errno.EPERM, errno.EROFS)  # a sibling cannot be made: build inside the folder
+_NOT_SWAPPABLE = (errno.EBUSY, errno.EXDEV)  # a mount point cannot be renamed
 _JOB: dict[str, Any] = {}  # what forked workers inherit instead of pickling the catalogue
 
 
@@ -51,6 +54,8 @@ class BuildResult:
     out: Path
     pages: int
     seconds: float
+    in_place: bool = False  # the output folder could not be swapped whole (see ``_inplace``)
+    note: str = ""  # one line on why, when ``in_place``
 
 
 def build_stamp() -> str:
@@ -60,11 +65,12 @@ def build_stamp() -> str:
     return moment.strftime("%Y-%m-%d %H:%M UTC")
 
 
-def _prepare(out: Path) -> Path:
-    """Check that ``out`` may be replaced; return the empty sibling folder the new site is built in.
+def _prepare(out: Path) -> tuple[Path, str]:
+    """Check that ``out`` may be replaced; return the empty folder the new site is built in, and
+    why it lies inside ``out`` ("" where it is a sibling that will be swapped in whole).
 
     The old site stays whole until the new one is complete (see ``_swap_in``), so a killed build
-    never leaves a partial site for `kb site serve`; what a killed build left beside it goes here.
+    never leaves a partial site for `kb site serve`; what a killed build left behind goes here.
     """
     if out.exists() and not out.is_dir():
         raise SiteError(f"{out} is not a folder; choose another -o")
@@ -72,11 +78,21 @@ def _prepare(out: Path) -> Path:
         raise SiteError(f"{out} exists and was not made by `kb site build`; choose another -o or empty it")
     target = Path(os.path.realpath(out))
     target.parent.mkdir(parents=True, exist_ok=True)
-    _remove_abandoned(target)
-    building = _new_sibling(target)
+    why = f"{out} is a mount point" if os.path.ismount(target) else ""
+    if not why:
+        _remove_abandoned(target)
+        try:
+            building = _new_sibling(target)
+        except OSError as exc:
+            if exc.errno not in _NO_SIBLING or not target.is_dir():
+                raise
+            why = f"the folder holding {out} is not writable"
+    if why:
+        remove_abandoned_inside(target, MARKER)
+        building = hidden_folder(target, "build")
     (building / MARKER).write_text("built by kb site build; the next build replaces this folder\n", encoding="utf-8")
     (building / ".nojekyll").write_text("", encoding="utf-8")
-    return building
+    return building, why
 
 
 def _new_sibling(target: Path) -> Path:
@@ -105,18 +121,31 @@ def _remove_abandoned(target: Path) -> None:
             continue
 
 
-def _swap_in(building: Path, target: Path) -> None:
-    """Put the finished site in place of the old one in one step, then remove the old one."""
+def _swap_in(building: Path, target: Path, out: Path) -> str:
+    """Put the finished site in place of the old one in one step, then remove the old one; where
+    ``target`` turns out to be a mount point nothing has moved yet: return why, for an in-place swap."""
     if not target.exists():
         os.rename(building, target)
-        return
-    if not _exchange(building, target):  # no renameat2: the old site moves aside for a moment
-        aside = _new_sibling(target)
-        (aside / MARKER).touch()  # what a kill leaves here is the next build's to remove
-        os.rename(target, aside / "old")
+        return ""
+    try:
+        exchanged = _exchange(building, target)
+        if not exchanged:  # no renameat2: the old site moves aside for a moment
+            aside = _new_sibling(target)
+            (aside / MARKER).touch()  # what a kill leaves here is the next build's to remove
+            try:
+                os.rename(target, aside / "old")
+            except BaseException:
+                shutil.rmtree(aside, ignore_errors=True)
+                raise
+    except OSError as exc:
+        if exc.errno in _NOT_SWAPPABLE:
+            return f"{out} is a mount point"
+        raise
+    if not exchanged:
         os.rename(building, target)
         building = aside
     shutil.rmtree(building)
+    return ""
 
 
 def _exchange(one: Path, other: Path) -> bool:
@@ -218,14 +247,21 @@ def build_site(
     ``progress`` hears each step (the CLI shows it on a terminal)."""
     say = progress or (lambda _step: None)
     started = time.perf_counter()
-    building = _prepare(out)
+    building, why = _prepare(out)
+    target = Path(os.path.realpath(out))
     try:
         pages = _render(cat, ver, building, base_url, stamp, say)
-        _swap_in(building, Path(os.path.realpath(out)))
+        if not why:
+            why = _swap_in(building, target, out)
+        if why:
+            swap_entries(building, target, MARKER)
     except BaseException:
         shutil.rmtree(building, ignore_errors=True)
         raise
-    return BuildResult(out, pages, time.perf_counter() - started)
+    if why:
+        shutil.rmtree(building, ignore_errors=True)
+    note = f"built in place: {why}, so the swap is not atomic" if why else ""
+    return BuildResult(out, pages, time.perf_counter() - started, in_place=bool(why), note=note)
 
 
 def _render(
