@@ -146,10 +146,10 @@ def test_advice_code_and_literal_text(real_site: Path, real_catalogue: Catalogue
     # the "tell the siblings apart" paragraph: every sibling id a link
     linked = set(page.locator("#root-cause ~ p a.entry-ref, #symptom ~ p a.entry-ref").all_inner_texts())
     assert {"M2", "M3", "M4", "M5", "M6", "M7"} <= linked
-    shown = page.locator(".signatures code").all_inner_texts()
+    shown = page.locator(".signatures li > code").all_inner_texts()
     assert shown == [s.example.strip() for s in real_catalogue.entries["M1"].signatures]  # two spaces kept
     page.goto((real_site / "G1" / "index.html").as_uri())
-    shown = page.locator(".signatures code").all_inner_texts()
+    shown = page.locator(".signatures li > code").all_inner_texts()
     assert shown == [s.example.strip() for s in real_catalogue.entries["G1"].signatures]  # line breaks kept
 
 
