@@ -87,9 +87,16 @@ def test_sigterm_during_the_checks_reports_the_rest_as_not_run(make_catalogue, t
     assert rows[2]["message"].startswith("not run: kb check was stopped by SIGTERM")
 
 
+def _default(signum: int) -> None:
+    """kb keeps a signal its parent ignores (`nohup` ignores SIGHUP): the test's kb starts with the default."""
+    signal.signal(signum, signal.SIG_DFL)
+
+
 def _stop_midway(root, tmp_path, started, signum: int, *extra: str) -> tuple[subprocess.Popen[str], str]:
     command = [sys.executable, "-m", "trainkb", "--catalogue", str(root), "check", "-q", "-j1", "--no-drift", *extra]
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=lambda: _default(signum)
+    )
     try:
         wait_for_file(started, proc)
         proc.send_signal(signum)
