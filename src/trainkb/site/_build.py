@@ -12,7 +12,6 @@ import errno
 import multiprocessing
 import os
 import re
-import secrets
 import shutil
 import signal
 import sys
@@ -30,7 +29,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from ..catalogue import Catalogue, VerificationMatrix
 from ._assets import site_dir
 from ._export import export_index
-from ._inplace import hidden_folder, remove_abandoned_inside, swap_entries
+from ._inplace import hidden_folder, new_folder, remove_abandoned, remove_abandoned_inside, swap_entries
 from ._pages import area_page, check_rows, entry_page, environments, home_page, verification_page
 from ._pool import forked_pool
 from ._render import pygments_css
@@ -97,28 +96,12 @@ def _prepare(out: Path) -> tuple[Path, str]:
 
 def _new_sibling(target: Path) -> Path:
     """A new empty folder beside ``target``, named for this process (mode as the umask says, like the site's)."""
-    while True:
-        path = target.parent / f".{target.name}.kb-build-{os.getpid()}-{secrets.token_hex(4)}"
-        try:
-            path.mkdir()
-            return path
-        except FileExistsError:
-            continue
+    return new_folder(target.parent, f".{target.name}.kb-build-")
 
 
 def _remove_abandoned(target: Path) -> None:
     """Remove the sibling folders of builds of ``target`` whose process is gone (killed mid-build)."""
-    pattern = re.compile(re.escape(f".{target.name}.kb-build-") + r"(\d+)-[^/]+")
-    for path in target.parent.iterdir():
-        match = pattern.fullmatch(path.name)
-        if match is None or not (path / MARKER).is_file() or path.is_symlink():
-            continue
-        try:
-            os.kill(int(match[1]), 0)
-        except ProcessLookupError:
-            shutil.rmtree(path, ignore_errors=True)
-        except (PermissionError, OverflowError):
-            continue
+    remove_abandoned(target.parent, re.compile(re.escape(f".{target.name}.kb-build-") + r"(\d+)-[^/]+"), MARKER)
 
 
 def _swap_in(building: Path, target: Path, out: Path) -> str:

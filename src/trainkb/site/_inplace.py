@@ -14,15 +14,15 @@ import secrets
 import shutil
 from pathlib import Path
 
-__all__ = ["HIDDEN", "hidden_folder", "remove_abandoned_inside", "swap_entries"]
+__all__ = ["HIDDEN", "hidden_folder", "new_folder", "remove_abandoned", "remove_abandoned_inside", "swap_entries"]
 
 HIDDEN = re.compile(r"\.kb-(?:build|old)-(\d+)-[0-9a-f]+")  # a build's working folders inside the site
 
 
-def hidden_folder(target: Path, kind: str) -> Path:
-    """A new empty hidden folder inside ``target``, named for this process."""
+def new_folder(parent: Path, prefix: str) -> Path:
+    """A new empty folder in ``parent`` named ``prefix`` + this process's pid + a random part."""
     while True:
-        path = target / f".kb-{kind}-{os.getpid()}-{secrets.token_hex(4)}"
+        path = parent / f"{prefix}{os.getpid()}-{secrets.token_hex(4)}"
         try:
             path.mkdir()
             return path
@@ -30,10 +30,16 @@ def hidden_folder(target: Path, kind: str) -> Path:
             continue
 
 
-def remove_abandoned_inside(target: Path, marker: str) -> None:
-    """Remove the hidden folders that builds of ``target`` left when they were killed."""
-    for path in target.iterdir():
-        match = HIDDEN.fullmatch(path.name)
+def hidden_folder(target: Path, kind: str) -> Path:
+    """A new empty hidden folder inside ``target``, named for this process."""
+    return new_folder(target, f".kb-{kind}-")
+
+
+def remove_abandoned(parent: Path, pattern: re.Pattern[str], marker: str) -> None:
+    """Remove the folders of ``parent`` named by ``pattern`` (group 1: the pid of the build that made
+    them) that hold ``marker`` and whose build is gone (killed mid-build)."""
+    for path in parent.iterdir():
+        match = pattern.fullmatch(path.name)
         if match is None or path.is_symlink() or not (path / marker).is_file():
             continue
         try:
@@ -42,6 +48,11 @@ def remove_abandoned_inside(target: Path, marker: str) -> None:
             shutil.rmtree(path, ignore_errors=True)
         except (PermissionError, OverflowError):
             continue
+
+
+def remove_abandoned_inside(target: Path, marker: str) -> None:
+    """Remove the hidden folders that builds of ``target`` left when they were killed."""
+    remove_abandoned(target, HIDDEN, marker)
 
 
 def _remove(path: Path) -> None:
