@@ -31,7 +31,7 @@ import time
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
-__all__ = ["FORWARDED", "NUDGE_EVERY", "GuardedJob", "Job", "start"]
+__all__ = ["FORWARDED", "NUDGE_EVERY", "GuardedJob", "Job", "how_it_ended", "start"]
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
@@ -177,9 +177,9 @@ def _guard(cmd: Sequence[str], out: int, err: int, env: Mapping[str, str], life:
         _kill_descendants()
 
 
-def _how_it_ended(status: int) -> str:
-    """A wait status in words: "was killed by signal 9 (SIGKILL)", "exited with status 70"."""
-    code = os.waitstatus_to_exitcode(status)
+def how_it_ended(code: int) -> str:
+    """A return code as subprocess gives it (-N for signal N) in words: "was killed by signal 9 (SIGKILL)",
+    "exited with status 70"."""
     if code >= 0:
         return f"exited with status {code}"
     name = signal.Signals(-code).name if -code in signal.valid_signals() else "?"
@@ -287,7 +287,7 @@ class GuardedJob:
         subreaper) and say how it died. The command's wait status is then SIGKILL's, which ended it."""
         _kill_descendants(self._spare)
         self._unreap()
-        self.guard_death = _how_it_ended(guard_status)
+        self.guard_death = how_it_ended(os.waitstatus_to_exitcode(guard_status))
         return signal.SIGKILL
 
     def abort(self) -> None:

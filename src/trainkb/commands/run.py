@@ -54,6 +54,7 @@ def run(args: argparse.Namespace) -> int:
     roots = catalogue_roots(args)  # a folder that is not there is refused before the command runs
     from .._advice import advise
     from .._present import BANNERS
+    from .._runguard import how_it_ended
     from .._runwatch import watch
     from ..triage import triage_block
 
@@ -84,11 +85,7 @@ def run(args: argparse.Namespace) -> int:
         _say(f"kb run: could not write the output of {cmd[0]}: {outcome.write_error}\n")
         return outcome.exit_status or 1
     if outcome.returncode != 0 and not outcome.output_closed:  # a closed pipe ended it, as `yes | head` should
-        what = (
-            f"was killed by signal {-outcome.returncode}"
-            if outcome.returncode < 0
-            else f"exited with status {outcome.returncode}"
-        )
+        what = how_it_ended(outcome.returncode)
         if outcome.mid_line:  # the command's last line is unfinished: the block starts on a line of its own
             _say("\n")
         with contextlib.suppress(_Stopped), _stoppable():
