@@ -153,7 +153,7 @@ def run_session(cat: Catalogue, tasks: list[CheckTask], options: SessionOptions)
             partial.results = _drift_if_let(partial.results, cat)
         raise Stopped(signum, partial) from None
     if options.drift:
-        results = apply_drift_check(results, cat, [root for _name, root in cat.layers] or cat.root)
+        results = apply_drift_check(results, cat, _roots(cat))
     return CheckSession(results, env, mutants, time.monotonic() - started, options.mutants_only)
 
 
@@ -187,12 +187,17 @@ class _Finished:
         return CheckSession(results, self.env, mutants, wall, options.mutants_only, signame)
 
 
+def _roots(cat: Catalogue) -> Path | list[Path]:
+    """Where the drift check's search finds the catalogue: every layer, or the one folder."""
+    return [root for _name, root in cat.layers] or cat.root
+
+
 def _drift_if_let(results: list[CheckResult], cat: Catalogue) -> list[CheckResult]:
     """The drift check on a stopped run's results (it judges only checks that ran and passed); a
     second signal meanwhile leaves them as they were."""
     try:
         with _terminate_like_interrupt():
-            return apply_drift_check(results, cat, [root for _name, root in cat.layers] or cat.root)
+            return apply_drift_check(results, cat, _roots(cat))
     except KeyboardInterrupt:
         return results
 
