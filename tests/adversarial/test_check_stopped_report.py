@@ -73,14 +73,7 @@ def test_sigterm_during_the_checks_reports_the_rest_as_not_run(make_catalogue, t
     )
     root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks)})
     out = tmp_path / "r.json"
-    command = [sys.executable, "-m", "trainkb", "--catalogue", str(root), "check", "-q", "-j1", "--no-drift"]
-    proc = subprocess.Popen([*command, "-o", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        wait_for_file(started, proc)
-        proc.send_signal(signal.SIGTERM)
-        proc.communicate(timeout=240)
-    finally:
-        proc.kill()
+    proc, _printed = _stop_midway(root, tmp_path, started, signal.SIGTERM, "--no-drift", "-o", str(out))
     assert proc.returncode == 143
     rows = json.loads(out.read_text(encoding="utf-8"))["results"]
     assert [r["status"] for r in rows] == ["passed", "skipped", "skipped"]
@@ -93,7 +86,7 @@ def _default(signum: int) -> None:
 
 
 def _stop_midway(root, tmp_path, started, signum: int, *extra: str) -> tuple[subprocess.Popen[str], str]:
-    command = [sys.executable, "-m", "trainkb", "--catalogue", str(root), "check", "-q", "-j1", "--no-drift", *extra]
+    command = [sys.executable, "-m", "trainkb", "--catalogue", str(root), "check", "-q", "-j1", *extra]
     proc = subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=lambda: _default(signum)
     )
@@ -116,7 +109,7 @@ def test_a_stopped_run_never_reads_as_a_pass(make_catalogue, tmp_path, signum):
     checks = checks_yaml({"code": "x = 1\n", "expect": "ok"}, {"code": hangs, "expect": "ok"})
     root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks)})
     out, junit = tmp_path / "r.json", tmp_path / "r.xml"
-    proc, printed = _stop_midway(root, tmp_path, started, signum, "-o", str(out), "--junit", str(junit))
+    proc, printed = _stop_midway(root, tmp_path, started, signum, "--no-drift", "-o", str(out), "--junit", str(junit))
     name = signal.Signals(signum).name
     assert proc.returncode == 128 + signum, printed
     assert "Traceback" not in printed
@@ -171,14 +164,7 @@ def test_a_stopped_run_judges_drift_on_the_checks_that_ran(make_catalogue, tmp_p
     }
     root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml(raises, {"code": hangs, "expect": "ok"}))})
     out = tmp_path / "r.json"
-    command = [sys.executable, "-m", "trainkb", "--catalogue", str(root), "check", "-q", "-j1", "-o", str(out)]
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        wait_for_file(started, proc)
-        proc.send_signal(signal.SIGTERM)
-        proc.communicate(timeout=240)
-    finally:
-        proc.kill()
+    _stop_midway(root, tmp_path, started, signal.SIGTERM, "-o", str(out))
     rows = json.loads(out.read_text(encoding="utf-8"))["results"]
     assert [r["status"] for r in rows] == ["failed", "skipped"], rows
     assert rows[0]["message"].startswith("signature drift"), rows[0]
