@@ -179,6 +179,21 @@ def child_pids(pid: int) -> list[int]:
     return found
 
 
+def kill_while_rendering(kb: subprocess.Popen[bytes]) -> None:
+    """SIGKILL a `kb site build` once its page-rendering workers run (midway), and let them follow it;
+    skips the test when the build finished first."""
+    import pytest
+
+    deadline = time.monotonic() + 120
+    while not child_pids(kb.pid) and kb.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    if kb.poll() is not None:
+        pytest.skip("the build finished before it could be killed")
+    kb.kill()
+    kb.wait()
+    time.sleep(1)  # its page-rendering workers follow it
+
+
 def take_terminal(fd: int) -> Callable[[], None]:
     """A ``preexec_fn``: the child starts a new session whose controlling terminal is the pty on ``fd``."""
 

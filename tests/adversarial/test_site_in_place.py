@@ -12,12 +12,11 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers import child_pids, record
+from helpers import kill_while_rendering, record
 
 from trainkb.site._inplace import HIDDEN
 
@@ -109,14 +108,7 @@ def test_a_killed_in_place_build_leaves_the_old_site_readable(make_catalogue, re
     before = _tree(out)
     read_only_parent.chmod(0o555)
     kb = subprocess.Popen([*drop, *_kb(catalogue, out)], env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 120
-    while not child_pids(kb.pid) and kb.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.01)
-    if kb.poll() is not None:
-        pytest.skip("the build finished before it could be killed")
-    kb.kill()
-    kb.wait()
-    time.sleep(1)  # its page-rendering workers follow it
+    kill_while_rendering(kb)
     assert [p.name for p in out.iterdir() if HIDDEN.fullmatch(p.name)]  # it was building inside the site
     assert _tree(out) == before
     rebuilt = subprocess.run([*drop, *_kb(catalogue, out)], env=ENV, capture_output=True, timeout=600)

@@ -10,11 +10,10 @@ import hashlib
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-from helpers import child_pids, record
+from helpers import kill_while_rendering, record
 
 
 def _tree(folder: Path) -> dict[str, str]:
@@ -47,14 +46,7 @@ def test_a_build_killed_midway_leaves_the_old_site_and_no_litter(make_catalogue,
     before = _tree(out)
     assert "index.html" in before
     kb = _build(catalogue, out)
-    deadline = time.monotonic() + 120
-    while not child_pids(kb.pid) and kb.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.01)
-    if kb.poll() is not None:
-        pytest.skip("the build finished before it could be killed")
-    kb.kill()
-    kb.wait()
-    time.sleep(1)  # its page-rendering workers follow it
+    kill_while_rendering(kb)
     assert _tree(out) == before
     assert _built(catalogue, out) == 0  # the next build removes what the killed one left
     assert sorted(p.name for p in tmp_path.iterdir()) == ["catalogue", "site"]
