@@ -1444,6 +1444,11 @@
       return response("answered", [first].concat(results.filter(function (_r, j) { return j !== i; })), null,
                       tell.says, 0, scored[i].symptom);
     }
+    var named = family.filter(function (i) { return results[i].confidence !== "low"; });
+    if (named.length) {  // a member whose own signature names its cause on the shared line, ranked below a sibling's
+      return response("answered", [results[named[0]]].concat(results.filter(function (_r, j) { return j !== named[0]; })),
+                      null, this.vouched(scored[named[0]]), 0);
+    }
     function firstTell(i) {
       var tells = self.tells.get(scored[i].entry);
       return tells && tells.length ? { says: tells[0].says, fired: false } : null;
