@@ -232,8 +232,8 @@ def _respond(
         return SearchResponse(
             query.kind, False, [first, *rest][:cut], None, scored[i].symptom, "answered", tell["says"]
         )
-    named = next((i for i in family if results[i].confidence != "low"), None)
-    if named is not None:  # a member whose own signature names its cause on the shared line, ranked below a sibling's
+    named = next((i for i in family if results[i].confidence != "low"), None) if not fired else None
+    if named is not None:  # no tell decides, but one member's own signature names its cause on the shared line
         rest = [r for j, r in enumerate(results) if j != named]
         return SearchResponse(
             query.kind, False, [results[named], *rest][:cut], None, symptom, "answered", _vouched(scored[named])
