@@ -1444,11 +1444,6 @@
       return response("answered", [first].concat(results.filter(function (_r, j) { return j !== i; })), null,
                       tell.says, 0, scored[i].symptom);
     }
-    var named = fired.size ? [] : family.filter(function (i) { return results[i].confidence !== "low"; });
-    if (named.length) {  // no tell decides, but one member's own signature names its cause on the shared line
-      return response("answered", [results[named[0]]].concat(results.filter(function (_r, j) { return j !== named[0]; })),
-                      null, this.vouched(scored[named[0]]), 0);
-    }
     function firstTell(i) {
       var tells = self.tells.get(scored[i].entry);
       return tells && tells.length ? { says: tells[0].says, fired: false } : null;

@@ -232,12 +232,6 @@ def _respond(
         return SearchResponse(
             query.kind, False, [first, *rest][:cut], None, scored[i].symptom, "answered", tell["says"]
         )
-    named = next((i for i in family if results[i].confidence != "low"), None) if not fired else None
-    if named is not None:  # no tell decides, but one member's own signature names its cause on the shared line
-        rest = [r for j, r in enumerate(results) if j != named]
-        return SearchResponse(
-            query.kind, False, [results[named], *rest][:cut], None, symptom, "answered", _vouched(scored[named])
-        )
     chosen = list(fired) if fired else family[: ANSWER.max_candidates]
     if len(chosen) < ANSWER.min_candidates:  # one known cause among unknown others: the closest entry, unconfirmed
         first = replace(results[chosen[0]], tell=_first_tell(index, scored[chosen[0]]))
