@@ -1409,7 +1409,7 @@
     var cut = Math.max(top === undefined ? 10 : top, 0), whole = output !== undefined && output !== null;
     function response(status, list, advice, why, candidates, line) {
       return { query_kind: query.kind, status: status, abstained: status !== "answered", why: why,
-               candidates: candidates, results: list.slice(0, cut), advice: advice,
+               candidates: candidates, results: list.slice(0, Math.max(cut, candidates)), advice: advice,
                symptom: line === undefined ? symptom : line };
     }
     if (results.length && results[0].confidence !== "low") {  // a cause-naming line
@@ -1460,7 +1460,7 @@
     });
     var rest = results.filter(function (_r, j) { return chosen.indexOf(j) < 0; });
     return response("differential", candidates.concat(rest), this.advice(query, symptom, whole, partial), null,
-                    Math.min(candidates.length, cut));
+                    candidates.length);  // a differential is all its candidates, whatever the cut
   };
 
   var api = { Engine: Engine, CONTRACT: CONTRACT, checkContract: checkContract, partialRatio: partialRatio,

@@ -246,10 +246,10 @@ def _respond(
     return SearchResponse(
         query.kind,
         True,
-        [*candidates, *rest][:cut],
+        [*candidates, *rest][: max(cut, len(candidates))],  # a differential is all its candidates, whatever the cut
         advice(query, symptom, whole, partial),
         symptom,
         "differential",
         None,
-        min(len(candidates), cut),
+        len(candidates),
     )
