@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import gc
 import hashlib
 import json
 import marshal
@@ -21,12 +22,12 @@ import re
 import stat
 import sys
 from collections import Counter, defaultdict, deque
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from itertools import repeat
+from itertools import pairwise, repeat
 from operator import add, itemgetter, mul, truediv
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from .._files import read_regular
 from ..catalogue import AREA_FILE, LAYER_FILE, layers_digest, record_files
@@ -90,30 +91,57 @@ class Sig:
         return compile_signature(self.pattern)
 
 
+def _signature(s: dict[str, Any]) -> Sig:
+    return Sig(
+        s["entry"],
+        s["source"],
+        s["pattern"],
+        s["literal"],
+        s["type"],
+        s["kind"],
+        tuple(s["texts"]),
+        frozenset(s["terms"]),
+        frozenset(s["required"]),
+        s["shared"],
+        s["background"],
+        frozenset(s["numbers"]),
+        s["family"],
+        s["names_cause"],
+    )
+
+
+class _Signatures(Sequence[Sig]):
+    """The index's signatures, each made a ``Sig`` when first read: a paste's words gate a few of them."""
+
+    def __init__(self, data: list[dict[str, Any]]) -> None:
+        self._data = data
+        self._made: list[Sig | None] = [None] * len(data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    @overload
+    def __getitem__(self, number: int) -> Sig: ...
+
+    @overload
+    def __getitem__(self, number: slice) -> list[Sig]: ...
+
+    def __getitem__(self, number: int | slice) -> Sig | list[Sig]:
+        if isinstance(number, slice):
+            return [self[n] for n in range(*number.indices(len(self)))]
+        made = self._made[number]
+        if made is None:
+            made = self._made[number] = _signature(self._data[number])
+        return made
+
+
 class Index:
     """Entries, signatures, aliases and a BM25 term model, all from plain data."""
 
     def __init__(self, data: dict[str, Any]) -> None:
         self.entries: list[dict[str, str]] = data["entries"]
-        self.sigs = [
-            Sig(
-                s["entry"],
-                s["source"],
-                s["pattern"],
-                s["literal"],
-                s["type"],
-                s["kind"],
-                tuple(s["texts"]),
-                frozenset(s["terms"]),
-                frozenset(s["required"]),
-                s["shared"],
-                s["background"],
-                frozenset(s["numbers"]),
-                s["family"],
-                s["names_cause"],
-            )
-            for s in data["sigs"]
-        ]
+        self._sig_data: list[dict[str, Any]] = data["sigs"]
+        self.sigs = _Signatures(self._sig_data)
         self.idf: dict[str, float] = data["idf"]
         # per entry, each title or alias as (its sorted words, their idf total), summed in that order
         self.aliases: dict[int, list[tuple[tuple[str, ...], float]]] = {}
@@ -170,7 +198,7 @@ class Index:
     def needed_terms(self) -> list[float]:
         """Per signature, how many of its words a line shares before it is aligned with the line."""
         floor, share = SCORE.min_shared_terms, SCORE.shared_terms_share
-        return [max(floor, share * len(sig.terms)) for sig in self.sigs]
+        return [max(floor, share * len(sig["terms"])) for sig in self._sig_data]  # its words, each once
 
     @functools.cached_property
     def _phrase_starts(self) -> tuple[dict[str, list[int]], list[int]]:
@@ -179,12 +207,12 @@ class Index:
         starts: dict[str, list[int]] = {}
         wordless: list[int] = []
         for number, (_entry, phrase, _alias, _background) in enumerate(self.phrases):
-            first = _LEADING_WORDS.search(phrase)
-            if first is None:
+            found = _LEADING_WORDS.search(phrase)
+            if found is None:
                 wordless.append(number)
             else:
-                key = first.group(1) if first.group(2) is None else f"{first.group(1)} {first.group(2)}"
-                starts.setdefault(key, []).append(number)
+                first, second = found.groups()
+                starts.setdefault(first if second is None else f"{first} {second}", []).append(number)
         return starts, wordless
 
     def phrases_in(self, text: str) -> list[tuple[int, str, str, int]]:
@@ -194,7 +222,7 @@ class Index:
         starts, wordless = self._phrase_starts
         words = _ALNUM.findall(text)
         numbers = list(wordless)
-        for key in {*words, *map(" ".join, zip(words, words[1:]))}:
+        for key in {*words, *map(" ".join, pairwise(words))}:
             numbers += starts.get(key, ())
         return [self.phrases[n] for n in sorted(numbers)]
 
@@ -401,9 +429,27 @@ def _background(
     }
 
 
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector held off: building or reading an index makes hundreds of thousands
+    of lists, dicts and strings and no cycle, and each few hundred of them would start a pass anyway."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def build_data(entries: list[Any], digest: str, layers: dict[str, str] | None = None) -> dict[str, Any]:
     """The plain-data index of ``entries`` (pydantic ``Entry`` objects or look-alikes);
     ``layers`` names the catalogue layer of entries that are not in the base."""
+    with _collector_paused():
+        return _build_data(entries, digest, layers)
+
+
+def _build_data(entries: list[Any], digest: str, layers: dict[str, str] | None) -> dict[str, Any]:
     rows, sigs, aliases, phrases, docs, examples, excludes = [], [], [], [], [], [], []
     tells: list[dict[str, Any]] = []
     for index, entry in enumerate(entries):
@@ -653,10 +699,11 @@ def load_index(roots: str | os.PathLike[str] | Sequence[Path], use_cache: bool =
     stamps = _stamp(roots) if use_cache else []
     known, digest = _known_digest(stamps) if use_cache else (None, None)
     if digest is not None:
-        data = _read_cache(_cache_path(digest), digest)
-        if data is not None:
-            with contextlib.suppress(Exception):  # not of this shape: hash the files as below
-                return Index(data)
+        with _collector_paused():
+            data = _read_cache(_cache_path(digest), digest)
+            if data is not None:
+                with contextlib.suppress(Exception):  # not of this shape: hash the files as below
+                    return Index(data)
     digest = layers_digest(roots)
     path = _cache_path(digest)
     data = _read_cache(path, digest) if use_cache else None
