@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import gc
 import hashlib
 import json
 import marshal
@@ -22,7 +21,7 @@ import re
 import stat
 import sys
 from collections import Counter, defaultdict, deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise, repeat
 from operator import add, itemgetter, mul, truediv
@@ -429,27 +428,9 @@ def _background(
     }
 
 
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector held off: building or reading an index makes hundreds of thousands
-    of lists, dicts and strings and no cycle, and each few hundred of them would start a pass anyway."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def build_data(entries: list[Any], digest: str, layers: dict[str, str] | None = None) -> dict[str, Any]:
     """The plain-data index of ``entries`` (pydantic ``Entry`` objects or look-alikes);
     ``layers`` names the catalogue layer of entries that are not in the base."""
-    with _collector_paused():
-        return _build_data(entries, digest, layers)
-
-
-def _build_data(entries: list[Any], digest: str, layers: dict[str, str] | None) -> dict[str, Any]:
     rows, sigs, aliases, phrases, docs, examples, excludes = [], [], [], [], [], [], []
     tells: list[dict[str, Any]] = []
     for index, entry in enumerate(entries):
@@ -699,11 +680,10 @@ def load_index(roots: str | os.PathLike[str] | Sequence[Path], use_cache: bool =
     stamps = _stamp(roots) if use_cache else []
     known, digest = _known_digest(stamps) if use_cache else (None, None)
     if digest is not None:
-        with _collector_paused():
-            data = _read_cache(_cache_path(digest), digest)
-            if data is not None:
-                with contextlib.suppress(Exception):  # not of this shape: hash the files as below
-                    return Index(data)
+        data = _read_cache(_cache_path(digest), digest)
+        if data is not None:
+            with contextlib.suppress(Exception):  # not of this shape: hash the files as below
+                return Index(data)
     digest = layers_digest(roots)
     path = _cache_path(digest)
     data = _read_cache(path, digest) if use_cache else None
