@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from itertools import pairwise, repeat
 from operator import add, itemgetter, mul, truediv
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any
 
 from .._files import read_regular
 from ..catalogue import AREA_FILE, LAYER_FILE, layers_digest, record_files
@@ -90,57 +90,30 @@ class Sig:
         return compile_signature(self.pattern)
 
 
-def _signature(s: dict[str, Any]) -> Sig:
-    return Sig(
-        s["entry"],
-        s["source"],
-        s["pattern"],
-        s["literal"],
-        s["type"],
-        s["kind"],
-        tuple(s["texts"]),
-        frozenset(s["terms"]),
-        frozenset(s["required"]),
-        s["shared"],
-        s["background"],
-        frozenset(s["numbers"]),
-        s["family"],
-        s["names_cause"],
-    )
-
-
-class _Signatures(Sequence[Sig]):
-    """The index's signatures, each made a ``Sig`` when first read: a paste's words gate a few of them."""
-
-    def __init__(self, data: list[dict[str, Any]]) -> None:
-        self._data = data
-        self._made: list[Sig | None] = [None] * len(data)
-
-    def __len__(self) -> int:
-        return len(self._data)
-
-    @overload
-    def __getitem__(self, number: int) -> Sig: ...
-
-    @overload
-    def __getitem__(self, number: slice) -> list[Sig]: ...
-
-    def __getitem__(self, number: int | slice) -> Sig | list[Sig]:
-        if isinstance(number, slice):
-            return [self[n] for n in range(*number.indices(len(self)))]
-        made = self._made[number]
-        if made is None:
-            made = self._made[number] = _signature(self._data[number])
-        return made
-
-
 class Index:
     """Entries, signatures, aliases and a BM25 term model, all from plain data."""
 
     def __init__(self, data: dict[str, Any]) -> None:
         self.entries: list[dict[str, str]] = data["entries"]
-        self._sig_data: list[dict[str, Any]] = data["sigs"]
-        self.sigs = _Signatures(self._sig_data)
+        self.sigs = [
+            Sig(
+                s["entry"],
+                s["source"],
+                s["pattern"],
+                s["literal"],
+                s["type"],
+                s["kind"],
+                tuple(s["texts"]),
+                frozenset(s["terms"]),
+                frozenset(s["required"]),
+                s["shared"],
+                s["background"],
+                frozenset(s["numbers"]),
+                s["family"],
+                s["names_cause"],
+            )
+            for s in data["sigs"]
+        ]
         self.idf: dict[str, float] = data["idf"]
         # per entry, each title or alias as (its sorted words, their idf total), summed in that order
         self.aliases: dict[int, list[tuple[tuple[str, ...], float]]] = {}
@@ -197,7 +170,7 @@ class Index:
     def needed_terms(self) -> list[float]:
         """Per signature, how many of its words a line shares before it is aligned with the line."""
         floor, share = SCORE.min_shared_terms, SCORE.shared_terms_share
-        return [max(floor, share * len(sig["terms"])) for sig in self._sig_data]  # its words, each once
+        return [max(floor, share * len(sig.terms)) for sig in self.sigs]
 
     @functools.cached_property
     def _phrase_starts(self) -> tuple[dict[str, list[int]], list[int]]:
