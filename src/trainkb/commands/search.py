@@ -7,6 +7,7 @@ cache), so that pasting into a terminal answers at once.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import shlex
 import stat
@@ -76,6 +77,10 @@ def _query(args: argparse.Namespace) -> tuple[str, int] | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "whole_process", False):
+        # one paste, then exit: the cyclic collector would only walk the modules and the index just
+        # loaded, which hold no garbage cycle, again and again while they load
+        gc.disable()
     from .._present import block
     from ..search import search  # after argument parsing, so `kb --help` stays light
     from ..triage import to_json, to_text, triage_text

@@ -23,7 +23,7 @@ import sys
 from collections import Counter, defaultdict, deque
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import repeat
+from itertools import pairwise, repeat
 from operator import add, itemgetter, mul, truediv
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -47,6 +47,7 @@ _KEEP = 8  # cached indexes kept (one per catalogue state; old ones are deleted)
 K1, B = 1.2, 0.75
 MIN_PHRASE = 12  # characters an alias needs before its verbatim presence counts as evidence
 _ALNUM = re.compile(r"[^\W_]+")  # a run of characters str.isalnum accepts (\w is those and "_")
+_LEADING_WORDS = re.compile(r"([^\W_]+)(?:[\W_]+([^\W_]+))?")  # a text's first two such runs (or its only one)
 _INNER_GROUP = re.compile(r"(?<!\\)\((?:[^()\\]|\\.)*(?<!\\)\)")
 # a regex's character classes, counted repeats and escapes (\\d, \\1): no number they hold is spelled out
 _QUANTIFIED = re.compile(r"\[(?:\\.|[^\]\\])*\]|\{[\d,]*\}|\\.")
@@ -173,24 +174,28 @@ class Index:
 
     @functools.cached_property
     def _phrase_starts(self) -> tuple[dict[str, list[int]], list[int]]:
-        """(the first word of each phrase -> those phrases, the phrases that start with no word)."""
+        """(the first two words of each phrase, or its one word -> those phrases, the phrases with no
+        word). Two words joined by a space (no word holds one) are rarer keys than one."""
         starts: dict[str, list[int]] = {}
         wordless: list[int] = []
         for number, (_entry, phrase, _alias, _background) in enumerate(self.phrases):
-            first = _ALNUM.match(phrase)
-            if first is None:
+            found = _LEADING_WORDS.search(phrase)
+            if found is None:
                 wordless.append(number)
             else:
-                starts.setdefault(first.group(0), []).append(number)
+                first, second = found.groups()
+                starts.setdefault(first if second is None else f"{first} {second}", []).append(number)
         return starts, wordless
 
     def phrases_in(self, text: str) -> list[tuple[int, str, str, int]]:
-        """The phrases that can stand as whole words in ``text``, in index order: a phrase found there
-        begins where a word of ``text`` begins and holds all of that word (isalnum runs)."""
+        """The phrases that can stand as whole words in ``text``, in index order. A phrase found there
+        with no letter or digit (isalnum) on either side holds whole words of ``text`` (isalnum runs):
+        its first two words are two words of ``text`` in a row."""
         starts, wordless = self._phrase_starts
+        words = _ALNUM.findall(text)
         numbers = list(wordless)
-        for word in set(_ALNUM.findall(text)):
-            numbers += starts.get(word, ())
+        for key in {*words, *map(" ".join, pairwise(words))}:
+            numbers += starts.get(key, ())
         return [self.phrases[n] for n in sorted(numbers)]
 
 
