@@ -47,7 +47,7 @@ def _read(source: str | None, blank: bool) -> str | None:
     """
     try:
         if source == "-" or (source is None and not blank and not sys.stdin.isatty()):
-            return _read_stdin()[0]
+            return _read_stdin().text
         if source is None:
             return None
         path = Path(source)
