@@ -96,6 +96,7 @@ def test_kb_search_text_and_json(name: str, capsys: pytest.CaptureFixture[str]) 
     main(["search", "--top", str(TOP), "--json", text])
     data = json.loads(capsys.readouterr().out)
     data.pop("triage", None)  # two ranks speak in the NCCL logs: `kb triage`'s part, not the view's
+    assert data.pop("input")["cut"] is False  # how much of the input was read: the command's part, not the view's
     assert data == json.loads(json.dumps(response.to_json()))  # the contract carries no wording
 
 

@@ -14,6 +14,7 @@ def advise(
     heading: str = "kb",
     explain_abstention: bool = False,
     output: str | None = None,
+    ending: str | None = None,
 ) -> str:
     """What a failed run's output means, as plain text: the answer, or the differential with what decides.
 
@@ -23,12 +24,17 @@ def advise(
     Each match carries its record's ``fix_summary`` in the search index, so no record is loaded.
     ``output`` is everything the run printed, when the caller holds it (tells read all of it, and
     the advice never asks for more). An unknown failure gives '' or, with ``explain_abstention``,
-    what would help and the closest entries, marked as unconfirmed.
+    what would help and the closest entries, marked as unconfirmed. ``ending`` is a sentence on how the run
+    ended (the signal that killed it), added to the advice where there is advice.
     """
+    from dataclasses import replace
+
     from ._present import block
     from .search import search
 
     response = search(text, top=top, catalogue=catalogue, output=output)
     if response.status == "unknown" and not explain_abstention:
         return ""
+    if ending and response.advice:
+        response = replace(response, advice=f"{response.advice} {ending}")
     return block(response, heading)

@@ -202,8 +202,33 @@ def _report(exc_type: type[BaseException], value: BaseException, tb: TracebackTy
 
 def _excepthook(exc_type: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:
     previous = _installed.excepthook if _installed else sys.__excepthook__
-    previous(exc_type, value, tb)
+    try:
+        previous(exc_type, value, tb)
+    except SystemExit:  # the hook ends the process with its own status, as Python lets it: after the advice
+        _report(exc_type, value, tb)
+        raise
+    except BaseException as failure:  # the hook trainkb chains after failed: shown as Python shows it, as its own
+        _show_hook_failure(failure, exc_type, value, tb)
+        if isinstance(failure, KeyboardInterrupt):  # Ctrl-C in that hook: the user wants out, not advice
+            return
     _report(exc_type, value, tb)
+
+
+def _show_hook_failure(
+    failure: BaseException, exc_type: type[BaseException], value: BaseException, tb: TracebackType | None
+) -> None:
+    """What Python prints when ``sys.excepthook`` raises (Python/pythonrun.c, ``_PyErr_PrintEx``), with the
+    failure's traceback starting at the failing hook's frame: the frame of ``_excepthook`` that called it is
+    trainkb's, not part of the user's hook."""
+    first = failure.__traceback__
+    if first is not None and first.tb_frame.f_code is _excepthook.__code__:
+        failure.__traceback__ = first.tb_next
+    with contextlib.suppress(Exception):
+        sys.stderr.write("Error in sys.excepthook:\n")
+        sys.stderr.write("".join(traceback.format_exception(failure)))
+        sys.stderr.write("\nOriginal exception was:\n")
+        sys.stderr.flush()
+        sys.__excepthook__(exc_type, value, tb)
 
 
 def _threading_hook(args: threading.ExceptHookArgs) -> None:

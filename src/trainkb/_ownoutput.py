@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["MARK", "in_own_block", "own_lines"]
+__all__ = ["MARK", "closing_heading", "in_own_block", "own_lines"]
 
 MARK = "── kb"  # the start of every heading kb prints: "── kb run: python exited with status 1: ... ──"
 MAX_BLOCK_LINES = (
@@ -72,3 +72,24 @@ def in_own_block(text: str, start: int) -> bool:
         if not _continues(before):
             return False
     return False
+
+
+def closing_heading(text: str) -> str | None:
+    """The heading of the block of kb's that ``text`` ends with (blank lines aside), rank prefix removed; None
+    when the text ends otherwise. A command run under `kb run` whose output ends so was diagnosed from inside
+    (a `kb run` within it, the installed hook)."""
+    lines = text.rstrip().split("\n")[-MAX_BLOCK_LINES:]
+    if MARK not in text or not lines:
+        return None
+    own = own_lines(lines)
+    last = len(lines) - 1
+    speaker = _split(lines[last].rstrip("\r"))[0]
+    for index in range(last, -1, -1):
+        whose, body = _split(lines[index].rstrip("\r"))
+        if whose != speaker:  # another rank's line between this block's lines
+            continue
+        if index not in own:
+            return None
+        if _heading(body):
+            return body
+    return None

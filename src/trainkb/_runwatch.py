@@ -89,6 +89,7 @@ class RunOutcome:
     mid_line: bool = False  # our stderr's last line is unfinished: print a line end before adding to it
     write_error: str | None = None  # why the command's stdout could not be written (a full disk), if so
     guard_death: str | None = None  # how kb's guard died before the command ended (kb then killed them all)
+    interrupted: bool = False  # kb was sent SIGINT (Ctrl-C) while the command ran, and passed it on
 
     @property
     def exit_status(self) -> int:
@@ -183,14 +184,15 @@ class _Copy:
 
 
 @contextlib.contextmanager
-def _forwarding(pgid: int, terminals: list[tuple[int, int]]) -> Iterator[None]:
-    """Pass signals on to the child's group while the command runs; restore ours after."""
+def _forwarding(pgid: int, terminals: list[tuple[int, int]], passed: set[int]) -> Iterator[None]:
+    """Pass signals on to the child's group while the command runs, noting each in ``passed``; restore ours after."""
 
     def send(signum: int) -> None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pgid, signum)
 
     def forward(signum: int, _frame: object) -> None:
+        passed.add(signum)
         send(signum)
 
     def resize(signum: int, _frame: object) -> None:
@@ -364,8 +366,9 @@ def watch(
         selector.register(child.exit_fd, selectors.EVENT_READ, None)
     last_output = time.monotonic()
     reported_idle = False
+    passed: set[int] = set()
     try:
-        with _forwarding(child.pid, terminals):
+        with _forwarding(child.pid, terminals, passed):
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # what came meanwhile is passed on now
             while streams.readers:
                 now = time.monotonic()
@@ -414,6 +417,7 @@ def watch(
         copy.mid_line(stderr_fd),
         streams.write_error,
         child.guard_death,
+        signal.SIGINT in passed,
     )
 
 

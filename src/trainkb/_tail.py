@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import os
 import stat
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple
 
-__all__ = ["PIPE_TAIL_BYTES", "RUN_TAIL_BYTES", "SEEK_ABOVE", "read_tail", "skip_to_tail"]
+__all__ = ["PIPE_TAIL_BYTES", "RUN_TAIL_BYTES", "SEEK_ABOVE", "TailRead", "read_tail", "skip_to_tail"]
 
 # Kept of a pipe or file, more than the paste limit (search.MAX_CHARS, what search reads): a launcher's
 # log names the rank that broke first well above the last traceback, and triage reads every line kept.
@@ -27,16 +27,24 @@ CHUNK_BYTES = 1024 * 1024
 NEWLINE_SEARCH = 2_000  # bytes past a cut searched for a line start, so the tail begins on a whole line
 
 
-def read_tail(stream: BinaryIO, keep: int = PIPE_TAIL_BYTES) -> tuple[bytes, int]:
-    """The last ``keep`` bytes of ``stream`` read to its end, and how many lines came before them.
+class TailRead(NamedTuple):
+    data: bytes  # the tail kept
+    dropped: int  # lines before it
+    size: int  # bytes read in all: more than ``data`` when the start was cut
+
+
+def read_tail(stream: BinaryIO, keep: int = PIPE_TAIL_BYTES) -> TailRead:
+    """The last ``keep`` bytes of ``stream`` read to its end, how many lines came before them, and how many
+    bytes were read.
 
     Trimmed only when twice over the limit, so each byte is copied a bounded number of times.
     The kept part starts after a newline when one lies just past the cut (never the last byte:
     a single long line ending in a newline keeps its tail rather than nothing).
     """
-    buffer, dropped, cut_any = bytearray(), 0, False
+    buffer, dropped, cut_any, size = bytearray(), 0, False, 0
     while chunk := stream.read(CHUNK_BYTES):
         buffer += chunk
+        size += len(chunk)
         if len(buffer) > 2 * keep:
             dropped += buffer.count(b"\n", 0, len(buffer) - keep)
             del buffer[: len(buffer) - keep]
@@ -50,7 +58,7 @@ def read_tail(stream: BinaryIO, keep: int = PIPE_TAIL_BYTES) -> tuple[bytes, int
         if 0 <= newline < len(buffer) - 1:
             dropped += 1
             del buffer[: newline + 1]
-    return bytes(buffer), dropped
+    return TailRead(bytes(buffer), dropped, size)
 
 
 def skip_to_tail(handle: BinaryIO, keep: int) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -38,3 +39,34 @@ def test_an_absurd_memory_limit_is_a_usage_error(make_catalogue):
     proc = _kb_check(root, "--memory-limit", "99999999999999999999G")
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "argument --memory-limit" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_memory_refused_under_the_memory_limit_names_the_limit_and_shows_no_kb_frame(make_catalogue):
+    """`bytearray(40 * 2**30)` under the default 16G read as the snippet's own bare `MemoryError:  ` with
+    kb's `run_snippet` frame at the top of its traceback; the limit kb set is what the verdict names."""
+    root = make_catalogue(
+        {"alpha/D1-sample.yaml": record(checks=checks_yaml({"code": "bytearray(40 * 2**30)\n", "expect": "ok"}))}
+    )
+    proc = _kb_check(root, "--no-drift", "--json")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    (result,) = json.loads(proc.stdout)["results"]
+    assert result["status"] == "failed"
+    assert result["message"].startswith(
+        "rank 0 raised MemoryError — it ran under kb check's memory limit (--memory-limit 16G, an address-space "
+        "limit), which refuses any allocation past it"
+    ), result["message"]
+    assert "MemoryError:  " not in result["message"]
+    output = result["output"]
+    assert "_child.py" not in output and "run_snippet" not in output, output
+    first_frame = output.split("Traceback (most recent call last):\n", 1)[1].splitlines()[0]
+    assert first_frame.startswith('  File "') and "line 1, in <module>" in first_frame, output
+
+
+def test_a_memory_limit_given_is_the_one_named(make_catalogue):
+    code = "import torch\ntorch.empty(2**31)\n"  # 8 GiB of float32 under a 4 GiB limit: torch's allocator refuses
+    root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml({"code": code, "expect": "ok"}))})
+    proc = _kb_check(root, "--no-drift", "--memory-limit", "4G", "--json")
+    (result,) = json.loads(proc.stdout)["results"]
+    assert result["status"] == "failed"
+    assert "DefaultCPUAllocator: can't allocate memory" in result["message"]
+    assert "(--memory-limit 4G, an address-space limit)" in result["message"], result["message"]

@@ -22,10 +22,17 @@ def _kb(*args: str, data: bytes | None = None, stdin: int | None = None) -> subp
     return subprocess.run([*KB, *args], input=data, stdin=stdin, capture_output=True, timeout=60)
 
 
-def test_a_device_named_as_the_log_is_refused_not_read_for_ever():
-    proc = _kb("triage", "/dev/zero")
-    assert proc.returncode == 2
-    assert proc.stderr.decode().count("\n") == 1 and "/dev/zero" in proc.stderr.decode()
+@pytest.mark.parametrize(
+    "command", [["triage", "/dev/zero"], ["new", "--from", "/dev/zero", "--area", "runtime-errors", "--dry-run"]]
+)
+def test_a_device_named_as_the_log_is_refused_not_read_for_ever(command):
+    """`kb new --from /dev/zero` read 4 MB of NULs and printed a skeleton record; both refuse it alike."""
+    proc = _kb(*command)
+    assert proc.returncode == 2, proc.stdout
+    assert proc.stdout == b""
+    assert proc.stderr.decode() == (
+        "kb: error: not a log file or folder (a device or socket): /dev/zero; pipe the output in with '-'\n"
+    )
 
 
 def test_a_pipe_named_as_the_log_is_read_to_its_end(tmp_path):

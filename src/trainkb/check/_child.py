@@ -25,11 +25,12 @@ from typing import Any, NoReturn
 
 from ._spec import SnippetSpec
 
-__all__ = ["EARLY_KEY", "KB_ERROR_KEY", "UNDELIVERED", "remember_modules", "run_snippet"]
+__all__ = ["EARLY_KEY", "KB_ERROR_KEY", "MEMORY_LIMIT_KEY", "UNDELIVERED", "remember_modules", "run_snippet"]
 
 _MAX_TEXT = 64 * 1024
 EARLY_KEY = "before_exit"  # what the main code raised, sent before the exit (threads, atexit) runs
 KB_ERROR_KEY = "kb_error"  # the check could not be run as asked: an error of kb, never a verdict
+MEMORY_LIMIT_KEY = "memory_limit"  # in what a rank raised: the address-space limit it ran under, when it ran out
 UNDELIVERED = 70  # exit status when the outcome could not reach `kb check` (EX_SOFTWARE)
 _exit = os._exit  # the real one: the snippet's own process gets a reporting os._exit
 
@@ -292,6 +293,23 @@ def _record_rerouted(caught: list[Any]) -> None:
     setattr(warnings, "_showwarnmsg", showing)  # noqa: B010
 
 
+def _drop_own_frame(exc: BaseException) -> None:
+    """Start the traceback at the snippet's first frame, as a script's does: the frame of the ``exec`` in
+    ``run_snippet`` is kb's, not the snippet's."""
+    tb = exc.__traceback__
+    if tb is not None and tb.tb_frame.f_code is run_snippet.__code__:
+        exc.__traceback__ = tb.tb_next
+
+
+def _refused_memory(exc: BaseException) -> bool:
+    """An allocation refused: Python's MemoryError, or torch's CPU allocator failing with ENOMEM (its
+    RuntimeError names DefaultCPUAllocator and error code 12, c10/core/impl/alloc_cpu.cpp)."""
+    if isinstance(exc, MemoryError):
+        return True
+    message = _message(exc)
+    return isinstance(exc, RuntimeError) and "DefaultCPUAllocator: can't allocate memory" in message
+
+
 def run_snippet(spec: SnippetSpec, result: Connection, stdout: Connection, stderr: Connection) -> None:
     """Process target: run ``spec['code']`` as __main__ and send one outcome dict.
 
@@ -348,6 +366,7 @@ def run_snippet(spec: SnippetSpec, result: Connection, stdout: Connection, stder
             outcome["exit_code"] = _exit_status(exc.code)
         except BaseException as exc:
             restore()
+            _drop_own_frame(exc)
             text = _traceback_text(exc)
             # The snippet may have closed or broken its stderr: what it raised still decides.
             with contextlib.suppress(Exception):
@@ -361,6 +380,8 @@ def run_snippet(spec: SnippetSpec, result: Connection, stdout: Connection, stder
                 "message": _cap(_message(exc)),
                 "traceback": _cap(text),
             }
+            if spec["memory_bytes"] and _refused_memory(exc):
+                outcome["raised"][MEMORY_LIMIT_KEY] = spec["memory_bytes"]
             outcome["exit_code"] = 1
             # What it raised is evidence now: an exit that then hangs (threads, atexit) must not hide it.
             with contextlib.suppress(Exception):  # a broken pickler: the outcome at the exit tells kb so

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..catalogue import Check, CheckStatus, ExpectHangs, ExpectRaises, ExpectWarns
-from ._child import KB_ERROR_KEY, UNDELIVERED
+from ._child import KB_ERROR_KEY, MEMORY_LIMIT_KEY, UNDELIVERED
 from ._pattern import pattern_error, pattern_search
 
 __all__ = ["RankState", "Verdict", "decide", "early_verdict", "killed_from_outside"]
@@ -142,10 +142,26 @@ def _describe(state: RankState) -> str:
         return died
     raised = _raised(state)
     if raised:
-        return f"rank {state.rank} raised {_short(raised['type'])}: {_first_line(raised['message'])}"
+        message = _first_line(raised["message"])
+        said = f"rank {state.rank} raised {_short(raised['type'])}" + (f": {message}" if message else "")
+        return said + _memory_limit(raised)
     if state.exitcode not in (0, None):
         return f"rank {state.rank} exited with status {state.exitcode}"
     return f"rank {state.rank} finished normally"
+
+
+def _memory_limit(raised: dict[str, Any]) -> str:
+    """Where the rank ran out of memory under kb check's address-space limit: that limit and its option.
+    Past the limit the kernel refuses every allocation whatever the machine has free; how large the
+    refused one was, a MemoryError does not say, so the limit is named as what refuses, not proven."""
+    limit = raised.get(MEMORY_LIMIT_KEY)
+    if not isinstance(limit, int) or limit <= 0:
+        return ""
+    size = f"{limit // 1024**3}G" if limit % 1024**3 == 0 else f"{limit // 1024**2}M"
+    return (
+        f" — it ran under kb check's memory limit (--memory-limit {size}, an address-space limit), which refuses "
+        "any allocation past it; give a larger --memory-limit, or 'off', if the check needs more"
+    )
 
 
 def _raise_matches(raised: dict[str, Any] | None, spec: Any) -> bool:

@@ -17,7 +17,14 @@ from ._exit import UsageError
 if TYPE_CHECKING:  # loading records needs pydantic; `kb search` and `kb --help` must not pay for it
     from ..catalogue import Catalogue
 
-__all__ = ["catalogue_roots", "closest_ids", "open_catalogue", "refuse_device_stdin", "seconds"]
+__all__ = [
+    "catalogue_roots",
+    "closest_ids",
+    "open_catalogue",
+    "refuse_device_path",
+    "refuse_device_stdin",
+    "seconds",
+]
 
 MAX_SECONDS = 7 * 24 * 3600.0  # a time option beyond a week is a typo, not a plan
 
@@ -47,6 +54,14 @@ def refuse_device_stdin() -> None:
     raise UsageError(
         "standard input is a device, not a log file or a pipe; redirect the log (< log.txt) or pipe the output in"
     )
+
+
+def refuse_device_path(path: Path, source: str) -> None:
+    """A usage error unless the log named is a file, a folder or a pipe (`<(…)` is read to its end, as
+    stdin is): a device such as /dev/zero, or a socket, would be read for ever or not at all."""
+    mode = path.stat().st_mode
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISFIFO(mode)):
+        raise UsageError(f"not a log file or folder (a device or socket): {source}; pipe the output in with '-'")
 
 
 def catalogue_roots(args: argparse.Namespace) -> list[Path]:

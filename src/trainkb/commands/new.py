@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .._tail import PIPE_TAIL_BYTES
 from ..catalogue import bundled_folder, find_catalogues, record_files
-from ._common import open_catalogue
+from ._common import open_catalogue, refuse_device_path
 from ._exit import Exit, UsageError
 from .search import _read_stdin
 
@@ -42,16 +42,18 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 def _read(source: str | None, blank: bool) -> str | None:
     """The failure's output: --from FILE, '-' or piped stdin (not read for a blank record, `kb new ID`).
 
-    Only the tail is kept, as `kb search` keeps it; a device or a FIFO is read up to the limit.
+    Only the tail is kept, as `kb search` keeps it; a FIFO is read to its end, a device is refused
+    (as `kb triage` refuses it).
     """
     try:
         if source == "-" or (source is None and not blank and not sys.stdin.isatty()):
-            return _read_stdin()[0]
+            return _read_stdin().text
         if source is None:
             return None
         path = Path(source)
         if path.is_dir():
             raise ValueError(f"{source} is a folder; give the log file")
+        refuse_device_path(path, source)
         with path.open("rb") as handle:
             size = path.stat().st_size
             if size > PIPE_TAIL_BYTES:

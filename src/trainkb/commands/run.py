@@ -8,10 +8,13 @@ import shutil
 import signal
 from collections.abc import Iterator
 
+from .._ownoutput import closing_heading
 from .._tail import RUN_TAIL_BYTES
 from .._terminal import say as _say  # terminal-safe; a closed or full stderr never costs the exit status
 from ._common import catalogue_roots, seconds
 from ._exit import UsageError
+
+IDLE_HEADING = "kb run: no output for"  # the heading of the block printed when a command goes quiet
 
 
 def _at_least(minimum: int) -> argparse._ActionType:
@@ -58,17 +61,25 @@ def run(args: argparse.Namespace) -> int:
     from .._runwatch import watch
     from ..triage import triage_block
 
-    def diagnose(tail: str, heading: str) -> None:
+    def diagnose(tail: str, heading: str, ending: str | None = None) -> None:
         _say(triage_block(tail, roots, cmd))  # which rank broke first, before the matches
         try:
-            advice = advise(tail, top=args.top, catalogue=roots, heading=heading, explain_abstention=True, output=tail)
+            advice = advise(
+                tail,
+                top=args.top,
+                catalogue=roots,
+                heading=heading,
+                explain_abstention=True,
+                output=tail,
+                ending=ending,
+            )
         except Exception as exc:  # a broken catalogue must not change the command's outcome
             _say(f"kb run: could not search the catalogue ({type(exc).__name__}: {exc})\n")
             return
         _say(advice or f"── {heading}: {BANNERS['empty']} ──\n")
 
     def on_idle(tail: str, silent_for: float) -> None:
-        diagnose(tail, f"kb run: no output for {silent_for:.0f} s — if this is a hang")
+        diagnose(tail, f"{IDLE_HEADING} {silent_for:.0f} s — if this is a hang")
 
     try:
         outcome = watch(cmd, tail_bytes=args.tail_bytes, idle_timeout=args.idle_timeout, on_idle=on_idle)
@@ -88,9 +99,43 @@ def run(args: argparse.Namespace) -> int:
         what = how_it_ended(outcome.returncode)
         if outcome.mid_line:  # the command's last line is unfinished: the block starts on a line of its own
             _say("\n")
+        if outcome.interrupted:  # Ctrl-C: the stop was asked for, not a failure to explain
+            _say(f"kb run: {_named(cmd[0])} {what} after kb was interrupted (SIGINT); no diagnosis\n")
+            return outcome.exit_status
+        inner = closing_heading(outcome.tail)
+        if inner is not None and not inner.startswith(f"── {IDLE_HEADING}"):  # a kb inside it diagnosed it
+            _say(f"── kb run: {_named(cmd[0])} {what}: see the diagnosis above, by the kb it ran ──\n")
+            return outcome.exit_status
         with contextlib.suppress(_Stopped), _stoppable():
-            diagnose(outcome.tail, f"kb run: {cmd[0]} {what}")
+            diagnose(outcome.tail, f"kb run: {cmd[0]} {what}", _ending(outcome.returncode))
     return outcome.exit_status
+
+
+# Signals that compiled code raises on itself when it fails: faulthandler prints the Python stack for exactly
+# these (https://docs.python.org/3/library/faulthandler.html).
+_CRASHES = frozenset({signal.SIGSEGV, signal.SIGBUS, signal.SIGABRT, signal.SIGILL, signal.SIGFPE})
+
+
+def _ending(returncode: int) -> str | None:
+    """What the signal that ended the command says about the failure, for the advice; None for an exit."""
+    if returncode >= 0:
+        return None
+    signum = -returncode
+    name = signal.Signals(signum).name if signum in signal.valid_signals() else f"signal {signum}"
+    if signum == signal.SIGKILL:  # the kernel's OOM killer logs "Killed process N (name)" (mm/oom_kill.c)
+        return (
+            "Signal 9 (SIGKILL) cannot be caught, so the run printed nothing about it: most often the host's "
+            "OOM killer (the kernel log names the process it killed), else a scheduler's or a launcher's kill."
+        )
+    if signum in _CRASHES:
+        return (
+            f"Signal {signum} ({name}) is a native crash: compiled code (an extension, a CUDA library, the "
+            "interpreter) failed, not a Python exception; rerun with PYTHONFAULTHANDLER=1 to print the Python "
+            "stack at the crash."
+        )
+    return (
+        f"Signal {signum} ({name}) was sent to the command: by a scheduler, a launcher, a user, or the command itself."
+    )
 
 
 def _named(command: str) -> str:

@@ -12,13 +12,17 @@ import os
 import shlex
 import stat
 import sys
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, TypedDict
 
 from .._tail import PIPE_TAIL_BYTES, read_tail, skip_to_tail
 from .._terminal import emit, json_text, say
 from ..catalogue import AREA_FILE
 from ._common import catalogue_roots, refuse_device_stdin
 from ._exit import Exit, UsageError
+
+if TYPE_CHECKING:
+    from ..search import SearchResponse
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
@@ -39,18 +43,30 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _read_stdin() -> tuple[str, int]:
+@dataclass(frozen=True)
+class Input:
+    """The text to search, and what it is the end of."""
+
+    text: str
+    first_line: int  # the number of the text's first line in the input
+    size: int  # bytes of the input: read, or passed over to reach its tail
+    kept: int  # bytes of it kept in ``text``
+    skipped: int = 0  # bytes of a large file passed over by seeking: line numbers count from there
+
+
+def _read_stdin() -> Input:
     """The tail of stdin and the number of its first line (`train.py 2>&1 | kb search` may pipe gigabytes;
     a large file as stdin is read from its tail, its first line then numbered 1, as kb says)."""
     refuse_device_stdin()
     stream = getattr(sys.stdin, "buffer", None)
     if stream is None:
-        return sys.stdin.read(), 1
+        text = sys.stdin.read()
+        return Input(text, 1, len(text.encode()), len(text.encode()))
     skipped = skip_to_tail(stream, PIPE_TAIL_BYTES)
-    tail, dropped = read_tail(stream)
-    if skipped:
-        say(f"kb: read the end of stdin only ({skipped} bytes skipped); line numbers count from there\n")
-    return tail.decode("utf-8", errors="replace"), dropped + 1
+    tail = read_tail(stream)
+    return Input(
+        tail.data.decode("utf-8", errors="replace"), tail.dropped + 1, skipped + tail.size, len(tail.data), skipped
+    )
 
 
 def _file_note(text: str) -> str | None:
@@ -67,10 +83,11 @@ def _file_note(text: str) -> str | None:
     return f"`{name}` is a file here; to search what it holds: `kb search - < {name}`."
 
 
-def _query(args: argparse.Namespace) -> tuple[str, int] | None:
-    """The text to search and the line number of its first line."""
+def _query(args: argparse.Namespace) -> Input | None:
+    """The text to search and what it is the end of."""
     if args.text is not None and args.text != "-":
-        return args.text, 1
+        size = len(args.text.encode(errors="replace"))
+        return Input(args.text, 1, size, size)
     if args.text == "-" or not sys.stdin.isatty():
         return _read_stdin()
     return None
@@ -87,10 +104,10 @@ def run(args: argparse.Namespace) -> int:
 
     if args.top < 1:
         raise UsageError("--top must be at least 1")
-    query = _query(args)
-    if query is None or not query[0].strip():
+    given = _query(args)
+    if given is None or not given.text.strip():
         raise UsageError("give the text to search, or pipe it in (kb search - < log.txt)")
-    text, first_line = query
+    text, first_line = given.text, given.first_line
     if args.search_catalogue and getattr(args, "catalogue", None):
         raise UsageError("name the catalogue once: the CATALOGUE argument or --catalogue, not both")
     if args.search_catalogue:
@@ -102,9 +119,13 @@ def run(args: argparse.Namespace) -> int:
     note = _file_note(text) if args.text is not None and args.text != "-" else None
     if note is not None:
         response = replace(response, advice=f"{note} {response.advice}" if response.advice else note)
+    searched = _searched(given)
+    if searched["cut"]:
+        response = _told_of_the_cut(response, searched, given)
     triage = triage_text(text, catalogue=roots)  # None unless two or more ranks speak in the text
     if args.json:
         data = response.to_json()
+        data["input"] = searched
         if triage is not None:
             data["triage"] = to_json(triage, first_line)
         written = emit(json_text(data) + "\n")
@@ -115,3 +136,49 @@ def run(args: argparse.Namespace) -> int:
     if not written:
         return Exit.USAGE
     return Exit.SUCCESS if response.results and not response.abstained else Exit.FINDINGS
+
+
+class Searched(TypedDict):
+    """The `input` field of the JSON (docs/json.md)."""
+
+    bytes: int
+    searched_from_line: int
+    searched_chars: int
+    cut: bool
+
+
+def _searched(given: Input) -> Searched:
+    """How much of the input search read (the `input` field of the JSON): its size, the line it read from,
+    the characters it read, and whether anything before them was left unread."""
+    from ..search import searched_part
+
+    dropped, chars = searched_part(given.text)
+    cut = given.kept < given.size or chars < len(given.text.removeprefix("\ufeff"))
+    return Searched(bytes=given.size, searched_from_line=given.first_line + dropped, searched_chars=chars, cut=cut)
+
+
+def _amount(size: int) -> str:
+    for scale, prefix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if size >= scale:
+            return f"{size / scale:.1f} {prefix}B"
+    return f"{size} bytes"
+
+
+def _told_of_the_cut(response: SearchResponse, searched: Searched, given: Input) -> SearchResponse:
+    """Say on stderr that search read the input's end only; where the advice asks for the error a
+    description or a log lacks, say instead that the error may lie in the part left unread."""
+    from ..search import ADVICE
+
+    line = searched["searched_from_line"]
+    began = f"kb began reading at byte {given.skipped:,} and line numbers count from there; " if given.skipped else ""
+    say(
+        f"kb: the input holds {_amount(given.size)}; {began}search read its end only, the last "
+        f"{searched['searched_chars']:,} characters, from line {line} on: an error above that line is not seen\n"
+    )
+    if response.advice not in (ADVICE["prose"], ADVICE["log"]):
+        return response
+    return replace(
+        response,
+        advice=f"Search read the end of the input only, from line {line} on, and it holds no error: the failure "
+        "may lie above that line. Search the lines around it alone, e.g. `grep -B5 -A40 Error train.log | kb search`.",
+    )

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import stat
 import sys
 from pathlib import Path
 
 from .._terminal import emit, json_text, say
-from ._common import catalogue_roots, refuse_device_stdin
+from ._common import catalogue_roots, refuse_device_path, refuse_device_stdin
 from ._exit import Exit, UsageError
 
 
@@ -32,12 +31,6 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-match", action="store_true", help="do not look up the catalogue entry for the culprit's error"
     )
-
-
-def _readable_kind(mode: int) -> bool:
-    """A file, a folder or a pipe (`kb triage <(…)` reads it to its end, as stdin); a device such as
-    /dev/zero would be read for ever."""
-    return stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISFIFO(mode)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -61,10 +54,7 @@ def run(args: argparse.Namespace) -> int:
             path = Path(source)
             if not path.exists():
                 raise UsageError(f"no such file or folder: {source}")
-            if not _readable_kind(path.stat().st_mode):
-                raise UsageError(
-                    f"not a log file or folder (a device or socket): {source}; pipe the output in with '-'"
-                )
+            refuse_device_path(path, source)
             triage = (
                 triage_path(path, catalogue=catalogue, match=match, warn=warn)
                 if path.is_dir() or path.suffix == ".json"

@@ -27,7 +27,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 def _read_piped_stdin() -> str:
     """`python train.py 2>&1 | kb tui`: read the pipe to its end (its tail kept, so the writer never
     blocks or dies of a broken pipe), then read keys from the terminal."""
-    tail, _dropped = read_tail(sys.stdin.buffer)
+    tail = read_tail(sys.stdin.buffer).data
     tty = os.open("/dev/tty", os.O_RDONLY)
     os.dup2(tty, 0)
     os.close(tty)

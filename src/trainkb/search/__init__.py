@@ -9,8 +9,9 @@ is built once per process and cached on disk keyed by the catalogue's content ha
 from __future__ import annotations
 
 from ._families import signature_pattern, symptom_families
+from ._hint import ADVICE
 from ._index import Index, build_data, cache_dir, unreachable_terms
-from ._input import FAILURE_WEIGHT, MAX_CHARS, parse, paste_tail
+from ._input import FAILURE_WEIGHT, MAX_CHARS, parse, paste_tail, searched_part
 from ._normalize import MASKS, normalize
 from ._ranks import own_failure
 from ._score import Evidence
@@ -19,6 +20,7 @@ from ._sigregex import compile_signature, re2_error, utf8
 from ._tells import TellText, condition_data, fired, tell_data, tell_patterns
 
 __all__ = [
+    "ADVICE",
     "FAILURE_WEIGHT",
     "HIGH",
     "MASKS",
@@ -41,6 +43,7 @@ __all__ = [
     "paste_tail",
     "re2_error",
     "search",
+    "searched_part",
     "signature_pattern",
     "symptom_families",
     "tell_data",

@@ -52,8 +52,7 @@ ADVICE = {
     "foreign": "This traceback comes from `{package}`, and nothing in it names PyTorch, CUDA or a training "
     "library: the catalogue covers training failures only, so it offers no entry. If a training run did print "
     "it, paste the lines around it that show torch (the script's frames, the launcher's output).",
-    "log_output": "The run printed no exception: its exit status and the last lines above are what there is. "
-    "An exit by signal 9 is often the host's OOM killer; a silent stop, a hang or a timeout of another rank.",
+    "log_output": "The run printed no exception: its exit status and the last lines above are what there is.",
 }
 
 

@@ -27,6 +27,7 @@ __all__ = [
     "clean_lines",
     "parse",
     "paste_tail",
+    "searched_part",
 ]
 
 # the paste limits and message weights other modules read by name
@@ -92,6 +93,13 @@ def _cap(text: str) -> tuple[str, int]:
         dropped += len(parts) - PASTE.max_lines
         text = "\n".join(parts[-PASTE.max_lines :])
     return text, dropped
+
+
+def searched_part(text: str) -> tuple[int, int]:
+    """(lines of ``text`` before the part search reads, characters in that part): over the paste limits
+    search reads a text's tail only, as ``parse`` cuts it."""
+    kept, dropped = _cap(text.removeprefix("\ufeff"))
+    return dropped, len(kept)
 
 
 def _clean(raw: str) -> tuple[str, int | None]:
