@@ -23,7 +23,7 @@ from ._help import KeysHelp
 from ._hints import HINTS, hint_labels
 from ._model import ENTRY_SCHEME, KnowledgeBase, fix_blocks, plural
 from ._palette import EntryCommands
-from ._paste import PasteBox, read_from
+from ._paste import PasteBox, pasted, read_from
 from ._results import ResultsList
 from ._triage import TriagePanel
 
@@ -152,6 +152,7 @@ class TrainKBApp(App[None]):
                 self._take_paste()
                 self.query_one("#paste", PasteBox)._forward_event(event)
                 return
+            event.text = pasted(event.text)  # into a one-line box: without its escapes, as the paste box shows it
         await super().on_event(event)
 
     def on_resize(self, event: events.Resize) -> None:
