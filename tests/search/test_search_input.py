@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from trainkb.search._input import parse
+from trainkb.search._input import parse, unescaped
 from trainkb.search._policy import PASTE
 
 CHAINED = """\
@@ -174,3 +174,11 @@ def test_a_progress_bar_before_the_message_is_not_the_line() -> None:
         "Generating train split:   7%|▋         | 5813/81380 [00:35<03:31, 357.02 examples/s]E0731 23:14:13.108000 1"
     )
     assert parse(split).lines[0].text == "E0731 23:14:13.108000 1"
+
+
+def test_unescaped_cleans_each_line_as_search_does() -> None:
+    """Line breaks (LF, CR, CRLF) and tabs stay; an OSC title with no end is cut at its line's end, not the paste's;
+    a NUL becomes a space; what is left parses to the same message as the raw paste."""
+    raw = "\x1b]0;title with no end\nkept\tline\r\x1b[1;31mRuntimeError: a\x00b\x1b[0m\r\nlast\x11"
+    assert unescaped(raw) == "\nkept\tline\rRuntimeError: a b\r\nlast"
+    assert parse(unescaped(raw)).messages[0].text == parse(raw).messages[0].text

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 from helpers import TRACEBACK
-from textual._xterm_parser import XTermParser
 from textual.widgets import Input, OptionList, Static
 
 from trainkb._present import HEADLINES
 from trainkb.search import MAX_CHARS
 from trainkb.tui import TrainKBApp
+from trainkb.tui._driver import PasteParser
 from trainkb.tui._paste import PasteBox
 
 
@@ -28,7 +28,7 @@ async def paste(pilot, app, text):
 
 async def bracketed_paste(pilot, app, text):
     """What a terminal sends for a paste, through the same parser and driver hook as real input."""
-    for event in XTermParser().feed("\x1b[200~" + text + "\x1b[201~"):
+    for event in PasteParser().feed("\x1b[200~" + text + "\x1b[201~"):
         app._driver.process_message(event)
     await settle(pilot, app)
     await pilot.pause(0.2)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from ._families import signature_pattern, symptom_families
 from ._hint import ADVICE
 from ._index import Index, build_data, cache_dir, unreachable_terms
-from ._input import FAILURE_WEIGHT, MAX_CHARS, parse, paste_tail, searched_part
+from ._input import FAILURE_WEIGHT, MAX_CHARS, parse, paste_tail, searched_part, unescaped
 from ._normalize import MASKS, normalize
 from ._ranks import own_failure
 from ._score import Evidence
@@ -48,6 +48,7 @@ __all__ = [
     "symptom_families",
     "tell_data",
     "tell_patterns",
+    "unescaped",
     "unreachable_terms",
     "utf8",
 ]

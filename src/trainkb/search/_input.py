@@ -28,6 +28,7 @@ __all__ = [
     "parse",
     "paste_tail",
     "searched_part",
+    "unescaped",
 ]
 
 # the paste limits and message weights other modules read by name
@@ -102,13 +103,27 @@ def searched_part(text: str) -> tuple[int, int]:
     return dropped, len(kept)
 
 
+def _unescape(raw: str) -> str:
+    """One line without its terminal escapes and control characters; a NUL stands between words (a padded or
+    binary field), so it becomes a space, not a join."""
+    return PASTE.control.sub("", PASTE.ansi.sub("", raw.replace("\x00", " ")))
+
+
+_LINE = re.compile(r"[^\r\n]+")
+
+
+def unescaped(text: str) -> str:
+    """``text`` cleaned of escapes line by line as search cleans a paste's lines (an unended OSC sequence ends
+    with its line), its line breaks and tabs kept: what a paste box can show and search reads the same."""
+    return _LINE.sub(lambda line: _unescape(line.group()), text)
+
+
 def _clean(raw: str) -> tuple[str, int | None]:
     """Drop colour codes, progress-bar redraws, rank/quote prefixes and box drawing."""
     if "\r" in raw:
         segments = [s for s in raw.split("\r") if s.strip()]
         raw = segments[-1] if segments else ""
-    # a NUL stands between words (a padded or binary field), so it becomes a space, not a join
-    raw = PASTE.control.sub("", PASTE.ansi.sub("", raw[: PASTE.raw_line_chars].replace("\x00", " ")))
+    raw = _unescape(raw[: PASTE.raw_line_chars])
     rank = None
     for _ in range(PASTE.max_prefixes):
         match = PASTE.prefix.match(raw)

@@ -23,7 +23,7 @@ from ._help import KeysHelp
 from ._hints import HINTS, hint_labels
 from ._model import ENTRY_SCHEME, KnowledgeBase, fix_blocks, plural
 from ._palette import EntryCommands
-from ._paste import PasteBox, read_from
+from ._paste import PasteBox, pasted, read_from
 from ._results import ResultsList
 from ._triage import TriagePanel
 
@@ -46,8 +46,13 @@ class TrainKBApp(App[None]):
     #detail { width: 3fr; }
     #body.-narrow #left { width: 34; min-width: 34; }
     #body.-narrow #detail { width: 1fr; }
+    #body.-stacked { layout: vertical; }
+    #body.-stacked #left { width: 1fr; min-width: 0; height: 1fr; }
+    #body.-stacked #detail { width: 1fr; height: 1fr; }
     """
     NARROW = 100  # columns below which the left pane gets a fixed width, the score bars go and the footer tightens
+    STACKED = 60  # columns below which the entry pane goes under the paste and matches: beside a fixed-width left
+    # pane it would be too narrow to read, and at 34 columns or fewer it had none at all
     COMMANDS = App.COMMANDS | {EntryCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f1", "toggle_help", "Keys", id="help"),
@@ -147,6 +152,7 @@ class TrainKBApp(App[None]):
                 self._take_paste()
                 self.query_one("#paste", PasteBox)._forward_event(event)
                 return
+            event.text = pasted(event.text)  # into a one-line box: without its escapes, as the paste box shows it
         await super().on_event(event)
 
     def on_resize(self, event: events.Resize) -> None:
@@ -154,7 +160,7 @@ class TrainKBApp(App[None]):
 
     def _fit(self, width: int) -> None:
         narrow = width < self.NARROW
-        self.query_one("#body").set_class(narrow, "-narrow")
+        self.query_one("#body").set_class(narrow, "-narrow").set_class(width < self.STACKED, "-stacked")
         footer = self.query_one(Footer)
         if footer.compact != narrow:  # every key on one line at 80 columns (F1 lists Ctrl+P, the palette)
             footer.compact = narrow

@@ -1,17 +1,28 @@
-"""Terminal input that is not valid UTF-8 (a key typed on a Latin-1 terminal, a pasted log in another
-encoding). Textual's Linux driver decodes what it reads strictly, so the first such byte kills its
-input thread: a traceback on the screen, the UI gone, exit status 0. This driver decodes the same
-input with each bad byte read as U+FFFD, as `kb search` reads a paste."""
+"""Terminal input that Textual's Linux driver mishandles.
+
+Bytes that are not valid UTF-8 (a key typed on a Latin-1 terminal, a pasted log in another encoding): the
+driver decodes strictly, so the first such byte killed its input thread. Here each bad byte is read as
+U+FFFD, as `kb search` reads a paste.
+
+An ESC inside a bracketed paste (a coloured log, an OSC title, binary): Textual's parser reads it as the
+start of a key sequence and sends the rest of the paste as key presses (textual/_xterm_parser.py, the
+bracketed-paste branch of ``XTermParser.parse``), so text is lost and a pasted ``\\x11`` quits as Ctrl+Q.
+Here everything between the paste markers is one paste, whatever bytes it holds.
+"""
 
 from __future__ import annotations
 
 import codecs
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from encodings.utf_8 import IncrementalDecoder as Utf8Decoder
 
+from textual import constants, events
+from textual._time import get_time
+from textual._xterm_parser import BRACKETED_PASTE_END, BRACKETED_PASTE_START, XTermParser
 from textual.drivers import linux_driver
+from textual.message import Message
 
-__all__ = ["TolerantDriver"]
+__all__ = ["PasteParser", "TolerantDriver"]
 
 
 class _ReplacingUtf8(Utf8Decoder):
@@ -25,10 +36,88 @@ def _decoder(encoding: str) -> Callable[..., codecs.IncrementalDecoder]:
     return codecs.getincrementaldecoder(encoding)
 
 
+def _split_marker(text: str, marker: str) -> int:
+    """How many characters at the end of ``text`` begin ``marker``: a marker cut in two by a read."""
+    for size in range(min(len(marker) - 1, len(text)), 0, -1):
+        if text.endswith(marker[:size]):
+            return size
+    return 0
+
+
+class PasteParser(XTermParser):
+    """Textual's parser, but a bracketed paste is cut out of the input before it is parsed: everything up to
+    the end marker is one Paste event (the text as pasted: the app cleans it), never a key."""
+
+    def __init__(self, debug: bool = False) -> None:
+        super().__init__(debug)
+        self._paste: list[str] | None = None  # the paste read so far, while one is being read
+        self._held = ""  # the end of the last read when it may begin a marker the next read completes
+        self._held_at = 0.0
+
+    def feed(self, data: str) -> Iterable[Message]:
+        if not data:  # end of input: a paste cut short is still what was pasted
+            held, self._held = self._held, ""
+            if self._paste is None:
+                yield from self._keys(held)
+            else:
+                self._paste.append(held)
+                yield from self._release()
+            yield from super().feed(data)
+            return
+        text, self._held = self._held + data, ""
+        while text:
+            if self._paste is None:
+                start = text.find(BRACKETED_PASTE_START)
+                if start < 0:
+                    cut = len(text) - _split_marker(text, BRACKETED_PASTE_START)
+                    yield from self._keys(text[:cut])
+                    self._hold(text[cut:])
+                    return
+                yield from self._keys(text[:start])
+                self._paste = []
+                text = text[start + len(BRACKETED_PASTE_START) :]
+            else:
+                end = text.find(BRACKETED_PASTE_END)
+                if end < 0:
+                    cut = len(text) - _split_marker(text, BRACKETED_PASTE_END)
+                    self._paste.append(text[:cut])
+                    self._hold(text[cut:])
+                    return
+                self._paste.append(text[:end])
+                yield from self._release()
+                text = text[end + len(BRACKETED_PASTE_END) :]
+
+    def tick(self) -> Iterable[Message]:
+        """A held start of a marker that no read completed within the escape delay was a key (Esc): Textual's
+        parser gets it, its own wait for the rest of a sequence already spent."""
+        if self._held and self._paste is None and get_time() - self._held_at >= constants.ESCAPE_DELAY:
+            held, self._held = self._held, ""
+            yield from self._keys(held)
+            if self._timeout_time is not None:  # it waits for the rest of a sequence
+                self._timeout_time = get_time()
+        yield from super().tick()
+
+    def _keys(self, text: str) -> Iterable[Message]:
+        """Input outside a paste, parsed by Textual."""
+        return super().feed(text) if text else ()
+
+    def _hold(self, text: str) -> None:
+        self._held = text
+        self._held_at = get_time()
+
+    def _release(self) -> Iterable[Message]:
+        """The paste read so far as one Paste event."""
+        if self._paste is not None:
+            pasted, self._paste = "".join(self._paste), None
+            yield events.Paste(pasted)
+
+
 class TolerantDriver(linux_driver.LinuxDriver):
-    """Textual's Linux driver, whose input thread takes its decoder from ``_decoder`` (the driver looks
-    ``getincrementaldecoder`` up in its module when the thread starts)."""
+    """Textual's Linux driver, whose input thread takes its decoder from ``_decoder`` and its parser from
+    ``PasteParser`` (the driver looks ``getincrementaldecoder`` and ``XTermParser`` up in its module when the
+    thread starts)."""
 
     def run_input_thread(self) -> None:
         vars(linux_driver)["getincrementaldecoder"] = _decoder
+        vars(linux_driver)["XTermParser"] = PasteParser
         super().run_input_thread()

@@ -12,12 +12,15 @@ from textual.geometry import Offset
 from textual.strip import Strip
 from textual.widgets import TextArea
 
-from ..search import MAX_CHARS, SearchResponse, paste_tail
+from ..search import MAX_CHARS, SearchResponse, paste_tail, unescaped
 
-__all__ = ["PasteBox", "message_column", "read_from"]
+__all__ = ["PasteBox", "message_column", "pasted", "read_from"]
 
 _MARK = "▶"
 TITLE = "Paste a traceback, log or symptom"
+# what search leaves that a terminal may still obey or that reorders the text shown: DEL, the C1 controls (0x9b
+# starts a sequence), the bidirectional overrides, lone surrogates (as trainkb._terminal.CONTROL lists them)
+_UNSHOWABLE = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 _LOG_PREFIX = re.compile(r"(?:\s*\[[^\]\n]*\]:?)+\s*")  # torchrun's [default0]:[rank0]: and glog's [E1126 … file:689]
 
 
@@ -25,6 +28,12 @@ def message_column(line: str) -> int:
     """Where a log line's message starts, past the bracketed prefixes that launchers and loggers put first."""
     prefix = _LOG_PREFIX.match(line)
     return prefix.end() if prefix and prefix.end() < len(line) else 0
+
+
+def pasted(text: str) -> str:
+    """A paste as the TUI shows and searches it: without terminal escapes and control characters, so none acts on
+    the terminal, and what search reads is what the box shows."""
+    return _UNSHOWABLE.sub("", unescaped(text))
 
 
 def read_from(text: str, response: SearchResponse) -> int:
@@ -70,7 +79,7 @@ class PasteBox(TextArea):
         kept, dropped = paste_tail(event.text) if len(event.text) > MAX_CHARS else (event.text, 0)
         self.line_number_start = dropped + 1  # the gutter numbers the lines as the user's own paste does
         self.border_title = f"Paste: lines {dropped + 1}- kept, the {dropped} before cut" if dropped else TITLE
-        self.replace(kept, self.document.start, self.document.end)
+        self.replace(pasted(kept), self.document.start, self.document.end)  # cleaned once cut: bounded work
         self.move_cursor(self.document.end)
         if len(kept) < len(event.text):  # search reads no more of a paste than this
             self.notify(

@@ -1,0 +1,47 @@
+"""Pilot tests for narrow terminals: every width down to 20 columns lays the panes out with room for what they
+hold, an entry showing or not (a pane squeezed to 0 columns made Textual's option list raise)."""
+
+from __future__ import annotations
+
+from helpers import TRACEBACK
+from test_flows import bracketed_paste, settle
+from textual.widget import Widget
+
+from trainkb.tui import TrainKBApp
+
+D8_LINE = TRACEBACK.splitlines()[-1].removeprefix("[rank1]: ")  # the one line a user pastes
+WIDTHS = (99, 80, 60, 50, 40, 34, 30, 25, 20)
+
+
+def _squeezed(app: TrainKBApp) -> list[str]:
+    """The shown widgets of the screen with no column to draw in."""
+    return [
+        repr(widget)
+        for widget in app.screen.walk_children(Widget)
+        if widget.display and widget.visible and widget.region.height and not widget.region.width
+    ]
+
+
+async def test_a_paste_at_40_columns_opens_the_entry(real_app: TrainKBApp) -> None:
+    app = real_app
+    async with app.run_test(size=(40, 20)) as pilot:
+        await bracketed_paste(pilot, app, D8_LINE)
+        assert app.current_entry == "D8" and app.is_running
+        assert not _squeezed(app)
+
+
+async def test_every_width_down_to_20_columns_with_an_entry_showing(real_app: TrainKBApp) -> None:
+    app = real_app
+    async with app.run_test(size=(120, 40)) as pilot:
+        await bracketed_paste(pilot, app, D8_LINE)
+        assert app.current_entry == "D8"
+        for width in WIDTHS:
+            for height in (40, 20, 12):
+                await pilot.resize_terminal(width, height)
+                await settle(pilot, app)
+                assert app.is_running and app.current_entry == "D8", (width, height)
+                assert not _squeezed(app), (width, height, _squeezed(app))
+        await pilot.press("f")  # the links, in view and focused, still follow at the narrowest
+        await pilot.press("enter")
+        await settle(pilot, app)
+        assert app.current_entry not in (None, "D8")
