@@ -123,7 +123,7 @@ def _add_layer(cat: Catalogue, layer: Catalogue) -> None:
                         col,
                         "id-collision",
                         f"id {entry_id!r} is already used by {cat.display_path(entry_id)} of the layer "
-                        f"{str(_root_of(cat, entry_id))!r}, below this record's layer {str(layer.root)!r}; "
+                        f"'{_root_of(cat, entry_id)}', below this record's layer '{layer.root}'; "
                         f"pick another id, or write `overrides: {entry_id}` to replace that record",
                     )
                 )
