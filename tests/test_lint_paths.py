@@ -58,5 +58,5 @@ def test_an_id_taken_in_another_layer_of_the_same_name_names_both_layers(tmp_pat
     one, two = _layer(tmp_path / "one" / "catalogue", "Q7"), _layer(tmp_path / "two" / "catalogue", "Q7")
     assert main(["--catalogue", f"{one}:{two}", "lint"]) == 1
     clash = [line for line in capsys.readouterr().out.splitlines() if "[id-collision]" in line]
-    assert len(clash) == 1 and clash[0].startswith("catalogue/cluster/Q7-negative-shard-length.yaml:")
+    assert len(clash) == 1 and clash[0].startswith(f"{two}/cluster/Q7-negative-shard-length.yaml:")  # the real file
     assert f"of the layer {str(one)!r}, below this record's layer {str(two)!r}" in clash[0]

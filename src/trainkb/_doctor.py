@@ -222,8 +222,38 @@ _RANK_AS_DEVICE = re.compile(
 _USES_LOCAL_RANK = re.compile(r"LOCAL_RANK|local_rank")
 
 
+def _launcher_problems(env: Mapping[str, str]) -> list[str]:
+    """What is wrong with the ranks a launcher exported: a script reads them with ``int(os.environ[...])``."""
+    values: dict[str, int] = {}
+    problems = []
+    for name in ("RANK", "LOCAL_RANK", "WORLD_SIZE"):
+        if name not in env:
+            continue
+        try:
+            values[name] = int(env[name])
+        except ValueError:
+            problems.append(f"{name}={env[name]!r} is not a whole number (int() raises ValueError)")
+    for name in ("RANK", "LOCAL_RANK"):
+        if name in values and values[name] < 0:
+            problems.append(f"{name}={values[name]} is negative; ranks count from 0")
+    if values.get("WORLD_SIZE") == 0:
+        problems.append("WORLD_SIZE=0; a job has at least one process")
+    elif "WORLD_SIZE" in values and values.get("RANK", 0) >= values["WORLD_SIZE"]:
+        problems.append(f"RANK={values['RANK']} is not below WORLD_SIZE={values['WORLD_SIZE']}")
+    return problems
+
+
 def local_rank(ctx: Context) -> Finding:
     env = ctx.environ
+    problems = _launcher_problems(env)
+    if problems:
+        return Finding(
+            "D3",
+            "local_rank",
+            "warn",
+            "; ".join(problems),
+            "A launcher (torchrun) sets these; fix or unset whatever exported them before starting the job.",
+        )
     if "RANK" in env and "LOCAL_RANK" in env and env["RANK"] != env["LOCAL_RANK"]:
         observed = f"RANK={env['RANK']} LOCAL_RANK={env['LOCAL_RANK']}"
     elif "RANK" in env:

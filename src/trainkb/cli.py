@@ -86,10 +86,12 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
 
 def _tolerant_output() -> None:
     """A terminal or pipe that cannot encode a character (PYTHONIOENCODING=ascii, a C locale) gets an
-    escape for it instead of a UnicodeEncodeError."""
+    escape for it instead of a UnicodeEncodeError. A C locale without UTF-8 mode gives stdout
+    ``surrogateescape``, which raises on anything outside ASCII too (and would write an undecodable
+    byte raw, where kb's own lines spell it out)."""
     for stream in (sys.stdout, sys.stderr):
         reconfigure = getattr(stream, "reconfigure", None)
-        if reconfigure is not None and getattr(stream, "errors", "strict") == "strict":
+        if reconfigure is not None and getattr(stream, "errors", "strict") in ("strict", "surrogateescape"):
             reconfigure(errors="backslashreplace")
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ._loader import Catalogue, _display, _validate, load_catalogue
+from ._loader import Catalogue, _display, _validate, in_file, load_catalogue
 from ._locate import LAYER_FILE
 from ._yamlio import load_yaml
 
@@ -44,11 +44,11 @@ def layer_name(root: Path, cat: Catalogue) -> str:
         return root.name
     shown = _display(path, root)
     located, problems = load_yaml(path, shown)
-    cat.problems += problems
+    cat.problems += in_file(problems, path)
     if located is None:
         return root.name
     parsed, problems = _validate(LayerFile, located, shown)
-    cat.problems += problems
+    cat.problems += in_file(problems, path)
     return parsed.name if parsed is not None and parsed.name else root.name
 
 
@@ -95,6 +95,7 @@ def _add_layer(cat: Catalogue, layer: Catalogue) -> None:
                     1,
                     "area-collision",
                     f"area {area.id!r} is already defined by a catalogue below this one",
+                    layer.root / "areas.yaml",
                 )
             )
         else:
@@ -109,6 +110,7 @@ def _add_layer(cat: Catalogue, layer: Catalogue) -> None:
                     1,
                     "duplicate-id",
                     f"id {entry_id!r} is already used by {_display(paths[0], layer.root)}",
+                    path,
                 )
             )
     for entry_id, entry in layer.entries.items():
@@ -123,8 +125,9 @@ def _add_layer(cat: Catalogue, layer: Catalogue) -> None:
                         col,
                         "id-collision",
                         f"id {entry_id!r} is already used by {cat.display_path(entry_id)} of the layer "
-                        f"{str(_root_of(cat, entry_id))!r}, below this record's layer {str(layer.root)!r}; "
+                        f"'{_root_of(cat, entry_id)}', below this record's layer '{layer.root}'; "
                         f"pick another id, or write `overrides: {entry_id}` to replace that record",
+                        path,
                     )
                 )
                 continue

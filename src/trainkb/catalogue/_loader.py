@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -42,7 +42,7 @@ class Catalogue:
     layers: list[tuple[str, Path]] = field(default_factory=list)
     origin: dict[str, str] = field(default_factory=dict)
     overridden: dict[str, Path] = field(default_factory=dict)
-    layer_findings: list[tuple[str, int, int, str, str]] = field(default_factory=list)
+    layer_findings: list[tuple[str, int, int, str, str, Path]] = field(default_factory=list)  # shown, ..., file
     base_problems: int = 0  # how many of ``problems`` (the first ones) the base folder's files have
 
     def area(self, area_id: str) -> Area | None:
@@ -83,6 +83,11 @@ def _display(path: Path, root: Path) -> str:
         return str(path.relative_to(root.parent))
     except ValueError:
         return str(path)
+
+
+def in_file(problems: list[YamlProblem], path: Path) -> list[YamlProblem]:
+    """``problems`` stamped with the real file they are about."""
+    return [replace(problem, file=path) for problem in problems]
 
 
 def validation_problems(err: ValidationError, located: Located, shown: str) -> list[YamlProblem]:
@@ -135,22 +140,22 @@ def load_catalogue(root: Path, areas_required: bool = True) -> Catalogue:
     areas_path = root / AREA_FILE
     if areas_path.exists() or areas_path.is_symlink():
         located, problems = load_yaml(areas_path, _display(areas_path, root))
-        cat.problems += problems
+        cat.problems += in_file(problems, areas_path)
         if located is not None:
             parsed, problems = _validate(AreasFile, located, _display(areas_path, root))
-            cat.problems += problems
+            cat.problems += in_file(problems, areas_path)
             if parsed is not None:
                 cat.areas = sorted(parsed.areas, key=lambda a: a.order)
     elif areas_required:
-        cat.problems.append(YamlProblem(_display(areas_path, root), 1, 1, "", "missing areas.yaml"))
+        cat.problems.append(YamlProblem(_display(areas_path, root), 1, 1, "", "missing areas.yaml", areas_path))
     for path in record_files(root):
         shown = _display(path, root)
         located, problems = load_yaml(path, shown)
-        cat.problems += problems
+        cat.problems += in_file(problems, path)
         if located is None:
             continue
         entry, problems = _validate(Entry, located, shown)
-        cat.problems += problems
+        cat.problems += in_file(problems, path)
         if entry is None:
             continue
         if entry.id in cat.entries:

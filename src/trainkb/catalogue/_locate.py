@@ -152,7 +152,7 @@ def catalogue_digest(root: Path) -> str:
     """
     digest = hashlib.sha256()
     for path in [root / AREA_FILE, *record_files(root)]:
-        digest.update(str(path.relative_to(root)).encode() + b"\0")
+        digest.update(os.fsencode(path.relative_to(root)) + b"\0")  # the bytes, whatever the encoding
         _digest_file(digest, path)
     return digest.hexdigest()[:16]
 
@@ -163,6 +163,6 @@ def layers_digest(roots: Sequence[Path]) -> str:
         return catalogue_digest(roots[0])
     digest = hashlib.sha256()
     for position, root in enumerate(roots):
-        digest.update(f"{position}:{root.resolve()}:{catalogue_digest(root)}\n".encode())
+        digest.update(b"%d:%s:%s\n" % (position, os.fsencode(root.resolve()), catalogue_digest(root).encode()))
         _digest_file(digest, root / LAYER_FILE)  # the layer's name is shown with its entries
     return digest.hexdigest()[:16]

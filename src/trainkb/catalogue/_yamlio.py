@@ -39,6 +39,7 @@ class YamlProblem:
     col: int
     field: str
     message: str
+    file: Path | None = None  # the real file (``path`` is how it is shown): layers may share a shown path
 
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}:{self.col}"

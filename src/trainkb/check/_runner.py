@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import math
 import os
 import pickle
+import resource
 import shutil
 import struct
 import tempfile
@@ -408,6 +410,17 @@ def not_run(task: CheckTask, why: str) -> CheckResult:
     return _result(task, CheckStatus.SKIPPED, 0.0, why)
 
 
+def _could_not_run(exc: Exception, jobs: int) -> str:
+    """Why the runner failed a check; running out of file descriptors names the limit and the way out."""
+    if isinstance(exc, OSError) and exc.errno == errno.EMFILE:
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        raise_to = 1024 if hard == resource.RLIM_INFINITY else min(1024, hard)
+        way_out = f"raise it (`ulimit -n {raise_to}`) or lower --jobs" if raise_to > soft else "lower --jobs"
+        limit = f"the open-file limit ({soft}, `ulimit -n`) is too low for -j {jobs}"
+        return f"the checker could not run it: {limit}; {way_out}"
+    return f"the checker could not run it: {type(exc).__name__}: {exc}"
+
+
 def run_tasks(
     tasks: list[CheckTask],
     options: RunOptions,
@@ -447,7 +460,7 @@ def run_tasks(
             keep_output = output if verdict.status != CheckStatus.PASSED else ""
             result = _result(task, verdict.status, seconds, verdict.message, keep_output, verdict.evidence)
         except Exception as exc:  # the runner itself failed for this check; say so, keep going
-            result = _result(task, CheckStatus.ERROR, 0.0, f"the checker could not run it: {type(exc).__name__}: {exc}")
+            result = _result(task, CheckStatus.ERROR, 0.0, _could_not_run(exc, options.jobs))
         if pool.closed:  # kb was stopped meanwhile: however the check ended, that is no verdict on it
             result = _result(task, CheckStatus.SKIPPED, result.seconds, INTERRUPTED)
         results[index] = result

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .._terminal import printable
@@ -45,18 +43,6 @@ def _families(cat: Catalogue, as_json: bool) -> None:
     print(f"kb lint: {len(families)} symptom families")
 
 
-def _annotated_file(shown: str, cat: Catalogue) -> str:
-    """The file a finding names, as a GitHub annotation needs it: relative to the working directory (the
-    repository root in a workflow), else absolute. Findings show paths from a layer's parent folder,
-    which is not the working directory for `--catalogue deep/kb/records`."""
-    roots = [root for _name, root in reversed(cat.layers)] or [cat.root]  # a layer's own findings first
-    candidates = [Path(shown)] if os.path.isabs(shown) else [root.parent / shown for root in roots]
-    real = next((path for path in candidates if path.exists()), candidates[0])
-    absolute = os.path.normpath(os.path.abspath(real))
-    relative = os.path.relpath(absolute)
-    return absolute if relative == os.pardir or relative.startswith(os.pardir + os.sep) else relative
-
-
 def run(args: argparse.Namespace) -> int:
     cat = open_catalogue(args)
     from ..lint import lint_catalogue
@@ -69,9 +55,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         for finding in findings:
             if args.format == "github":
-                print(finding.github(_annotated_file(finding.path, cat)))
+                print(finding.github(finding.from_here()))
             else:
-                print(printable(str(finding), newlines=False))
+                print(printable(finding.located(finding.from_here()), newlines=False))
         entries = len(cat.entries)
         print(f"kb lint: {entries} entries, {len(findings)} finding(s)")
     return Exit.FINDINGS if findings else Exit.SUCCESS

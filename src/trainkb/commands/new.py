@@ -36,7 +36,9 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--section", help="section of the area (default: that of the nearest entry, else the first)")
     parser.add_argument("--id", dest="entry_id", metavar="ID", help="the record's id (default: the next free one)")
     parser.add_argument("--dry-run", action="store_true", help="print the record instead of writing it")
-    parser.add_argument("--json", action="store_true", help="print {path, id, area, section, ...} as JSON")
+    parser.add_argument(
+        "--json", action="store_true", help="print {path, id, area, ...} as JSON (and the record on --dry-run)"
+    )
 
 
 def _read(source: str | None, blank: bool) -> str | None:
@@ -96,8 +98,21 @@ def run(args: argparse.Namespace) -> int:
             "(a folder with catalogue.yaml holds your own records)"
         )
     path = layer / draft.area / f"{draft.id}-{draft.slug}.yaml"
+    summary = {
+        "path": str(path),
+        "id": draft.id,
+        "area": draft.area,
+        "section": draft.section,
+        "title": draft.title,
+        "signatures": len(draft.signatures),
+        "also_matches": draft.also_matches,
+        "written": not args.dry_run,
+    }
     if args.dry_run:
-        sys.stdout.write(record)
+        if args.json:  # a script that asked for JSON gets JSON, the record inside it
+            print(json.dumps({**summary, "record": record}, indent=2))
+        else:
+            sys.stdout.write(record)
         return Exit.SUCCESS
     taken = [p for p in record_files(layer) if p.parent.name == draft.area and p.name.startswith(f"{draft.id}-")]
     if taken:
@@ -110,20 +125,7 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
     if args.json:
-        print(
-            json.dumps(
-                {
-                    "path": str(path),
-                    "id": draft.id,
-                    "area": draft.area,
-                    "section": draft.section,
-                    "title": draft.title,
-                    "signatures": len(draft.signatures),
-                    "also_matches": draft.also_matches,
-                },
-                indent=2,
-            )
-        )
+        print(json.dumps(summary, indent=2))
     else:
         print(f"wrote {path}")
         print(

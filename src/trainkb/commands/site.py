@@ -119,6 +119,11 @@ def _build(args: argparse.Namespace) -> int:
     return Exit.FINDINGS if cat.problems or verification.problems else Exit.SUCCESS
 
 
+def _address(host: str, port: int) -> str:
+    """``host:port``, an IPv6 address in brackets as a URL writes it (``::1:0`` reads ambiguously)."""
+    return f"[{host.strip('[]')}]:{port}" if ":" in host else f"{host}:{port}"
+
+
 def _serve(args: argparse.Namespace) -> int:
     from ..site import make_server
 
@@ -128,9 +133,10 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         server = make_server(directory, args.host, args.port)
     except (OSError, OverflowError) as exc:
-        raise UsageError(f"cannot listen on {args.host}:{args.port}: {getattr(exc, 'strerror', None) or exc}") from None
+        why = getattr(exc, "strerror", None) or exc
+        raise UsageError(f"cannot listen on {_address(args.host, args.port)}: {why}") from None
     host, port = server.socket.getsockname()[:2]
-    print(f"serving {directory}/ at http://{host}:{port}/ (Ctrl+C stops)", flush=True)
+    print(f"serving {directory}/ at http://{_address(host, port)}/ (Ctrl+C stops)", flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

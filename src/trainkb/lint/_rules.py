@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -65,10 +66,23 @@ class LintFinding:
     field: str
     rule: str
     message: str
+    file: Path | None = None  # the real file: layers may share a shown ``path``
 
     def __str__(self) -> str:
+        return self.located(self.path)
+
+    def located(self, shown: str) -> str:
+        """The finding as a ``path:line:col:`` line on ``shown``."""
         field = f"{self.field}: " if self.field else ""
-        return f"{self.path}:{self.line}:{self.col}: {field}{self.message} [{self.rule}]"
+        return f"{shown}:{self.line}:{self.col}: {field}{self.message} [{self.rule}]"
+
+    def from_here(self) -> str:
+        """The real file from the working directory (absolute outside it); the shown path if unknown."""
+        if self.file is None:
+            return self.path
+        absolute = os.path.normpath(os.path.abspath(self.file))
+        relative = os.path.relpath(absolute)
+        return absolute if relative == os.pardir or relative.startswith(os.pardir + os.sep) else relative
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -94,14 +108,16 @@ class _Collector:
 
     def add(self, entry_id: str, loc: tuple[str | int, ...], rule: str, message: str) -> None:
         _, (line, col) = self.cat.positions[entry_id].position_of(loc)
-        self.findings.append(LintFinding(self.cat.display_path(entry_id), line, col, dotted(loc), rule, message))
+        file = self.cat.files[entry_id]
+        shown = self.cat.display_path(entry_id)
+        self.findings.append(LintFinding(shown, line, col, dotted(loc), rule, message, file))
 
-    def add_file(self, path: str, rule: str, message: str, line: int = 1) -> None:
-        self.findings.append(LintFinding(path, line, 1, "", rule, message))
+    def add_file(self, path: str, file: Path, rule: str, message: str, line: int = 1) -> None:
+        self.findings.append(LintFinding(path, line, 1, "", rule, message, file))
 
 
 def _from_problem(problem: YamlProblem) -> LintFinding:
-    return LintFinding(problem.path, problem.line, problem.col, problem.field, "schema", problem.message)
+    return LintFinding(problem.path, problem.line, problem.col, problem.field, "schema", problem.message, problem.file)
 
 
 def _check_location(out: _Collector, entry: Entry, path: Path) -> None:
@@ -537,9 +553,11 @@ def _check_modeline(out: _Collector, entry: Entry, path: Path) -> None:
     first = path.read_text(encoding="utf-8").split("\n", 1)[0].strip()
     if first.startswith("\ufeff"):  # YAML reads past it, but the modeline is then not what the file starts with
         message = f"the file starts with a byte order mark (U+FEFF); save it as UTF-8 without one, {MODELINE!r} first"
-        out.add_file(out.cat.display_path(entry.id), "modeline", message)
+        out.add_file(out.cat.display_path(entry.id), out.cat.files[entry.id], "modeline", message)
     elif first != MODELINE:
-        out.add_file(out.cat.display_path(entry.id), "modeline", f"first line must be {MODELINE!r}")
+        out.add_file(
+            out.cat.display_path(entry.id), out.cat.files[entry.id], "modeline", f"first line must be {MODELINE!r}"
+        )
 
 
 def _check_schema_file(out: _Collector) -> None:
@@ -552,12 +570,12 @@ def _check_schema_file(out: _Collector) -> None:
         shown = f"{root.name}/{SCHEMA_FILE}"
         if not schema_path.is_file():
             if not layered:
-                out.add_file(shown, "schema-stale", f"schema.json is missing; run `kb schema -o {shown}`")
+                out.add_file(shown, schema_path, "schema-stale", f"schema.json is missing; run `kb schema -o {shown}`")
         elif (
             schema_path.stat().st_size != len(render_schema().encode())
             or schema_path.read_text(encoding="utf-8") != render_schema()
         ):
-            out.add_file(shown, "schema-stale", f"schema.json is out of date; run `kb schema -o {shown}`")
+            out.add_file(shown, schema_path, "schema-stale", f"schema.json is out of date; run `kb schema -o {shown}`")
 
 
 def lint_catalogue(cat: Catalogue) -> list[LintFinding]:
@@ -570,13 +588,17 @@ def lint_catalogue(cat: Catalogue) -> list[LintFinding]:
     layered = bool(cat.layers)
     out.findings += [_from_problem(p) for p in cat.problems[cat.base_problems if layered else 0 :]]
     out.findings += [
-        LintFinding(path, line, col, "", rule, message) for path, line, col, rule, message in cat.layer_findings
+        LintFinding(path, line, col, "", rule, message, file)
+        for path, line, col, rule, message, file in cat.layer_findings
     ]
     for entry_id, paths in sorted(cat.duplicates.items()) if not layered else []:
         for path in paths[1:]:
             first = cat.display_path(entry_id)
             out.add_file(
-                str(path.relative_to(cat.root.parent)), "duplicate-id", f"id {entry_id!r} is already used by {first}"
+                str(path.relative_to(cat.root.parent)),
+                path,
+                "duplicate-id",
+                f"id {entry_id!r} is already used by {first}",
             )
     for entry in cat.ordered():
         if layered and entry.id not in cat.origin:

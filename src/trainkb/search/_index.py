@@ -49,9 +49,14 @@ MIN_PHRASE = 12  # characters an alias needs before its verbatim presence counts
 _ALNUM = re.compile(r"[^\W_]+")  # a run of characters str.isalnum accepts (\w is those and "_")
 _LEADING_WORDS = re.compile(r"([^\W_]+)(?:[\W_]+([^\W_]+))?")  # a text's first two such runs (or its only one)
 _INNER_GROUP = re.compile(r"(?<!\\)\((?:[^()\\]|\\.)*(?<!\\)\)")
+# how a group opens, up to its text: '(', '(?:', '(?P<name>', '(?<name>', '(?i:', or '(?s)' (flags alone,
+# no text); a lookaround, which RE2 refuses anyway, does not match
+_GROUP_OPENER = re.compile(r"\((?!\?)|\(\?(?:P?<\w+>|[a-zA-Z]*(?:-[a-zA-Z]*)?:|[a-zA-Z]+(?:-[a-zA-Z]*)?(?=\)$))")
 # a regex's character classes, counted repeats and escapes (\\d, \\1): no number they hold is spelled out
 _QUANTIFIED = re.compile(r"\[(?:\\.|[^\]\\])*\]|\{[\d,]*\}|\\.")
-_REGEX_SYNTAX = re.compile(r"\\[a-zA-Z]|\(\?[:!=<]*|[()\[\]{}|*+?^$\\]")  # a regex read as words
+_REGEX_SYNTAX = re.compile(
+    r"\\[a-zA-Z]|(?<!\\)\(\?(?:P?<\w+>|[a-zA-Z]*(?:-[a-zA-Z]*)?[:)]|[:!=<]*)|[()\[\]{}|*+?^$\\]"
+)  # a regex read as words
 _CHAR_CLASS = re.compile(r"(?<!\\)\[(?:\\.|[^\]\\])*\]")  # [A-Za-z], [0-9.e+-]: one character, never a word
 # Term weight of each record field in the prose model (a BM25F-style field boost).
 FIELD_WEIGHTS = {
@@ -237,8 +242,9 @@ def _required_terms(sig: dict[str, Any]) -> set[str]:
         if match is None:
             break
         group, after = match.group(0), pattern[match.end() : match.end() + 1]
+        opener = _GROUP_OPENER.match(group)
         optional = "|" in group or (after != "" and after in "?*{")
-        kept = " " if optional else group[1:-1].removeprefix("?:")
+        kept = " " if optional or opener is None else group[opener.end() : -1]
         pattern = pattern[: match.start()] + kept + pattern[match.end() :]
     if "|" in pattern:
         return set()

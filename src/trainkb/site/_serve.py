@@ -102,7 +102,13 @@ class _Server(ThreadingHTTPServer):
         super().handle_error(request, client_address)
 
 
+class _Server6(_Server):
+    address_family = socket.AF_INET6
+
+
 def make_server(directory: Path, host: str = "127.0.0.1", port: int = 8000) -> ThreadingHTTPServer:
-    """A server for ``directory``; port 0 picks a free port (tests)."""
+    """A server for ``directory``; port 0 picks a free port (tests). An IPv6 address (``::1``, or
+    ``[::1]`` as a URL writes it) gets an IPv6 socket: the default one binds IPv4 only."""
     handler = functools.partial(_Handler, directory=str(directory))
-    return _Server((host, port), handler)
+    bare = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    return (_Server6 if ":" in bare else _Server)((bare, port), handler)

@@ -1,0 +1,28 @@
+"""`kb check` under a low open-file limit says the limit is the cause, its value, and the way out."""
+
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+
+def _soft_limit_32() -> None:
+    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (32, hard))
+
+
+def test_a_low_open_file_limit_is_named(tmp_path: Path) -> None:
+    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    assert hard == resource.RLIM_INFINITY or hard >= 1024, "the test needs a hard limit it can raise to"
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"))
+    env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).parents[2] / "src"), env.get("PYTHONPATH", "")])
+    argv = [sys.executable, "-m", "trainkb", "check", "D8", "--no-drift", "-j", "4", "-o", str(tmp_path / "r.json")]
+    done = subprocess.run(
+        argv, env=env, capture_output=True, text=True, timeout=600, preexec_fn=_soft_limit_32, cwd=tmp_path
+    )
+    assert "Too many open files" not in done.stdout + done.stderr
+    assert "ERROR" in done.stdout, "32 descriptors no longer run out at -j 4: lower the limit this test sets"
+    assert "the open-file limit (32, `ulimit -n`) is too low for -j 4; raise it (`ulimit -n 1024`)" in done.stdout
