@@ -417,7 +417,7 @@ def _could_not_run(exc: Exception, jobs: int) -> str:
         raise_to = 1024 if hard == resource.RLIM_INFINITY else min(1024, hard)
         way_out = f"raise it (`ulimit -n {raise_to}`) or lower --jobs" if raise_to > soft else "lower --jobs"
         limit = f"the open-file limit ({soft}, `ulimit -n`) is too low for -j {jobs}"
-        return f"the checker could not run it: {limit}; {way_out}"
+        return f"the checker could not run it: {exc.strerror}: {limit}; {way_out}"
     return f"the checker could not run it: {type(exc).__name__}: {exc}"
 
 
