@@ -10,7 +10,7 @@ import subprocess
 import sys
 import textwrap
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from trainkb.catalogue import MODELINE
@@ -220,3 +220,33 @@ def read_pty_until(master: int, out: bytearray, done: Callable[[bytearray], bool
                 return done(out)
             out += chunk
     return done(out)
+
+
+ENTER_ALT, LEAVE_ALT = b"\x1b[?1049h", b"\x1b[?1049l"
+
+
+@contextlib.contextmanager
+def tui_on_pty(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], int, bytearray]]:
+    """`kb tui` on a 120x40 pseudo-terminal, its first screen drawn and settled: (process, master fd, output so
+    far); killed if still running, and the terminal closed, on the way out."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    env = dict(os.environ, TERM="xterm-256color", XDG_CACHE_HOME=str(tmp_path / "cache"))
+    command = [sys.executable, "-m", "trainkb", "tui"]
+    tui = subprocess.Popen(command, stdin=slave, stdout=slave, stderr=slave, preexec_fn=take_terminal(0), env=env)
+    os.close(slave)
+    out = bytearray()
+    try:
+        assert read_pty_until(master, out, lambda o: ENTER_ALT in o and b"paste" in o.lower(), 120), bytes(out[-2000:])
+        read_pty_until(master, out, lambda o: False, 3)  # let the first screen settle
+        yield tui, master, out
+    finally:
+        if tui.poll() is None:
+            tui.kill()
+            tui.wait()
+        os.close(master)
