@@ -83,3 +83,26 @@ def test_a_malformed_block_is_one_error_line_and_nothing_is_written(tmp_path, ca
     err = capsys.readouterr().err
     assert err.startswith(f"kb: error: {path}: ") and said in err and err.count("\n") == 1
     assert not out.exists()
+
+
+def test_prune_drops_the_rows_of_checks_the_catalogue_no_longer_has(tmp_path, capsys):
+    """A check renamed or removed leaves rows in old reports; `--prune` drops them and names them, the rest stays."""
+    kept = CheckResult("D8", "unused-branch-raises", "passed", 0.1, "", "failure", "It raises.", "ok", "D8.yaml", 3)
+    gone = _result("renamed-away", "passed")
+    report = dict(
+        make_report({"name": "cpu"}, [kept, gone]),
+        mutants=mutant_report(
+            MutantRun([kept, gone], 2, {("D8", "unused-branch-raises"): "e", ("D1", "renamed-away"): "e"})
+        ),
+    )
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(report), encoding="utf-8")
+    out = tmp_path / "all.json"
+    assert main(["report", "merge", str(path), "-o", str(out)]) == 0
+    assert len(json.loads(out.read_text(encoding="utf-8"))["results"]) == 2  # without --prune, nothing is dropped
+    assert main(["report", "merge", "--prune", str(path), "-o", str(out)]) == 0
+    merged = json.loads(out.read_text(encoding="utf-8"))
+    assert [(r["entry"], r["check"]) for r in merged["results"]] == [("D8", "unused-branch-raises")]
+    assert [(r["entry"], r["check"]) for r in merged["mutants"]["results"]] == [("D8", "unused-branch-raises")]
+    assert merged["summary"] == {"passed": 1}
+    assert "dropped the rows of 1 check(s) the catalogue no longer has: D1:renamed-away" in capsys.readouterr().err

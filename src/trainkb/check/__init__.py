@@ -9,6 +9,7 @@ from ._report import (
     load_report,
     make_report,
     merge_reports,
+    prune_report,
     summary_text,
 )
 from ._runner import CheckResult, RunOptions, check_env, run_tasks
@@ -36,6 +37,7 @@ __all__ = [
     "make_report",
     "merge_reports",
     "parse_shard",
+    "prune_report",
     "run_session",
     "run_tasks",
     "scrub_own_environment",

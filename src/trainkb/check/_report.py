@@ -26,6 +26,7 @@ __all__ = [
     "make_report",
     "merge_reports",
     "one_line",
+    "prune_report",
     "stopped_text",
     "summary_text",
 ]
@@ -123,6 +124,21 @@ def merge_reports(reports: list[CheckReport]) -> CheckReport:
     if mutants is not None:
         merged["mutants"] = mutants
     return merged
+
+
+def prune_report(report: CheckReport, known: set[tuple[str, str]]) -> tuple[CheckReport, list[str]]:
+    """``report`` without the rows (and mutant rows) of checks not in ``known``, and those checks' ids.
+
+    A check renamed or removed from its record leaves its old rows in every report that ran it; merging
+    old and new reports would carry them forever.
+    """
+    dropped = sorted({f"{r['entry']}:{r['check']}" for r in report["results"] if (r["entry"], r["check"]) not in known})
+    pruned: CheckReport = {**report, "results": [r for r in report["results"] if (r["entry"], r["check"]) in known]}
+    block = report.get("mutants")
+    if isinstance(block, dict) and isinstance(block.get("results"), list):
+        rows = [r for r in block["results"] if not isinstance(r, dict) or (r.get("entry"), r.get("check")) in known]
+        pruned["mutants"] = block | {"results": rows}
+    return pruned, dropped
 
 
 def _merge_mutants(reports: list[CheckReport], rows: list[ReportRow]) -> dict[str, Any] | None:
