@@ -42,6 +42,9 @@ __all__ = ["FORMAT", "Index", "build_data", "cache_dir", "load_index", "unreacha
 
 FORMAT = 10  # the plain-data layout; the cache key also hashes this module, the normaliser, rules and background
 BACKGROUND = Path(__file__).with_name("background.json")  # words public failure reports share
+# indexes built ahead (python -m trainkb.search._prebuild: `make setup`, the wheel) for the catalogue trainkb
+# ships, named as the user's cache names them: a first search of that very catalogue state needs no build
+PREBUILT = Path(__file__).with_name("_prebuilt")
 BACKGROUND_RATE = 0.01  # a word more failure reports than this share hold weighs that share over its own
 _KEEP = 8  # cached indexes kept (one per catalogue state; old ones are deleted)
 K1, B = 1.2, 0.75
@@ -557,6 +560,34 @@ def _read_cache(path: Path, digest: str) -> dict[str, Any] | None:
     return None
 
 
+def _read_prebuilt(path: Path, digest: str) -> dict[str, Any] | None:
+    """The index built ahead for this very catalogue state (same name, so same code, Python and content
+    digest; the digest inside is checked as for any cache file), copied into the user's cache so that
+    the next search reads it from there. An edited catalogue or a layer hashes to another name."""
+    shipped = PREBUILT / path.name
+    data = _read_cache(shipped, digest)
+    if data is None:
+        return None
+    import tempfile  # only here: a warm `kb search` never writes
+
+    tmp = None
+    try:
+        raw = shipped.read_bytes()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(raw)
+        os.replace(tmp, path)
+        tmp = None
+    except OSError:  # a read-only cache: the next search reads the prebuilt index again
+        pass
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+    return data
+
+
 def _write_cache(path: Path, data: dict[str, Any]) -> None:
     """Write atomically and keep only the newest few indexes; never raise. A cache that cannot be
     written is said in one line (search still answers, building the index each time)."""
@@ -665,7 +696,7 @@ def load_index(roots: str | os.PathLike[str] | Sequence[Path], use_cache: bool =
                 return Index(data)
     digest = layers_digest(roots)
     path = _cache_path(digest)
-    data = _read_cache(path, digest) if use_cache else None
+    data = (_read_cache(path, digest) or _read_prebuilt(path, digest)) if use_cache else None
     if data is not None:
         try:
             index = Index(data)
