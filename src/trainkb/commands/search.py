@@ -22,6 +22,9 @@ from ._common import catalogue_roots, refuse_device_stdin
 from ._exit import Exit, UsageError
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from ..ranklog import Triage
     from ..search import SearchResponse
 
 
@@ -100,7 +103,6 @@ def run(args: argparse.Namespace) -> int:
         gc.disable()
     from .._present import block
     from ..search import search  # after argument parsing, so `kb --help` stays light
-    from ..triage import to_json, to_text, triage_text
 
     if args.top < 1:
         raise UsageError("--top must be at least 1")
@@ -122,20 +124,37 @@ def run(args: argparse.Namespace) -> int:
     searched = _searched(given)
     if searched["cut"]:
         response = _told_of_the_cut(response, searched, given)
-    triage = triage_text(text, catalogue=roots)  # None unless two or more ranks speak in the text
+    triage = _triage(text, roots)
     if args.json:
         data = response.to_json()
         data["input"] = searched
         if triage is not None:
+            from ..triage import to_json
+
             data["triage"] = to_json(triage, first_line)
         written = emit(json_text(data) + "\n")
     else:
-        written = emit(
-            (to_text(triage, first_line=first_line) + "\n" if triage is not None else "") + block(response, "kb search")
-        )
+        said = ""
+        if triage is not None:
+            from ..triage import to_text
+
+            said = to_text(triage, first_line=first_line) + "\n"
+        written = emit(said + block(response, "kb search"))
     if not written:
         return Exit.USAGE
     return Exit.SUCCESS if response.results and not response.abstained else Exit.FINDINGS
+
+
+def _triage(text: str, roots: list[Path]) -> Triage | None:
+    """The triage of a paste where two or more ranks speak; None otherwise. A paste that names no rank
+    at all is not read for ranks (the rank log reader is not even imported)."""
+    from ..ranklog import may_name_ranks
+
+    if not may_name_ranks(text):
+        return None
+    from ..triage import triage_text
+
+    return triage_text(text, catalogue=roots)
 
 
 class Searched(TypedDict):
