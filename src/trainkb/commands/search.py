@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import gc
 import os
-import shlex
 import stat
 import sys
 from dataclasses import dataclass, replace
@@ -82,6 +81,8 @@ def _file_note(text: str) -> str | None:
             return None
     except (OSError, ValueError):
         return None
+    import shlex  # only here: a paste is seldom the name of a file
+
     name = shlex.quote(text)
     return f"`{name}` is a file here; to search what it holds: `kb search - < {name}`."
 

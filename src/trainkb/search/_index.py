@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
-import json
 import marshal
 import math
 import os
 import re
 import stat
 import sys
+import zlib
 from collections import Counter, defaultdict, deque
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -372,6 +371,8 @@ def _bm25(docs: list[dict[str, float]]) -> tuple[dict[str, list[tuple[int, float
 def _load_background() -> tuple[int, dict[str, list[int]]]:
     """(reports, word -> the reports holding it) from background.json; nothing when it is unreadable."""
     try:
+        import json  # only here: a warm `kb search` reads no JSON
+
         data = json.loads(BACKGROUND.read_text(encoding="utf-8"))
         return int(data["reports"]), {str(t): [int(d) for d in docs] for t, docs in data["terms"].items()}
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
@@ -531,12 +532,13 @@ def _temp_cache() -> Path:
 
 @functools.cache
 def _code_digest() -> str:
-    """A digest of the code that shapes the index, so an upgraded trainkb never reads a stale one."""
-    digest = hashlib.sha256(str(FORMAT).encode())
+    """A digest of the code that shapes the index, so an upgraded trainkb never reads a stale one: a
+    CRC-32, as wide as the part of a SHA-256 this name once kept, without loading OpenSSL on a warm start."""
+    digest = zlib.crc32(str(FORMAT).encode())
     for name in ("_index.py", "_normalize.py", "_policy.py", "_sigregex.py", BACKGROUND.name):
         with contextlib.suppress(OSError):
-            digest.update((Path(__file__).parent / name).read_bytes())
-    return digest.hexdigest()[:8]
+            digest = zlib.crc32((Path(__file__).parent / name).read_bytes(), digest)
+    return f"{digest:08x}"
 
 
 _MAX_CACHE_BYTES = 1 << 30  # far above any index kb writes: a larger file in its place is not one
@@ -631,17 +633,27 @@ def _known_digest(stamps: list[tuple[str, int, int, int, int]]) -> tuple[Path, s
     """(where the content digest of a catalogue in this state is remembered, that digest when it is).
 
     Stating every file is cheaper than reading and hashing it; the digest a state was found to have
-    is remembered under a hash of the stamps (with this code's own), so a warm search reads no record.
+    is remembered in a file named by a checksum of the stamps (with this code's own digest) that holds
+    the stamps too, compared whole: no two states share a digest, and a warm search reads no record.
     """
-    key = hashlib.sha256(repr((_code_digest(), stamps)).encode()).hexdigest()[:16]
-    known = cache_dir() / f"stamp-{key}"
-    raw = read_regular(known, 256, follow=False)  # a name of about 60 characters; a FIFO there must not block
+    state = _state(stamps)
+    known = cache_dir() / f"stamp-{zlib.crc32(state):08x}"
+    # the index's name (about 60 characters), a line break, the state; a FIFO there must not block
+    raw = read_regular(known, len(state) + 256, follow=False)
+    name, _, held = raw.partition(b"\n") if raw is not None else (b"", b"", b"")
+    if held != state:
+        return known, None
     try:
-        name = raw.decode("ascii") if raw is not None else ""
+        name_text = name.decode("ascii")
     except ValueError:
         return known, None
-    found = _CACHE_NAME.fullmatch(name)
-    return known, found.group(1) if found and name == _cache_path(found.group(1)).name else None
+    found = _CACHE_NAME.fullmatch(name_text)
+    return known, found.group(1) if found and name_text == _cache_path(found.group(1)).name else None
+
+
+def _state(stamps: list[tuple[str, int, int, int, int]]) -> bytes:
+    """The stamps and this code's digest, as a stamp file holds them."""
+    return repr((_code_digest(), stamps)).encode()
 
 
 def _remember_digest(
@@ -659,7 +671,7 @@ def _remember_digest(
         return
     with contextlib.suppress(OSError):
         tmp = known.with_name(f"{known.name}.{os.getpid()}.tmp")
-        tmp.write_text(path.name, encoding="ascii")
+        tmp.write_bytes(path.name.encode("ascii") + b"\n" + _state(stamps))
         os.replace(tmp, known)
         old = sorted(known.parent.glob("stamp-*"), key=lambda p: p.stat().st_mtime, reverse=True)
         for stale in old[_KEEP:]:
