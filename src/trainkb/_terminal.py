@@ -12,7 +12,10 @@ from __future__ import annotations
 import contextlib
 import re
 import sys
-from typing import Any
+
+TYPE_CHECKING = False  # typing's flag, without importing typing (a warm `kb search` never needs it)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["CONTROL", "emit", "escaped", "json_text", "printable", "say", "spelled"]
 

@@ -11,7 +11,10 @@ import os
 import stat
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False  # typing's flag, without importing typing (a warm `kb search` never needs it)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "AREA_FILE",

@@ -12,7 +12,6 @@ import os
 import stat
 import sys
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, TypedDict
 
 from .._tail import PIPE_TAIL_BYTES, read_tail, skip_to_tail
 from .._terminal import emit, json_text, say
@@ -20,11 +19,21 @@ from ..catalogue import AREA_FILE
 from ._common import catalogue_roots, refuse_device_stdin
 from ._exit import Exit, UsageError
 
+TYPE_CHECKING = False  # typing's flag, without importing typing (a warm `kb search` never needs it)
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import TypedDict
 
     from ..ranklog import Triage
     from ..search import SearchResponse
+
+    class Searched(TypedDict):
+        """The `input` field of the JSON (docs/json.md)."""
+
+        bytes: int
+        searched_from_line: int
+        searched_chars: int
+        cut: bool
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
@@ -158,15 +167,6 @@ def _triage(text: str, roots: list[Path]) -> Triage | None:
     return triage_text(text, catalogue=roots)
 
 
-class Searched(TypedDict):
-    """The `input` field of the JSON (docs/json.md)."""
-
-    bytes: int
-    searched_from_line: int
-    searched_chars: int
-    cut: bool
-
-
 def _searched(given: Input) -> Searched:
     """How much of the input search read (the `input` field of the JSON): its size, the line it read from,
     the characters it read, and whether anything before them was left unread."""
@@ -174,7 +174,7 @@ def _searched(given: Input) -> Searched:
 
     dropped, chars = searched_part(given.text)
     cut = given.kept < given.size or chars < len(given.text.removeprefix("\ufeff"))
-    return Searched(bytes=given.size, searched_from_line=given.first_line + dropped, searched_chars=chars, cut=cut)
+    return {"bytes": given.size, "searched_from_line": given.first_line + dropped, "searched_chars": chars, "cut": cut}
 
 
 def _amount(size: int) -> str:

@@ -10,10 +10,10 @@ so a `kb search` of a paste that names no rank never imports them.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING
 
 from ._gate import RANK_WORDS, may_name_ranks
 
+TYPE_CHECKING = False  # typing's flag, without importing typing (a warm `kb search` never needs it)
 if TYPE_CHECKING:
     from ._decide import Basis, RankVerdict, Role, Triage, decide, decide_text, is_multirank
     from ._read import CHUNK, Event, EventKind, EventSource, RankState, Reader

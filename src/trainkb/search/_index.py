@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from itertools import pairwise, repeat
 from operator import add, itemgetter, mul, truediv
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from .._files import read_regular
 from ..catalogue import AREA_FILE, LAYER_FILE, layers_digest, record_files
@@ -34,7 +33,10 @@ from ._policy import SCORE
 from ._sigregex import compile_signature, utf8
 from ._tells import tell_data
 
+TYPE_CHECKING = False  # typing's flag, without importing typing (a warm `kb search` never needs it)
 if TYPE_CHECKING:
+    from typing import Any
+
     from ._sigregex import SignatureRegex
 
 __all__ = ["FORMAT", "Index", "build_data", "cache_dir", "load_index", "unreachable_terms"]
