@@ -53,12 +53,37 @@ def _command_in(argv: Sequence[str]) -> str | None:
     return None
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help formatter at the width argparse gives it (``shutil.get_terminal_size()``'s columns
+    less 2), found without importing shutil and the compression modules it loads: every `kb search`
+    builds the parser, which makes a formatter per argument, and only `--help` prints with one."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None):
+        super().__init__(prog, indent_increment, max_help_position, _columns() - 2 if width is None else width)
+
+
+def _columns() -> int:
+    """The columns ``shutil.get_terminal_size()`` reports: $COLUMNS when a positive number, else the
+    terminal's width (0 counts as unknown), else 80."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        return 80
+
+
 def _parser(only: str | None = None) -> argparse.ArgumentParser:
     """The whole parser; with ``only``, every other subcommand is listed but its module is not
     imported (`kb search` then loads no other command's code)."""
     parser = argparse.ArgumentParser(
         prog="kb",
         description="trainkb: paste a PyTorch training failure, get the entry that explains it.",
+        formatter_class=_Formatter,
     )
     parser.add_argument("--version", action="version", version=f"kb (trainkb) {__version__}")
     parser.add_argument(
@@ -69,7 +94,7 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, help_text in COMMANDS.items():
-        command = sub.add_parser(name, help=help_text, description=help_text)
+        command = sub.add_parser(name, help=help_text, description=help_text, formatter_class=_Formatter)
         if only is None or name == only:
             importlib.import_module(f"trainkb.commands.{name}").add_parser(command)
         # also after the command, where pre-commit and CI configurations append their arguments

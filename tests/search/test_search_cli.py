@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -90,6 +91,37 @@ def test_kb_search_imports_nothing_heavy(catalogue: Path) -> None:
     assert "trainkb.catalogue._loader" in first.stdout  # the cold run built the index from the records
     assert "LOADED []" in second.stdout, second.stdout + second.stderr
     assert "COMMANDS ['trainkb.commands.search']" in second.stdout  # no other command's code
+
+
+def test_a_warm_kb_search_loads_only_what_a_one_paste_search_needs(catalogue: Path) -> None:
+    """No typing, OpenSSL hashes, json, shutil (with the compression modules it loads) or shlex, and no rank
+    log reader for a paste that names no rank: each was a few milliseconds of every start."""
+    code = (
+        "import sys, trainkb.cli as cli\n"
+        f"cli.main(['--catalogue', {str(catalogue)!r}, 'search', {ERROR!r}])\n"
+        "spared = {'typing', 'hashlib', 'json', 'shutil', 'bz2', 'lzma', 'shlex'}\n"
+        "spared |= {'trainkb.ranklog._read', 'trainkb.triage'}\n"
+        "print('LOADED', sorted(spared & set(sys.modules)))\n"
+    )
+    time.sleep(2.1)  # a state is remembered by its stamps once its files have settled (_index._SETTLED_NS)
+    cold = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert cold.returncode == 0, cold.stderr  # it built the index and remembered the catalogue's state
+    warm = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert "LOADED []" in warm.stdout, warm.stdout + warm.stderr
+
+
+@pytest.mark.parametrize("columns", [None, "60", "0", "-3", "wide"])
+def test_kb_help_is_as_wide_as_argparse_makes_it(columns: str | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """kb's help formatter finds the width as argparse's own does (through shutil), without importing shutil."""
+    import argparse
+
+    from trainkb.cli import _Formatter
+
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    assert _Formatter("kb")._width == argparse.HelpFormatter("kb")._width
 
 
 def test_long_pipe_keeps_the_tail_and_true_line_numbers(catalogue: Path) -> None:
