@@ -77,9 +77,26 @@ def _columns() -> int:
         return 80
 
 
-def _parser(only: str | None = None) -> argparse.ArgumentParser:
+def _only_catalogue_before(argv: Sequence[str]) -> bool:
+    """Whether nothing but --catalogue options comes before the command: no -h or --help (or a prefix of
+    it), --version, ``--`` or mistyped option, any of which can make argparse list every command."""
+    after_catalogue = False
+    for word in argv:
+        if after_catalogue:
+            after_catalogue = False
+        elif word == "--catalogue":
+            after_catalogue = True
+        elif not word.startswith("-"):
+            return True
+        elif not word.startswith("--catalogue="):
+            return False
+    return False
+
+
+def _parser(only: str | None = None, listed: bool = True) -> argparse.ArgumentParser:
     """The whole parser; with ``only``, every other subcommand is listed but its module is not
-    imported (`kb search` then loads no other command's code)."""
+    imported (`kb search` then loads no other command's code), and unless ``listed`` (nothing will
+    print the program's help) not even added: each is a parser to build, on every `kb search`."""
     parser = argparse.ArgumentParser(
         prog="kb",
         description="trainkb: paste a PyTorch training failure, get the entry that explains it.",
@@ -94,6 +111,8 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, help_text in COMMANDS.items():
+        if not listed and name != only:
+            continue
         command = sub.add_parser(name, help=help_text, description=help_text, formatter_class=_Formatter)
         if only is None or name == only:
             importlib.import_module(f"trainkb.commands.{name}").add_parser(command)
@@ -125,7 +144,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     _tolerant_output()
     whole_process = argv is None  # the `kb` program itself, not a library call inside another program
     argv = list(argv) if argv is not None else sys.argv[1:]
-    parser = _parser(_command_in(argv))
+    command = _command_in(argv)
+    parser = _parser(command, listed=command is None or not _only_catalogue_before(argv))
     if whole_process and sys.stdin is None:  # started with stdin closed (`kb search - <&-`)
         sys.stdin = _ClosedInput()
     try:
@@ -133,7 +153,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command is None and sys.stdin.isatty() and sys.stdout.isatty():
             args = parser.parse_args([*argv, "tui"])
         elif args.command is None and _piped_input():  # `train.py 2>&1 | kb`, `kb < log`: search it
-            parser = _parser("search")
+            parser = _parser("search", listed=False)
             args = parser.parse_args([*argv, "search", "-"])
     except SystemExit as exc:  # argparse exits 2 on usage errors and 0 on --help/--version
         return int(exc.code or 0)

@@ -153,3 +153,23 @@ def test_an_edited_yml_record_is_not_served_from_a_stale_cache(catalogue: Path, 
     )
     after = _run(["--catalogue", str(catalogue), "search", "--json", ERROR])
     assert json.loads(after.stdout)["results"][0]["title"] == "Renamed title for the .yml test"
+
+
+@pytest.mark.parametrize(
+    "argv", [["--help", "search"], ["-h", "search"], ["--he", "search"], ["--", "search", ERROR], ["serach", ERROR]]
+)
+def test_what_lists_every_command_before_search_still_does(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    """`kb search` builds no other command's parser, unless what comes before it can print the whole
+    program's help or its list of commands."""
+    assert main(argv) in (0, 2)
+    said = capsys.readouterr()
+    assert "doctor" in said.out + said.err  # another command's name
+
+
+def test_only_catalogue_options_before_the_command_spare_the_other_parsers() -> None:
+    from trainkb.cli import _only_catalogue_before
+
+    assert _only_catalogue_before(["search", ERROR])
+    assert _only_catalogue_before(["--catalogue", "-odd-folder", "--catalogue=x", "search", ERROR])
+    for before in (["--help"], ["--h"], ["--version"], ["--"], ["--cat", "x"]):
+        assert not _only_catalogue_before([*before, "search", ERROR])
