@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
+import gc
 import importlib
 import io
 import os
@@ -145,6 +146,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     whole_process = argv is None  # the `kb` program itself, not a library call inside another program
     argv = list(argv) if argv is not None else sys.argv[1:]
     command = _command_in(argv)
+    if whole_process and command == "search":
+        gc.disable()  # one paste, then exit (commands/search.py says why): from the parser on, not from its run
     parser = _parser(command, listed=command is None or not _only_catalogue_before(argv))
     if whole_process and sys.stdin is None:  # started with stdin closed (`kb search - <&-`)
         sys.stdin = _ClosedInput()

@@ -126,9 +126,10 @@ class Index:
         self.idf: dict[str, float] = data["idf"]
         # per entry, each title or alias as (its sorted words, their idf total), summed in that order
         self.aliases: dict[int, list[tuple[tuple[str, ...], float]]] = {}
+        idf = self.idf.get  # the same sums in the same order, at C speed: every start makes 2,500 of them
         for entry, words in data["aliases"]:
             words = tuple(words)
-            self.aliases.setdefault(entry, []).append((words, sum(self.idf.get(w, 0.0) for w in words)))
+            self.aliases.setdefault(entry, []).append((words, sum(map(idf, words, repeat(0.0)))))
         # aliases long enough to be error fragments: (entry, masked text, alias as written, background count)
         self.phrases: list[tuple[int, str, str, int]] = data["phrases"]
         # term -> [(entry, weight)]; the disk cache keeps each term's list marshalled on its own, read
