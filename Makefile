@@ -28,6 +28,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet $(TORCH_INDEX) "$(TORCH)"
 	$(BIN)/python -m pip install --quiet -e ".[$(EXTRAS)]" "$(TORCH)"
+	$(BIN)/python -m trainkb.search._prebuild  # the catalogue's search index, so a first `kb search` needs no build
 	touch $(STAMP)
 
 run: setup

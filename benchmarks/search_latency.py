@@ -1,5 +1,6 @@
 """Search latency: p50/p99 per query on the real catalogue and on 10,000 synthetic records, the
-time to build the synthetic index, and a whole `kb search` process (cold and warm index cache).
+time to build the synthetic index, and a whole `kb search` process (warm index cache; cold, for the
+catalogue as it is and for a changed copy that must build its index).
 
 Each figure is given as CPU time (user + system) and wall time: on a machine shared with other
 jobs the wall time mostly measures the other jobs. To compare two versions, run this script for
@@ -15,6 +16,7 @@ import json
 import os
 import random
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -25,7 +27,7 @@ from types import SimpleNamespace
 
 from search_quality import DEFAULT_DEV
 
-from trainkb.catalogue import find_catalogue, load_catalogue
+from trainkb.catalogue import find_catalogue, load_catalogue, record_files
 from trainkb.search import Index, search
 from trainkb.search._index import build_data, load_index
 
@@ -113,17 +115,31 @@ def _timed(command: list[str], env: dict[str, str]) -> tuple[float, float]:
     return cpu * 1000, wall * 1000
 
 
+def _changed_copy(root: Path, where: Path) -> Path:
+    """A copy of the catalogue with one record's bytes changed (a comment added): no index built ahead
+    (`make setup`, the wheel) matches it, so a cold cache must build."""
+    copy = where / "catalogue"
+    shutil.copytree(root, copy)
+    first = record_files(copy)[0]
+    first.write_text(first.read_text(encoding="utf-8") + "# changed\n", encoding="utf-8")
+    return copy
+
+
 def processes(root: Path, text: str, runs: int) -> dict[str, tuple[float, float]]:
     """Median (CPU, wall) milliseconds of `python -m trainkb.cli search TEXT` with a warm and with a
-    cold (empty) index cache, and of `python -c pass` (the interpreter's own start), interleaved."""
+    cold (empty) index cache, cold for a changed copy of the catalogue, and of `python -c pass` (the
+    interpreter's own start), interleaved."""
     command = [sys.executable, "-m", "trainkb.cli", "--catalogue", str(root), "search", text]
-    found: dict[str, list[tuple[float, float]]] = {"warm": [], "cold": [], "python": []}
-    with tempfile.TemporaryDirectory() as warm:
+    found: dict[str, list[tuple[float, float]]] = {"warm": [], "cold": [], "changed": [], "python": []}
+    with tempfile.TemporaryDirectory() as warm, tempfile.TemporaryDirectory() as scratch:
+        changed = [*command[:4], str(_changed_copy(root, Path(scratch))), *command[5:]]
         _timed(command, {**os.environ, "XDG_CACHE_HOME": warm})  # fills the cache
         for _ in range(runs):
             found["warm"].append(_timed(command, {**os.environ, "XDG_CACHE_HOME": warm}))
             with tempfile.TemporaryDirectory() as cold:
                 found["cold"].append(_timed(command, {**os.environ, "XDG_CACHE_HOME": cold}))
+            with tempfile.TemporaryDirectory() as cold:
+                found["changed"].append(_timed(changed, {**os.environ, "XDG_CACHE_HOME": cold}))
             found["python"].append(_timed([sys.executable, "-c", "pass"], dict(os.environ)))
     return {
         kind: (statistics.median(t[0] for t in times), statistics.median(t[1] for t in times))
@@ -159,7 +175,10 @@ def main() -> int:
     print(f"synthetic index ({args.synthetic} entries) built in CPU {cpu:.1f} s, wall {wall:.1f} s")
     print(_line(f"synthetic catalogue, {len(texts)} queries", *percentiles(synthetic, texts, 1)))
     for kind, (cpu_ms, wall_ms) in processes(root, texts[0], args.runs).items():
-        what = "`python -c pass`" if kind == "python" else f"`kb search`, {kind} index cache"
+        what = {
+            "python": "`python -c pass`",
+            "changed": "`kb search`, cold index cache, a changed catalogue (builds)",
+        }.get(kind, f"`kb search`, {kind} index cache")
         print(f"{what}: CPU {cpu_ms:.0f} ms, wall {wall_ms:.0f} ms (median of {args.runs})")
     return 0
 

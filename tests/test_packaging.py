@@ -34,6 +34,7 @@ def test_wheel_from_sdist_installs_and_lists(tmp_path):
     shipped = sorted(n for n in names if n.startswith("trainkb/_bundled_catalogue/") and n.endswith(".yaml"))
     on_disk = sorted(p for p in (ROOT / "catalogue").rglob("*.yaml"))
     assert len(shipped) == len(on_disk)
+    assert [n for n in names if n.startswith("trainkb/search/_prebuilt/index-")]  # the search index, built ahead
 
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)

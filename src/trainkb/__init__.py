@@ -7,9 +7,10 @@ module loads on the first use of ``install`` or ``uninstall`` (`kb search` never
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
+TYPE_CHECKING = False  # typing's flag, without importing typing (a warm `kb search` never needs it)
 if TYPE_CHECKING:
+    from typing import Any
+
     from ._hook import install, uninstall
 
 __all__ = ["__version__", "install", "uninstall"]

@@ -12,11 +12,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
 
 from ._terminal import printable
 
+TYPE_CHECKING = False  # typing's flag, without importing typing (a warm `kb search` never needs it)
 if TYPE_CHECKING:
+    from typing import Any, Literal
+
     from .search import SearchResponse, SearchResult
 
 __all__ = [
@@ -39,11 +41,12 @@ __all__ = [
     "view",
 ]
 
-# answer: one entry explains it; differential: candidates for a line several causes print; closest: nothing
-# recognised, the nearest entries listed; foreign: another stack's error; empty: no entry shares anything
-Kind = Literal["answer", "differential", "closest", "foreign", "empty"]
-# what a result's place rests on: the answer's confidence, a differential's candidate, or nearness alone
-Label = Literal["high", "medium", "candidate", "closest"]
+if TYPE_CHECKING:  # annotations only
+    # answer: one entry explains it; differential: candidates for a line several causes print; closest: nothing
+    # recognised, the nearest entries listed; foreign: another stack's error; empty: no entry shares anything
+    Kind = Literal["answer", "differential", "closest", "foreign", "empty"]
+    # what a result's place rests on: the answer's confidence, a differential's candidate, or nearness alone
+    Label = Literal["high", "medium", "candidate", "closest"]
 
 # the frame of a block kb prints into a terminal or a log: "── kb search: <banner> ──"
 BANNERS: dict[Kind, str] = {

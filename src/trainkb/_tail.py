@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import os
 import stat
-from typing import BinaryIO, NamedTuple
+from collections import namedtuple
+
+TYPE_CHECKING = False  # typing's flag, without importing typing (a warm `kb search` never needs it)
+if TYPE_CHECKING:
+    from typing import BinaryIO, NamedTuple
 
 __all__ = ["PIPE_TAIL_BYTES", "RUN_TAIL_BYTES", "SEEK_ABOVE", "TailRead", "read_tail", "skip_to_tail"]
 
@@ -27,10 +31,15 @@ CHUNK_BYTES = 1024 * 1024
 NEWLINE_SEARCH = 2_000  # bytes past a cut searched for a line start, so the tail begins on a whole line
 
 
-class TailRead(NamedTuple):
-    data: bytes  # the tail kept
-    dropped: int  # lines before it
-    size: int  # bytes read in all: more than ``data`` when the start was cut
+if TYPE_CHECKING:
+
+    class TailRead(NamedTuple):
+        data: bytes  # the tail kept
+        dropped: int  # lines before it
+        size: int  # bytes read in all: more than ``data`` when the start was cut
+
+else:  # the same tuple, made without importing typing
+    TailRead = namedtuple("TailRead", ["data", "dropped", "size"])
 
 
 def read_tail(stream: BinaryIO, keep: int = PIPE_TAIL_BYTES) -> TailRead:

@@ -10,10 +10,12 @@ write, and survive an output that cannot be written.
 from __future__ import annotations
 
 import contextlib
-import json
 import re
 import sys
-from typing import Any
+
+TYPE_CHECKING = False  # typing's flag, without importing typing (a warm `kb search` never needs it)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["CONTROL", "emit", "escaped", "json_text", "printable", "say", "spelled"]
 
@@ -56,6 +58,8 @@ def json_text(data: Any) -> str:
     """``data`` as indented JSON for a terminal: json escapes C0 controls itself; DEL, the C1 controls
     (``\\x9b`` starts a sequence too) and the bidirectional overrides are escaped here, so the text
     is the same JSON and no byte of it is a control character."""
+    import json  # only here: a `kb search` without --json never loads it
+
     return escaped(json.dumps(data, indent=2, ensure_ascii=False), CONTROL)
 
 

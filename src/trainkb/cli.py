@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
+import gc
 import importlib
 import io
 import os
@@ -53,12 +54,54 @@ def _command_in(argv: Sequence[str]) -> str | None:
     return None
 
 
-def _parser(only: str | None = None) -> argparse.ArgumentParser:
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help formatter at the width argparse gives it (``shutil.get_terminal_size()``'s columns
+    less 2), found without importing shutil and the compression modules it loads: every `kb search`
+    builds the parser, which makes a formatter per argument, and only `--help` prints with one."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None):
+        super().__init__(prog, indent_increment, max_help_position, _columns() - 2 if width is None else width)
+
+
+def _columns() -> int:
+    """The columns ``shutil.get_terminal_size()`` reports: $COLUMNS when a positive number, else the
+    terminal's width (0 counts as unknown), else 80."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        return 80
+
+
+def _only_catalogue_before(argv: Sequence[str]) -> bool:
+    """Whether nothing but --catalogue options comes before the command: no -h or --help (or a prefix of
+    it), --version, ``--`` or mistyped option, any of which can make argparse list every command."""
+    after_catalogue = False
+    for word in argv:
+        if after_catalogue:
+            after_catalogue = False
+        elif word == "--catalogue":
+            after_catalogue = True
+        elif not word.startswith("-"):
+            return True
+        elif not word.startswith("--catalogue="):
+            return False
+    return False
+
+
+def _parser(only: str | None = None, listed: bool = True) -> argparse.ArgumentParser:
     """The whole parser; with ``only``, every other subcommand is listed but its module is not
-    imported (`kb search` then loads no other command's code)."""
+    imported (`kb search` then loads no other command's code), and unless ``listed`` (nothing will
+    print the program's help) not even added: each is a parser to build, on every `kb search`."""
     parser = argparse.ArgumentParser(
         prog="kb",
         description="trainkb: paste a PyTorch training failure, get the entry that explains it.",
+        formatter_class=_Formatter,
     )
     parser.add_argument("--version", action="version", version=f"kb (trainkb) {__version__}")
     parser.add_argument(
@@ -69,7 +112,9 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, help_text in COMMANDS.items():
-        command = sub.add_parser(name, help=help_text, description=help_text)
+        if not listed and name != only:
+            continue
+        command = sub.add_parser(name, help=help_text, description=help_text, formatter_class=_Formatter)
         if only is None or name == only:
             importlib.import_module(f"trainkb.commands.{name}").add_parser(command)
         # also after the command, where pre-commit and CI configurations append their arguments
@@ -100,7 +145,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     _tolerant_output()
     whole_process = argv is None  # the `kb` program itself, not a library call inside another program
     argv = list(argv) if argv is not None else sys.argv[1:]
-    parser = _parser(_command_in(argv))
+    command = _command_in(argv)
+    if whole_process and command == "search":
+        gc.disable()  # one paste, then exit (commands/search.py says why): from the parser on, not from its run
+    parser = _parser(command, listed=command is None or not _only_catalogue_before(argv))
     if whole_process and sys.stdin is None:  # started with stdin closed (`kb search - <&-`)
         sys.stdin = _ClosedInput()
     try:
@@ -108,7 +156,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command is None and sys.stdin.isatty() and sys.stdout.isatty():
             args = parser.parse_args([*argv, "tui"])
         elif args.command is None and _piped_input():  # `train.py 2>&1 | kb`, `kb < log`: search it
-            parser = _parser("search")
+            parser = _parser("search", listed=False)
             args = parser.parse_args([*argv, "search", "-"])
     except SystemExit as exc:  # argparse exits 2 on usage errors and 0 on --help/--version
         return int(exc.code or 0)

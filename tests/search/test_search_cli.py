@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -92,6 +93,37 @@ def test_kb_search_imports_nothing_heavy(catalogue: Path) -> None:
     assert "COMMANDS ['trainkb.commands.search']" in second.stdout  # no other command's code
 
 
+def test_a_warm_kb_search_loads_only_what_a_one_paste_search_needs(catalogue: Path) -> None:
+    """No typing, OpenSSL hashes, json, shutil (with the compression modules it loads) or shlex, and no rank
+    log reader for a paste that names no rank: each was a few milliseconds of every start."""
+    code = (
+        "import sys, trainkb.cli as cli\n"
+        f"cli.main(['--catalogue', {str(catalogue)!r}, 'search', {ERROR!r}])\n"
+        "spared = {'typing', 'hashlib', 'json', 'shutil', 'bz2', 'lzma', 'shlex'}\n"
+        "spared |= {'trainkb.ranklog._read', 'trainkb.triage'}\n"
+        "print('LOADED', sorted(spared & set(sys.modules)))\n"
+    )
+    time.sleep(2.1)  # a state is remembered by its stamps once its files have settled (_index._SETTLED_NS)
+    cold = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert cold.returncode == 0, cold.stderr  # it built the index and remembered the catalogue's state
+    warm = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert "LOADED []" in warm.stdout, warm.stdout + warm.stderr
+
+
+@pytest.mark.parametrize("columns", [None, "60", "0", "-3", "wide"])
+def test_kb_help_is_as_wide_as_argparse_makes_it(columns: str | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """kb's help formatter finds the width as argparse's own does (through shutil), without importing shutil."""
+    import argparse
+
+    from trainkb.cli import _Formatter
+
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    assert _Formatter("kb")._width == argparse.HelpFormatter("kb")._width
+
+
 def test_long_pipe_keeps_the_tail_and_true_line_numbers(catalogue: Path) -> None:
     noise = "2026-01-01 00:00:00 INFO step ok, loss 0.1234\n" * 150_000  # ~7 MB, more than stdin keeps
     proc = _run(["--catalogue", str(catalogue), "search", "--json"], stdin=noise + ERROR + "\n")
@@ -121,3 +153,23 @@ def test_an_edited_yml_record_is_not_served_from_a_stale_cache(catalogue: Path, 
     )
     after = _run(["--catalogue", str(catalogue), "search", "--json", ERROR])
     assert json.loads(after.stdout)["results"][0]["title"] == "Renamed title for the .yml test"
+
+
+@pytest.mark.parametrize(
+    "argv", [["--help", "search"], ["-h", "search"], ["--he", "search"], ["--", "search", ERROR], ["serach", ERROR]]
+)
+def test_what_lists_every_command_before_search_still_does(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    """`kb search` builds no other command's parser, unless what comes before it can print the whole
+    program's help or its list of commands."""
+    assert main(argv) in (0, 2)
+    said = capsys.readouterr()
+    assert "doctor" in said.out + said.err  # another command's name
+
+
+def test_only_catalogue_options_before_the_command_spare_the_other_parsers() -> None:
+    from trainkb.cli import _only_catalogue_before
+
+    assert _only_catalogue_before(["search", ERROR])
+    assert _only_catalogue_before(["--catalogue", "-odd-folder", "--catalogue=x", "search", ERROR])
+    for before in (["--help"], ["--h"], ["--version"], ["--"], ["--cat", "x"]):
+        assert not _only_catalogue_before([*before, "search", ERROR])

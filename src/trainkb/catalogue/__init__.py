@@ -9,7 +9,6 @@ first use (PEP 562), which keeps that path light.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING
 
 from ._locate import (
     AREA_FILE,
@@ -29,6 +28,7 @@ from ._locate import (
     shipped_folder,
 )
 
+TYPE_CHECKING = False  # typing's flag, without importing typing (a warm `kb search` never needs it)
 if TYPE_CHECKING:
     from ._jsonschema import MODELINE, SCHEMA_FILE, TODO, render_schema
     from ._layers import LayerFile, layer_name, layer_reports, load_layers

@@ -7,12 +7,14 @@ first folder named is one, the default catalogue is put beneath it as the base.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False  # typing's flag, without importing typing (a warm `kb search` never needs it)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "AREA_FILE",
@@ -150,6 +152,8 @@ def catalogue_digest(root: Path) -> str:
 
     Lives here, not on the record models, so `kb search` can check its cache without pydantic.
     """
+    import hashlib  # only here: a warm `kb search` finds its index by the files' stamps, not their hash
+
     digest = hashlib.sha256()
     for path in [root / AREA_FILE, *record_files(root)]:
         digest.update(os.fsencode(path.relative_to(root)) + b"\0")  # the bytes, whatever the encoding
@@ -161,6 +165,8 @@ def layers_digest(roots: Sequence[Path]) -> str:
     """``catalogue_digest`` of one folder, or of every layer in order: the cache key of a layered catalogue."""
     if len(roots) == 1:
         return catalogue_digest(roots[0])
+    import hashlib
+
     digest = hashlib.sha256()
     for position, root in enumerate(roots):
         digest.update(b"%d:%s:%s\n" % (position, os.fsencode(root.resolve()), catalogue_digest(root).encode()))

@@ -9,11 +9,11 @@ import re
 import stat
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..catalogue import find_catalogues
 from ._exit import UsageError
 
+TYPE_CHECKING = False  # typing's flag, without importing typing (a warm `kb search` never needs it)
 if TYPE_CHECKING:  # loading records needs pydantic; `kb search` and `kb --help` must not pay for it
     from ..catalogue import Catalogue
 

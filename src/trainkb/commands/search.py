@@ -9,11 +9,9 @@ from __future__ import annotations
 import argparse
 import gc
 import os
-import shlex
 import stat
 import sys
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, TypedDict
 
 from .._tail import PIPE_TAIL_BYTES, read_tail, skip_to_tail
 from .._terminal import emit, json_text, say
@@ -21,8 +19,21 @@ from ..catalogue import AREA_FILE
 from ._common import catalogue_roots, refuse_device_stdin
 from ._exit import Exit, UsageError
 
+TYPE_CHECKING = False  # typing's flag, without importing typing (a warm `kb search` never needs it)
 if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import TypedDict
+
+    from ..ranklog import Triage
     from ..search import SearchResponse
+
+    class Searched(TypedDict):
+        """The `input` field of the JSON (docs/json.md)."""
+
+        bytes: int
+        searched_from_line: int
+        searched_chars: int
+        cut: bool
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
@@ -79,6 +90,8 @@ def _file_note(text: str) -> str | None:
             return None
     except (OSError, ValueError):
         return None
+    import shlex  # only here: a paste is seldom the name of a file
+
     name = shlex.quote(text)
     return f"`{name}` is a file here; to search what it holds: `kb search - < {name}`."
 
@@ -100,7 +113,6 @@ def run(args: argparse.Namespace) -> int:
         gc.disable()
     from .._present import block
     from ..search import search  # after argument parsing, so `kb --help` stays light
-    from ..triage import to_json, to_text, triage_text
 
     if args.top < 1:
         raise UsageError("--top must be at least 1")
@@ -122,29 +134,37 @@ def run(args: argparse.Namespace) -> int:
     searched = _searched(given)
     if searched["cut"]:
         response = _told_of_the_cut(response, searched, given)
-    triage = triage_text(text, catalogue=roots)  # None unless two or more ranks speak in the text
+    triage = _triage(text, roots)
     if args.json:
         data = response.to_json()
         data["input"] = searched
         if triage is not None:
+            from ..triage import to_json
+
             data["triage"] = to_json(triage, first_line)
         written = emit(json_text(data) + "\n")
     else:
-        written = emit(
-            (to_text(triage, first_line=first_line) + "\n" if triage is not None else "") + block(response, "kb search")
-        )
+        said = ""
+        if triage is not None:
+            from ..triage import to_text
+
+            said = to_text(triage, first_line=first_line) + "\n"
+        written = emit(said + block(response, "kb search"))
     if not written:
         return Exit.USAGE
     return Exit.SUCCESS if response.results and not response.abstained else Exit.FINDINGS
 
 
-class Searched(TypedDict):
-    """The `input` field of the JSON (docs/json.md)."""
+def _triage(text: str, roots: list[Path]) -> Triage | None:
+    """The triage of a paste where two or more ranks speak; None otherwise. A paste that names no rank
+    at all is not read for ranks (the rank log reader is not even imported)."""
+    from ..ranklog import may_name_ranks
 
-    bytes: int
-    searched_from_line: int
-    searched_chars: int
-    cut: bool
+    if not may_name_ranks(text):
+        return None
+    from ..triage import triage_text
+
+    return triage_text(text, catalogue=roots)
 
 
 def _searched(given: Input) -> Searched:
@@ -154,7 +174,7 @@ def _searched(given: Input) -> Searched:
 
     dropped, chars = searched_part(given.text)
     cut = given.kept < given.size or chars < len(given.text.removeprefix("\ufeff"))
-    return Searched(bytes=given.size, searched_from_line=given.first_line + dropped, searched_chars=chars, cut=cut)
+    return {"bytes": given.size, "searched_from_line": given.first_line + dropped, "searched_chars": chars, "cut": cut}
 
 
 def _amount(size: int) -> str:

@@ -28,6 +28,8 @@ Basis = Literal["own-error", "mismatch", "behind", "silent", "none"]
 
 @dataclass
 class RankVerdict:
+    """What triage decided about one rank: its role, how it ended, and the line that says so."""
+
     rank: int
     role: Role
     how: str  # a key of DECIDE.how
@@ -46,6 +48,8 @@ class RankVerdict:
 
 @dataclass
 class Triage:
+    """Triage's verdict on a job: every rank's, the ranks that broke first, and what that rests on."""
+
     ranks: list[RankVerdict]
     culprits: list[int]
     basis: Basis

@@ -49,6 +49,8 @@ class Event:
 
 @dataclass
 class RankState:
+    """What the reader knows of one rank so far: its events, its last line, its collective counters."""
+
     rank: int
     tag: str = ""  # the prefix style its lines carry, tried first in the next chunk
     last_line: str = ""

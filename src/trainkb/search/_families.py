@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
 
 from ._sigregex import compile_signature, utf8
+
+TYPE_CHECKING = False  # typing's flag, without importing typing (a warm `kb search` never needs it)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["signature_pattern", "symptom_families"]
 

@@ -12,21 +12,19 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
-import json
 import marshal
 import math
 import os
 import re
 import stat
 import sys
+import zlib
 from collections import Counter, defaultdict, deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise, repeat
 from operator import add, itemgetter, mul, truediv
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from .._files import read_regular
 from ..catalogue import AREA_FILE, LAYER_FILE, layers_digest, record_files
@@ -35,13 +33,19 @@ from ._policy import SCORE
 from ._sigregex import compile_signature, utf8
 from ._tells import tell_data
 
+TYPE_CHECKING = False  # typing's flag, without importing typing (a warm `kb search` never needs it)
 if TYPE_CHECKING:
+    from typing import Any
+
     from ._sigregex import SignatureRegex
 
 __all__ = ["FORMAT", "Index", "build_data", "cache_dir", "load_index", "unreachable_terms"]
 
 FORMAT = 10  # the plain-data layout; the cache key also hashes this module, the normaliser, rules and background
 BACKGROUND = Path(__file__).with_name("background.json")  # words public failure reports share
+# indexes built ahead (python -m trainkb.search._prebuild: `make setup`, the wheel) for the catalogue trainkb
+# ships, named as the user's cache names them: a first search of that very catalogue state needs no build
+PREBUILT = Path(__file__).with_name("_prebuilt")
 BACKGROUND_RATE = 0.01  # a word more failure reports than this share hold weighs that share over its own
 _KEEP = 8  # cached indexes kept (one per catalogue state; old ones are deleted)
 K1, B = 1.2, 0.75
@@ -122,9 +126,10 @@ class Index:
         self.idf: dict[str, float] = data["idf"]
         # per entry, each title or alias as (its sorted words, their idf total), summed in that order
         self.aliases: dict[int, list[tuple[tuple[str, ...], float]]] = {}
+        idf = self.idf.get  # the same sums in the same order, at C speed: every start makes 2,500 of them
         for entry, words in data["aliases"]:
             words = tuple(words)
-            self.aliases.setdefault(entry, []).append((words, sum(self.idf.get(w, 0.0) for w in words)))
+            self.aliases.setdefault(entry, []).append((words, sum(map(idf, words, repeat(0.0)))))
         # aliases long enough to be error fragments: (entry, masked text, alias as written, background count)
         self.phrases: list[tuple[int, str, str, int]] = data["phrases"]
         # term -> [(entry, weight)]; the disk cache keeps each term's list marshalled on its own, read
@@ -369,6 +374,8 @@ def _bm25(docs: list[dict[str, float]]) -> tuple[dict[str, list[tuple[int, float
 def _load_background() -> tuple[int, dict[str, list[int]]]:
     """(reports, word -> the reports holding it) from background.json; nothing when it is unreadable."""
     try:
+        import json  # only here: a warm `kb search` reads no JSON
+
         data = json.loads(BACKGROUND.read_text(encoding="utf-8"))
         return int(data["reports"]), {str(t): [int(d) for d in docs] for t, docs in data["terms"].items()}
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
@@ -528,12 +535,13 @@ def _temp_cache() -> Path:
 
 @functools.cache
 def _code_digest() -> str:
-    """A digest of the code that shapes the index, so an upgraded trainkb never reads a stale one."""
-    digest = hashlib.sha256(str(FORMAT).encode())
+    """A digest of the code that shapes the index, so an upgraded trainkb never reads a stale one: a
+    CRC-32, as wide as the part of a SHA-256 this name once kept, without loading OpenSSL on a warm start."""
+    digest = zlib.crc32(str(FORMAT).encode())
     for name in ("_index.py", "_normalize.py", "_policy.py", "_sigregex.py", BACKGROUND.name):
         with contextlib.suppress(OSError):
-            digest.update((Path(__file__).parent / name).read_bytes())
-    return digest.hexdigest()[:8]
+            digest = zlib.crc32((Path(__file__).parent / name).read_bytes(), digest)
+    return f"{digest:08x}"
 
 
 _MAX_CACHE_BYTES = 1 << 30  # far above any index kb writes: a larger file in its place is not one
@@ -555,6 +563,34 @@ def _read_cache(path: Path, digest: str) -> dict[str, Any] | None:
     if isinstance(data, dict) and data.get("format") == FORMAT and data.get("hash") == digest:
         return data
     return None
+
+
+def _read_prebuilt(path: Path, digest: str) -> dict[str, Any] | None:
+    """The index built ahead for this very catalogue state (same name, so same code, Python and content
+    digest; the digest inside is checked as for any cache file), copied into the user's cache so that
+    the next search reads it from there. An edited catalogue or a layer hashes to another name."""
+    shipped = PREBUILT / path.name
+    data = _read_cache(shipped, digest)
+    if data is None:
+        return None
+    import tempfile  # only here: a warm `kb search` never writes
+
+    tmp = None
+    try:
+        raw = shipped.read_bytes()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(raw)
+        os.replace(tmp, path)
+        tmp = None
+    except OSError:  # a read-only cache: the next search reads the prebuilt index again
+        pass
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+    return data
 
 
 def _write_cache(path: Path, data: dict[str, Any]) -> None:
@@ -600,17 +636,27 @@ def _known_digest(stamps: list[tuple[str, int, int, int, int]]) -> tuple[Path, s
     """(where the content digest of a catalogue in this state is remembered, that digest when it is).
 
     Stating every file is cheaper than reading and hashing it; the digest a state was found to have
-    is remembered under a hash of the stamps (with this code's own), so a warm search reads no record.
+    is remembered in a file named by a checksum of the stamps (with this code's own digest) that holds
+    the stamps too, compared whole: no two states share a digest, and a warm search reads no record.
     """
-    key = hashlib.sha256(repr((_code_digest(), stamps)).encode()).hexdigest()[:16]
-    known = cache_dir() / f"stamp-{key}"
-    raw = read_regular(known, 256, follow=False)  # a name of about 60 characters; a FIFO there must not block
+    state = _state(stamps)
+    known = cache_dir() / f"stamp-{zlib.crc32(state):08x}"
+    # the index's name (about 60 characters), a line break, the state; a FIFO there must not block
+    raw = read_regular(known, len(state) + 256, follow=False)
+    name, _, held = raw.partition(b"\n") if raw is not None else (b"", b"", b"")
+    if held != state:
+        return known, None
     try:
-        name = raw.decode("ascii") if raw is not None else ""
+        name_text = name.decode("ascii")
     except ValueError:
         return known, None
-    found = _CACHE_NAME.fullmatch(name)
-    return known, found.group(1) if found and name == _cache_path(found.group(1)).name else None
+    found = _CACHE_NAME.fullmatch(name_text)
+    return known, found.group(1) if found and name_text == _cache_path(found.group(1)).name else None
+
+
+def _state(stamps: list[tuple[str, int, int, int, int]]) -> bytes:
+    """The stamps and this code's digest, as a stamp file holds them."""
+    return repr((_code_digest(), stamps)).encode()
 
 
 def _remember_digest(
@@ -628,7 +674,7 @@ def _remember_digest(
         return
     with contextlib.suppress(OSError):
         tmp = known.with_name(f"{known.name}.{os.getpid()}.tmp")
-        tmp.write_text(path.name, encoding="ascii")
+        tmp.write_bytes(path.name.encode("ascii") + b"\n" + _state(stamps))
         os.replace(tmp, known)
         old = sorted(known.parent.glob("stamp-*"), key=lambda p: p.stat().st_mtime, reverse=True)
         for stale in old[_KEEP:]:
@@ -665,7 +711,7 @@ def load_index(roots: str | os.PathLike[str] | Sequence[Path], use_cache: bool =
                 return Index(data)
     digest = layers_digest(roots)
     path = _cache_path(digest)
-    data = _read_cache(path, digest) if use_cache else None
+    data = (_read_cache(path, digest) or _read_prebuilt(path, digest)) if use_cache else None
     if data is not None:
         try:
             index = Index(data)

@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Literal
 
 from .._ownoutput import MARK, own_lines
 from ._policy import PASTE
+
+TYPE_CHECKING = False  # typing's flag, without importing typing (a warm `kb search` never needs it)
+if TYPE_CHECKING:
+    from typing import Literal
 
 __all__ = [
     "MAX_CHARS",
@@ -35,11 +38,12 @@ __all__ = [
 MAX_CHARS, FAILURE_WEIGHT = PASTE.max_chars, PASTE.failure_weight  # as the package has always exported them
 
 
-# what a line is in a traceback or log: an exception or log message, a stack frame, a "Traceback" header,
-# a line that only sets the scene (context), or anything else
-LineRole = Literal["text", "frame", "header", "message", "context"]
-# what the paste as a whole looks like
-QueryKind = Literal["traceback", "log", "prose"]
+if TYPE_CHECKING:  # annotations only
+    # what a line is in a traceback or log: an exception or log message, a stack frame, a "Traceback" header,
+    # a line that only sets the scene (context), or anything else
+    LineRole = Literal["text", "frame", "header", "message", "context"]
+    # what the paste as a whole looks like
+    QueryKind = Literal["traceback", "log", "prose"]
 
 
 @dataclass(frozen=True)
@@ -64,6 +68,8 @@ class Message:
 
 @dataclass
 class Query:
+    """A paste read as search reads it: its kind, its cleaned lines, the messages among them and its prose."""
+
     kind: QueryKind
     lines: list[Line]
     messages: list[Message] = field(default_factory=list)

@@ -24,7 +24,6 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import TYPE_CHECKING
 
 from ._index import Index, Sig
 from ._input import FAILURE_WEIGHT, Message, Query
@@ -32,6 +31,7 @@ from ._normalize import NUMBER, content_words, normalize, terms
 from ._policy import PASTE, SCORE, SIGNATURES
 from ._sigregex import compile_signature, utf8
 
+TYPE_CHECKING = False  # typing's flag, without importing typing (a warm `kb search` never needs it)
 if TYPE_CHECKING:
     from rapidfuzz.distance import ScoreAlignment
 
@@ -58,6 +58,8 @@ class Evidence:
 
 @dataclass
 class Scored:
+    """One entry's score for a paste, with the evidence and the symptom it rests on."""
+
     entry: int
     score: float
     prose: float = 0.0  # breaks ties between entries that share a signature

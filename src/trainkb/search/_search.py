@@ -4,16 +4,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
 
 from ..catalogue import PathList, find_catalogues
 from ._hint import ADVICE, advice, foreign_package
 from ._index import Index, load_index
-from ._input import Query, QueryKind, clean_lines, parse
+from ._input import Query, clean_lines, parse
 from ._policy import ANSWER, SCORE
 from ._ranks import teardown
 from ._score import Evidence, Scored, score_entries
 from ._tells import TellText, first_fired
+
+TYPE_CHECKING = False  # typing's flag, without importing typing (a warm `kb search` never needs it)
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    from ._input import QueryKind
 
 __all__ = [
     "HIGH",
@@ -29,11 +34,12 @@ __all__ = [
 
 HIGH, MEDIUM = ANSWER.high, ANSWER.medium  # the confidence bands, as the package has always exported them
 
-# answered: one cause, at medium or high; differential: a recognised symptom several catalogue entries
-# explain, listed with what decides between them; unknown: nothing recognised
-Status = Literal["answered", "differential", "unknown"]
-# how sure a result is: a cause-naming line and a clear lead (high), enough evidence (medium), neither (low)
-Confidence = Literal["high", "medium", "low"]
+if TYPE_CHECKING:  # annotations only
+    # answered: one cause, at medium or high; differential: a recognised symptom several catalogue entries
+    # explain, listed with what decides between them; unknown: nothing recognised
+    Status = Literal["answered", "differential", "unknown"]
+    # how sure a result is: a cause-naming line and a clear lead (high), enough evidence (medium), neither (low)
+    Confidence = Literal["high", "medium", "low"]
 
 
 @dataclass(frozen=True)
@@ -52,6 +58,8 @@ _INDEXES: dict[tuple[tuple[str, ...], bool], Index] = {}
 
 @dataclass(frozen=True)
 class SearchResult:
+    """One entry as an answer lists it: what it is, how sure search is, and the lines that matched."""
+
     id: str
     title: str
     area: str
@@ -87,6 +95,8 @@ class SearchResult:
 
 @dataclass(frozen=True)
 class SearchResponse:
+    """Search's whole answer to a paste (docs/json.md): the results, the status and the advice."""
+
     query_kind: QueryKind
     abstained: bool  # True unless answered: the results are candidates or only the closest entries
     results: list[SearchResult]

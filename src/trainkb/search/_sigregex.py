@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import functools
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # typing's flag, without importing typing (a warm `kb search` never needs it)
 if TYPE_CHECKING:
+    from typing import Any
+
     from re2 import _Regexp as SignatureRegex
 
 __all__ = ["SignatureRegex", "compile_signature", "re2_error", "utf8"]

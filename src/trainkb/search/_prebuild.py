@@ -1,0 +1,51 @@
+"""Build the default catalogue's search index ahead of the first search: `make setup` and the wheel's
+build run this, so a fresh install's first `kb search` reads an index instead of parsing and
+validating every record.
+
+    python -m trainkb.search._prebuild [CATALOGUE [FOLDER]]
+
+CATALOGUE defaults to the one trainkb ships (this checkout's, or the wheel's bundled copy), never
+$TRAINKB_CATALOGUE. The index is written to ``_index.PREBUILT`` (or FOLDER) under the name the user's
+cache gives it, which holds the code's digest, the Python version and the catalogue's content digest:
+a search reads it only for that very catalogue state, and copies it into the user's cache then.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ..catalogue import AREA_FILE, layers_digest, load_layers, shipped_folder
+from ._index import PREBUILT, _cache_path, _write_cache, build_data
+
+__all__ = ["prebuild"]
+
+
+def prebuild(root: Path, folder: Path = PREBUILT) -> Path:
+    """Write the index of the catalogue at ``root`` into ``folder``, the only index kept there."""
+    roots = [root.resolve()]
+    digest = layers_digest(roots)
+    cat = load_layers(roots)
+    data = build_data(cat.ordered(), digest, cat.origin)
+    if layers_digest(roots) != digest:
+        raise RuntimeError(f"the catalogue at {root} changed while its index was built; run this again")
+    path = folder / _cache_path(digest).name
+    _write_cache(path, data)
+    if not path.is_file():
+        raise RuntimeError(f"cannot write the index to {folder}")
+    path.chmod(0o644)  # a shared install's users read it (the cache's own files are private)
+    for stale in folder.glob("index-*.marshal"):
+        if stale != path:
+            stale.unlink()
+    return path
+
+
+def main(argv: list[str]) -> int:
+    root = Path(argv[0]) if argv else shipped_folder("catalogue", AREA_FILE)
+    folder = Path(argv[1]) if len(argv) > 1 else PREBUILT
+    print(f"search index of {root} built ahead: {prebuild(root, folder)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
