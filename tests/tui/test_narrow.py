@@ -45,3 +45,20 @@ async def test_every_width_down_to_20_columns_with_an_entry_showing(real_app: Tr
         await pilot.press("enter")
         await settle(pilot, app)
         assert app.current_entry not in (None, "D8")
+
+
+async def test_below_20_columns_a_note_stands_in_and_the_entry_comes_back(real_app: TrainKBApp) -> None:
+    """At 7 columns or fewer the entry pane's option list was asked its height at width 0 and the app died."""
+    app = real_app
+    async with app.run_test(size=(120, 40)) as pilot:
+        await bracketed_paste(pilot, app, D8_LINE)
+        assert app.current_entry == "D8"
+        for width, height in ((19, 40), (7, 40), (4, 40), (1, 1), (10, 3)):
+            await pilot.resize_terminal(width, height)
+            await settle(pilot, app)
+            assert app.is_running, (width, height)
+            assert app.query_one("#too-narrow").display and not app.query_one("#body").display
+        await pilot.resize_terminal(120, 40)
+        await settle(pilot, app)
+        assert app.is_running and app.current_entry == "D8" and app.query_one("#body").display
+        assert not app.query_one("#too-narrow").display

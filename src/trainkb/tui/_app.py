@@ -12,7 +12,7 @@ from textual.binding import Binding, BindingType
 from textual.command import CommandPalette
 from textual.containers import Horizontal, Vertical
 from textual.driver import Driver
-from textual.widgets import ContentSwitcher, Footer, Header, Input, Markdown, OptionList, TextArea, Tree
+from textual.widgets import ContentSwitcher, Footer, Header, Input, Markdown, OptionList, Static, TextArea, Tree
 from textual.worker import get_current_worker
 
 from .._present import diagnosis, entry_diagnosis, view
@@ -49,10 +49,15 @@ class TrainKBApp(App[None]):
     #body.-stacked { layout: vertical; }
     #body.-stacked #left { width: 1fr; min-width: 0; height: 1fr; }
     #body.-stacked #detail { width: 1fr; height: 1fr; }
+    #too-narrow { display: none; height: 1fr; content-align: center middle; }
+    Screen.-too-narrow #body, Screen.-too-narrow Footer { display: none; }
+    Screen.-too-narrow #too-narrow { display: block; }
     """
     NARROW = 100  # columns below which the left pane gets a fixed width, the score bars go and the footer tightens
     STACKED = 60  # columns below which the entry pane goes under the paste and matches: beside a fixed-width left
     # pane it would be too narrow to read, and at 34 columns or fewer it had none at all
+    TOO_NARROW = 20  # columns below which the panes are hidden behind a note: a few columns left some with none,
+    # and Textual's option list raises when asked its height at width 0
     COMMANDS = App.COMMANDS | {EntryCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f1", "toggle_help", "Keys", id="help"),
@@ -118,6 +123,7 @@ class TrainKBApp(App[None]):
                     yield ResultsList(id="results")
                 yield BrowsePane(self.kb, id="browse-pane")
             yield EntryView(id="detail")
+        yield Static(f"Widen the window to {self.TOO_NARROW} columns or more.", id="too-narrow")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -159,6 +165,7 @@ class TrainKBApp(App[None]):
         self._fit(event.size.width)
 
     def _fit(self, width: int) -> None:
+        self.screen.set_class(width < self.TOO_NARROW, "-too-narrow")  # the paste and its answer are kept
         narrow = width < self.NARROW
         self.query_one("#body").set_class(narrow, "-narrow").set_class(width < self.STACKED, "-stacked")
         footer = self.query_one(Footer)
