@@ -142,6 +142,20 @@ def _tolerant_output() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run `kb` with ``argv``; return the exit status (``Exit``: 0 success, 1 findings, 2 usage)."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        if argv is not None:  # a library call: the program around it decides what Ctrl-C means
+            raise
+        # Ctrl-C before a command could take it (while kb starts, imports or parses): the user wants out, and
+        # a shell reads 128 + SIGINT as "interrupted", as it would for any program it stopped
+        return _INTERRUPTED
+
+
+_INTERRUPTED = 130  # 128 + SIGINT
+
+
+def _main(argv: Sequence[str] | None) -> int:
     _tolerant_output()
     whole_process = argv is None  # the `kb` program itself, not a library call inside another program
     argv = list(argv) if argv is not None else sys.argv[1:]
