@@ -88,3 +88,22 @@ def test_a_link_out_of_the_served_folder_is_not_followed(server, tmp_path_factor
         answer = _request(server, b"GET " + path + b" HTTP/1.0\r\n\r\n")
         assert answer.startswith(b"HTTP/1.0 404") and b"not for the web" not in answer
     assert _request(server, b"GET /index.html HTTP/1.0\r\n\r\n").startswith(b"HTTP/1.0 200")
+
+
+class _ClosedPipe:
+    """stderr after `kb site serve 2>&1 | head -1` has exited: every write fails."""
+
+    def write(self, text: str) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def flush(self) -> None:
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+def test_a_closed_log_pipe_stops_the_log_not_the_site(server, monkeypatch):
+    monkeypatch.setattr(_serve._Handler, "log_failed", False, raising=False)
+    monkeypatch.setattr("sys.stderr", _ClosedPipe())
+    for _ in range(2):  # the first answer meets the failed log line, the next ones are not logged at all
+        answer = _request(server, b"GET /index.html HTTP/1.0\r\n\r\n")
+        assert answer.startswith(b"HTTP/1.0 200") and answer.endswith(b"<p>hi</p>")
+    assert _serve._Handler.log_failed

@@ -27,6 +27,7 @@ class _Handler(SimpleHTTPRequestHandler):
 
     timeout = IDLE_SECONDS
     request_seconds = REQUEST_SECONDS
+    log_failed = False  # stderr refused a log line: the log stops, the serving goes on
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         # per instance (typeshed declares extensions_map an instance attribute); the base handles
@@ -55,6 +56,16 @@ class _Handler(SimpleHTTPRequestHandler):
         self.close_connection = True
         with contextlib.suppress(OSError):
             self.connection.shutdown(socket.SHUT_RDWR)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """The access log on stderr, as the base writes it; once stderr cannot be written (`kb site serve 2>&1 |
+        head -1` closed the pipe) the site is still served, unlogged: a failed log line made every answer empty."""
+        if _Handler.log_failed:
+            return
+        try:
+            super().log_message(format, *args)
+        except (OSError, ValueError):
+            _Handler.log_failed = True
 
     def end_headers(self) -> None:
         self.send_header("X-Content-Type-Options", "nosniff")
