@@ -112,3 +112,17 @@ def test_a_file_name_given_as_the_text_is_pointed_at_stdin_not_read(tmp_path):
     (tmp_path / "crash.log").unlink()
     gone = subprocess.run([*run, "--json"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
     assert "is a file here" not in json.loads(gone.stdout)["advice"]
+
+
+def test_unquoted_words_are_one_text_and_a_last_folder_is_still_the_catalogue(tmp_path):
+    """`kb search CUDA out of memory` read "of memory" as a catalogue (or gave argparse's error): the words are
+    one text; a folder typed last names the catalogue as before, and one that is not a catalogue says to quote."""
+    line = "Expected to have finished reduction in the prior iteration"
+    words = _kb("search", "--json", *line.split())
+    assert words.returncode in (0, 1), words.stderr
+    quoted = _kb("search", "--json", line)
+    assert json.loads(words.stdout) == json.loads(quoted.stdout)
+    folder = _kb("search", "RuntimeError", str(tmp_path))
+    assert folder.returncode == 2
+    assert folder.stderr.decode().startswith("kb: error: not a catalogue folder")
+    assert "quote them" in folder.stderr.decode()

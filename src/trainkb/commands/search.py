@@ -39,19 +39,21 @@ if TYPE_CHECKING:
 def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "text",
-        nargs="?",
-        default=None,
-        help="the traceback, log or description; '-' or omitted with piped input reads stdin",
+        nargs="*",
+        metavar="TEXT [CATALOGUE]",
+        help="the traceback, log or description (unquoted words are searched as one text); '-' or nothing with "
+        "piped input reads stdin; a last word that names a folder is the catalogue (as --catalogue)",
     )
     parser.add_argument("--json", action="store_true", help="print the JSON contract (see docs/json.md)")
     parser.add_argument("--top", type=int, default=5, metavar="N", help="how many entries to show (default 5)")
-    parser.add_argument(
-        "search_catalogue",
-        nargs="?",
-        default=None,
-        metavar="CATALOGUE",
-        help="catalogue folder (same as the global --catalogue)",
-    )
+
+
+def _words(args: argparse.Namespace) -> None:
+    """Split the words typed into the text and the CATALOGUE folder: `kb search CUDA out of memory` is one text
+    (it read "of memory" as a catalogue), `kb search "$log" ./team` names a catalogue, as it always did."""
+    words = list(args.text)
+    args.search_catalogue = words.pop() if len(words) > 1 and os.path.isdir(words[-1]) else None
+    args.text = " ".join(words) if words else None
 
 
 @dataclass(frozen=True)
@@ -116,6 +118,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.top < 1:
         raise UsageError("--top must be at least 1")
+    _words(args)
     given = _query(args)
     if given is None or not given.text.strip():
         raise UsageError("give the text to search, or pipe it in (kb search - < log.txt)")
@@ -126,7 +129,8 @@ def run(args: argparse.Namespace) -> int:
         args.catalogue = [args.search_catalogue]
     roots = catalogue_roots(args)
     if not (roots[0] / AREA_FILE).is_file():  # `kb search TEXT /etc`: no entries to search, not "no match"
-        raise UsageError(f"not a catalogue folder (no {AREA_FILE}): {roots[0]}")
+        quote = " (to search the words, quote them)" if args.search_catalogue else ""
+        raise UsageError(f"not a catalogue folder (no {AREA_FILE}): {roots[0]}{quote}")
     response = search(text, top=args.top, catalogue=roots, first_line=first_line)
     note = _file_note(text) if args.text is not None and args.text != "-" else None
     if note is not None:
