@@ -106,3 +106,27 @@ def test_prune_drops_the_rows_of_checks_the_catalogue_no_longer_has(tmp_path, ca
     assert [(r["entry"], r["check"]) for r in merged["mutants"]["results"]] == [("D8", "unused-branch-raises")]
     assert merged["summary"] == {"passed": 1}
     assert "dropped the rows of 1 check(s) the catalogue no longer has: D1:renamed-away" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        ({"version": 99}, "version 99"),
+        ({"version": "1"}, "version '1'"),
+        ({"status": "banana"}, "status 'banana'"),
+        ({"environment": "nowhere"}, "environment 'nowhere' is not among"),
+    ],
+)
+def test_a_report_kb_cannot_vouch_for_is_refused_by_merge(tmp_path, capsys, change, said):
+    """A newer format, a verdict kb does not know or a row of no listed environment merged silently (the version
+    even came out as 1, and the summary counted 'banana' as a fifth verdict)."""
+    report = make_report({"name": "cpu"}, [_result("c0", "passed")])
+    if "version" in change:
+        report["version"] = change["version"]
+    else:
+        report["results"][0].update(change)
+    path = tmp_path / "odd.json"
+    path.write_text(json.dumps(report), encoding="utf-8")
+    assert main(["report", "merge", str(path), "-o", str(tmp_path / "all.json")]) == 2
+    assert said in capsys.readouterr().err
+    assert not (tmp_path / "all.json").exists()

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from ._regexsafety import backtracking_risk, nested_quantifier, scoped_flags
     from ._reports import (
         REPORT_FORMAT,
+        REPORT_VERSION,
         CheckReport,
         CheckStatus,
         ReportedResult,
@@ -81,6 +82,7 @@ _LAZY = {
     **dict.fromkeys(
         [
             "REPORT_FORMAT",
+            "REPORT_VERSION",
             "CheckReport",
             "CheckStatus",
             "ReportRow",
@@ -131,6 +133,7 @@ __all__ = [
     "RECORD_SUFFIXES",
     "RELATION_LABELS",
     "REPORT_FORMAT",
+    "REPORT_VERSION",
     "SCHEMA_FILE",
     "TODO",
     "Area",

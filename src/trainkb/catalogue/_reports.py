@@ -14,6 +14,7 @@ if TYPE_CHECKING:  # readers of reports must not pay for pydantic
 
 __all__ = [
     "REPORT_FORMAT",
+    "REPORT_VERSION",
     "CheckReport",
     "CheckStatus",
     "ReportRow",
@@ -25,6 +26,7 @@ __all__ = [
 ]
 
 REPORT_FORMAT = "trainkb-check-report"  # written by `kb check --json`, read here
+REPORT_VERSION = 1  # of that format: written by this kb, and the newest it reads
 # A file-size cap, not a paste limit: a merged matrix of every check in a dozen environments is a few MB;
 # a file far larger is not a report, and is refused before it is read whole.
 MAX_REPORT_BYTES = 64 * 1024 * 1024
@@ -162,9 +164,18 @@ def _shape_problem(data: Any) -> str | None:
         problem = _environment_problem(env)
         if problem is not None:
             return f"environments[{i}].{problem}"
+    version = data.get("version", 1)
+    if not isinstance(version, int) or isinstance(version, bool) or not 1 <= version <= REPORT_VERSION:
+        return f"version {version!r}: this kb reads check reports of version 1 to {REPORT_VERSION}"
+    names = {env["name"] for env in environments}
+    statuses = {status.value for status in CheckStatus}
     for i, row in enumerate(results):
         if not isinstance(row, dict) or not all(isinstance(row.get(key), str) for key in _ROW_FIELDS):
             return f"results[{i}] needs the text fields {', '.join(_ROW_FIELDS)}"
+        if row["status"] not in statuses:  # a merge would count it as a fifth kind of verdict
+            return f"results[{i}].status {row['status']!r} is not one of {', '.join(sorted(statuses))}"
+        if row["environment"] not in names:  # a row no environment block describes: where did it run?
+            return f"results[{i}].environment {row['environment']!r} is not among the report's environments"
     if "mutants" in data:
         return _mutants_problem(data["mutants"])
     return None

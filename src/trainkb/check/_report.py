@@ -13,7 +13,7 @@ from typing import Any
 
 from .._github import inert, workflow_command
 from .._terminal import printable, spelled
-from ..catalogue import REPORT_FORMAT, CheckReport, CheckStatus, ReportRow, read_report, torch_release
+from ..catalogue import REPORT_FORMAT, REPORT_VERSION, CheckReport, CheckStatus, ReportRow, read_report, torch_release
 from ._runner import CheckResult
 
 __all__ = [
@@ -30,8 +30,6 @@ __all__ = [
     "stopped_text",
     "summary_text",
 ]
-
-REPORT_VERSION = 1
 
 
 def _git_commit(path: Path) -> str | None:
