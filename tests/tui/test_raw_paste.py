@@ -112,3 +112,23 @@ def test_keys_outside_a_paste_are_textuals() -> None:
     assert [getattr(t, "key", None) for t in parser.tick()] == ["escape"]
     assert _parse([f"{START}cut short"], parser) == []
     assert [getattr(t, "text", None) for t in parser.feed("")] == ["cut short"]  # input ended mid-paste
+
+
+def test_an_end_marker_inside_the_pasted_text_does_not_end_the_paste() -> None:
+    """A terminal that does not filter a pasted end marker sent the rest of the paste as keys: its \\x11 quit."""
+    tokens = _parse([f"{START}log line\n{END}\x11more\n{D8_LINE}{END}x"])
+    assert [type(t) for t in tokens] == [events.Paste, events.Key]
+    assert tokens[0].text == f"log line\n{END}\x11more\n{D8_LINE}" and tokens[1].key == "x"
+    two = _parse([f"{START}one{END}{START}two{END}"])  # two pastes in one read stay two
+    assert [t.text for t in two] == ["one", "two"]
+
+
+def test_a_paste_whose_end_never_comes_ends_when_input_stops(monkeypatch) -> None:
+    """Every key after an unfinished paste went into it, Ctrl+Q too: only a kill ended the app."""
+    monkeypatch.setattr("trainkb.tui._driver.PASTE_IDLE", 0.1)
+    parser = PasteParser()
+    assert _parse([f"{START}{D8_LINE}\n"], parser) == []
+    assert list(parser.tick()) == []  # a paste in progress, not yet idle
+    time.sleep(0.15)
+    assert [t.text for t in parser.tick()] == [f"{D8_LINE}\n"]
+    assert [getattr(t, "key", None) for t in _parse(["\x11"], parser)] == ["ctrl+q"]

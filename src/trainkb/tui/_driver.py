@@ -7,7 +7,11 @@ U+FFFD, as `kb search` reads a paste.
 An ESC inside a bracketed paste (a coloured log, an OSC title, binary): Textual's parser reads it as the
 start of a key sequence and sends the rest of the paste as key presses (textual/_xterm_parser.py, the
 bracketed-paste branch of ``XTermParser.parse``), so text is lost and a pasted ``\\x11`` quits as Ctrl+Q.
-Here everything between the paste markers is one paste, whatever bytes it holds.
+Here everything between the paste markers is one paste, whatever bytes it holds. A pasted text may hold an end
+marker of its own (a terminal that does not filter it): when the same read holds a later end marker and no start
+marker before it, the paste runs to that one, so what follows the inner marker is not read as keys. A paste whose
+end marker never comes (a lost byte, a killed terminal program) ends after ``PASTE_IDLE`` seconds without input:
+keys are keys again, Ctrl+Q among them.
 """
 
 from __future__ import annotations
@@ -22,7 +26,9 @@ from textual._xterm_parser import BRACKETED_PASTE_END, BRACKETED_PASTE_START, XT
 from textual.drivers import linux_driver
 from textual.message import Message
 
-__all__ = ["PasteParser", "TolerantDriver"]
+__all__ = ["PASTE_IDLE", "PasteParser", "TolerantDriver"]
+
+PASTE_IDLE = 3.0  # seconds without input that end a paste whose end marker never came (a terminal sends one at once)
 
 
 class _ReplacingUtf8(Utf8Decoder):
@@ -44,6 +50,17 @@ def _split_marker(text: str, marker: str) -> int:
     return 0
 
 
+def _last_end(text: str, end: int) -> int:
+    """Where the paste that an end marker at ``end`` seems to close really ends: at the last end marker of ``text``
+    with no start marker before it (the earlier ones were pasted text)."""
+    while True:
+        later = text.find(BRACKETED_PASTE_END, end + len(BRACKETED_PASTE_END))
+        start = text.find(BRACKETED_PASTE_START, end + len(BRACKETED_PASTE_END))
+        if later < 0 or 0 <= start < later:
+            return end
+        end = later
+
+
 class PasteParser(XTermParser):
     """Textual's parser, but a bracketed paste is cut out of the input before it is parsed: everything up to
     the end marker is one Paste event (the text as pasted: the app cleans it), never a key."""
@@ -53,6 +70,7 @@ class PasteParser(XTermParser):
         self._paste: list[str] | None = None  # the paste read so far, while one is being read
         self._held = ""  # the end of the last read when it may begin a marker the next read completes
         self._held_at = 0.0
+        self._paste_at = 0.0  # when the paste last grew
 
     def feed(self, data: str) -> Iterable[Message]:
         if not data:  # end of input: a paste cut short is still what was pasted
@@ -77,12 +95,14 @@ class PasteParser(XTermParser):
                 self._paste = []
                 text = text[start + len(BRACKETED_PASTE_START) :]
             else:
+                self._paste_at = get_time()
                 end = text.find(BRACKETED_PASTE_END)
                 if end < 0:
                     cut = len(text) - _split_marker(text, BRACKETED_PASTE_END)
                     self._paste.append(text[:cut])
                     self._hold(text[cut:])
                     return
+                end = _last_end(text, end)
                 self._paste.append(text[:end])
                 yield from self._release()
                 text = text[end + len(BRACKETED_PASTE_END) :]
@@ -95,6 +115,10 @@ class PasteParser(XTermParser):
             yield from self._keys(held)
             if self._timeout_time is not None:  # it waits for the rest of a sequence
                 self._timeout_time = get_time()
+        if self._paste is not None and get_time() - self._paste_at >= PASTE_IDLE:  # its end marker never came
+            held, self._held = self._held, ""
+            self._paste.append(held)
+            yield from self._release()
         yield from super().tick()
 
     def _keys(self, text: str) -> Iterable[Message]:
