@@ -27,3 +27,18 @@ def test_a_low_open_file_limit_is_named(tmp_path: Path) -> None:
     # the system's words first (what a search for the error finds), then the limit and the way out
     named = "the open-file limit (32, `ulimit -n`) is too low for -j 4; raise it (`ulimit -n 1024`)"
     assert f"Too many open files: {named}" in done.stdout
+
+
+def test_the_way_out_is_one_that_exists(monkeypatch) -> None:
+    """At -j 1 the message said to lower --jobs, which cannot go lower."""
+    import errno
+
+    from trainkb.check import _runner
+
+    full = OSError(errno.EMFILE, "Too many open files")
+    monkeypatch.setattr(_runner.resource, "getrlimit", lambda _which: (20, resource.RLIM_INFINITY))
+    assert _runner._could_not_run(full, 1).endswith("is too low for -j 1; raise it (`ulimit -n 1024`)")
+    assert _runner._could_not_run(full, 4).endswith("raise it (`ulimit -n 1024`) or lower --jobs")
+    monkeypatch.setattr(_runner.resource, "getrlimit", lambda _which: (20, 20))
+    assert _runner._could_not_run(full, 4).endswith("is too low for -j 4; lower --jobs")
+    assert _runner._could_not_run(full, 1).endswith("its hard limit (20) allows no more: run where it is higher")

@@ -63,3 +63,26 @@ def test_a_shard_left_empty_says_so(make_catalogue, capsys):
     root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks)})
     assert main(["--catalogue", str(root), "check", "-q", "--no-drift", "--shard", "2/2"]) == 0
     assert "kb check: shard 2/2 holds none of the 2 check(s) selected\n" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("ref", "said"),
+    [
+        ("no-such-ref", "'no-such-ref' names no commit"),  # it showed the git command line that failed
+        ("HEAD:catalogue", "'HEAD:catalogue' names no commit"),  # a tree: every record counted as changed
+    ],
+)
+def test_a_changed_since_that_names_no_commit_says_why(capsys, ref, said):
+    try:
+        code = main(["check", "-q", "--no-drift", "--changed-since", ref])
+    except SystemExit as stop:
+        code = stop.code
+    assert code == 2
+    line = capsys.readouterr().err.strip().splitlines()[-1]
+    assert said in line and "returned non-zero exit status" not in line
+
+
+def test_a_run_of_no_checks_ends_its_summary_cleanly():
+    from trainkb.check import summary_text
+
+    assert summary_text([], "cpu-torch2.13.0", 2.8) == "kb check on cpu-torch2.13.0: 0 checks in 2.8 s"

@@ -266,9 +266,10 @@ def one_line(text: str) -> str:
 
 def summary_text(results: list[CheckResult], env_name: str, wall: float) -> str:
     counts = Counter(r.status for r in results)
+    verdicts = ", ".join(f"{counts[s]} {s}" for s in CheckStatus if counts[s])
     parts = [
-        f"kb check on {one_line(env_name)}: {len(results)} checks in {wall:.1f} s — "
-        + ", ".join(f"{counts[s]} {s}" for s in CheckStatus if counts[s])
+        f"kb check on {one_line(env_name)}: {len(results)} checks in {wall:.1f} s"
+        + (f" — {verdicts}" if verdicts else "")
     ]
     bad = [r for r in results if r.status in {CheckStatus.FAILED, CheckStatus.ERROR}]
     if bad:

@@ -415,7 +415,8 @@ def _could_not_run(exc: Exception, jobs: int) -> str:
     if isinstance(exc, OSError) and exc.errno == errno.EMFILE:
         soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
         raise_to = 1024 if hard == resource.RLIM_INFINITY else min(1024, hard)
-        way_out = f"raise it (`ulimit -n {raise_to}`) or lower --jobs" if raise_to > soft else "lower --jobs"
+        ways = [f"raise it (`ulimit -n {raise_to}`)"] * (raise_to > soft) + ["lower --jobs"] * (jobs > 1)
+        way_out = " or ".join(ways) or f"its hard limit ({hard}) allows no more: run where it is higher"
         limit = f"the open-file limit ({soft}, `ulimit -n`) is too low for -j {jobs}"
         return f"the checker could not run it: {exc.strerror}: {limit}; {way_out}"
     return f"the checker could not run it: {type(exc).__name__}: {exc}"

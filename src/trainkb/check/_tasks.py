@@ -51,6 +51,10 @@ def _changed_files(root: Path, ref: str) -> set[Path]:
     top = subprocess.run(
         ["git", "-C", str(root), "rev-parse", "--show-toplevel"], capture_output=True, text=True, check=True
     ).stdout.strip()
+    # a tree (`HEAD:catalogue`) or a blob diffs against every file as changed: only a commit is a point to diff from
+    probe = ["git", "-C", top, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"]
+    if subprocess.run(probe, capture_output=True, text=True).returncode != 0:
+        raise subprocess.CalledProcessError(128, probe, "", f"{ref!r} names no commit in {top}")
     diff = subprocess.run(
         ["git", "-C", top, "diff", "--name-only", ref, "--", str(root)], capture_output=True, text=True, check=True
     ).stdout.split()

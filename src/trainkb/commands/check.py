@@ -8,6 +8,7 @@ import json
 import os
 import re
 import signal
+import subprocess
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -181,6 +182,9 @@ def run(args: argparse.Namespace) -> int:
     if args.changed_since:
         try:
             only = checker.changed_entry_ids(cat, args.changed_since)
+        except subprocess.CalledProcessError as exc:  # git's own words, not the command line that failed
+            said = (exc.stderr or "").strip().splitlines()
+            raise UsageError(f"--changed-since {args.changed_since}: {said[-1] if said else exc}") from None
         except Exception as exc:
             raise UsageError(f"--changed-since {args.changed_since}: {exc}") from None
     if args.layer:
