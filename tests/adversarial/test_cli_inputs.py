@@ -126,3 +126,13 @@ def test_unquoted_words_are_one_text_and_a_last_folder_is_still_the_catalogue(tm
     assert folder.returncode == 2
     assert folder.stderr.decode().startswith("kb: error: not a catalogue folder")
     assert "quote them" in folder.stderr.decode()
+
+
+def test_an_argument_that_is_not_utf8_gives_json_that_is():
+    """Bad bytes in the argument came out as lone surrogates that no UTF-8 reader can take."""
+    line = b"\xed\xa0\x80Expected to have finished reduction in the prior iteration before starting a new one"
+    done = subprocess.run([*KB, "search", "--json", line], capture_output=True, timeout=120)
+    assert done.returncode in (0, 1), done.stderr
+    data = json.loads(done.stdout.decode("utf-8"))
+    json.dumps(data, ensure_ascii=False).encode("utf-8")  # no lone surrogate anywhere
+    assert any("\ufffd" in e["text"] for r in data["results"] for e in r["evidence"])

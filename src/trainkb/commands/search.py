@@ -101,8 +101,10 @@ def _file_note(text: str) -> str | None:
 def _query(args: argparse.Namespace) -> Input | None:
     """The text to search and what it is the end of."""
     if args.text is not None and args.text != "-":
-        size = len(args.text.encode(errors="replace"))
-        return Input(args.text, 1, size, size)
+        # bytes of the argument that are not UTF-8 reach Python as lone surrogates, which JSON cannot carry:
+        # read them as stdin is read, each bad byte U+FFFD
+        raw = args.text.encode("utf-8", "surrogateescape")
+        return Input(raw.decode("utf-8", "replace"), 1, len(raw), len(raw))
     if args.text == "-" or not sys.stdin.isatty():
         return _read_stdin()
     return None
