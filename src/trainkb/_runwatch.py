@@ -2,18 +2,18 @@
 
 Output is copied byte for byte as it arrives (no line buffering added, so `\\r` progress bars keep
 working). Where our stdout and stderr are one file (the same device and inode: a terminal, `2>&1`,
-`|&`), the command gets one channel for both, so the two streams reach it in the order the command
-wrote them, as they would without `kb run`; where they differ, each stream gets a channel of its
-own, so streams the user split stay split. A channel is a pseudo-terminal where its target is a
-terminal (output processing off, so bytes still pass unchanged): `isatty()` is true, and colours,
-tqdm and line buffering behave as they do without `kb run`. Elsewhere it is a pipe; one that
-carries both streams is widened to SHARED_PIPE_BYTES, because Linux lets another write into a pipe
-in the middle of a write only once the pipe is full (fs/pipe.c, pipe_write), so a line written in
-one call up to that size is never cut by the other stream. When the reader of our output goes away
-(`kb run -- yes | head -1`), the child's pipe is closed too, so it gets SIGPIPE/EPIPE as it would
-have. Signals are passed on to the child's process group: Ctrl-C, SIGTERM, SIGHUP, SIGQUIT,
-SIGUSR1/SIGUSR2 (batch schedulers' pre-emption warnings), terminal resizes, and Ctrl-Z/`fg` (the
-job stops and resumes with us).
+`|&`), the command gets one channel for both, so what it writes to the two streams arrives in the
+order it wrote it, as it would without `kb run`; where they differ, each stream gets a channel of
+its own, so streams the user split stay split. A channel is a pseudo-terminal where its target is
+a terminal (output processing off, so bytes still pass unchanged): `isatty()` is true, and
+colours, tqdm and line buffering behave as they do without `kb run`. Elsewhere it is a pipe; one
+that carries both streams is widened to SHARED_PIPE_BYTES, because Linux lets another write into a
+pipe in the middle of a write only once the pipe is full (fs/pipe.c, pipe_write), so a line
+written in one call up to that size is not cut by the other stream while we keep up. When the
+reader of our output goes away (`kb run -- yes | head -1`), the child's pipe is closed too, so it
+gets SIGPIPE/EPIPE as it would have. Signals are passed on to the child's process group: Ctrl-C,
+SIGTERM, SIGHUP, SIGQUIT, SIGUSR1/SIGUSR2 (batch schedulers' pre-emption warnings), terminal
+resizes, and Ctrl-Z/`fg` (the job stops and resumes with us).
 
 kb returns when the command exits, as a shell does, after copying what was already written:
 a background job the command leaves holding the output (`sleep 60 &`) does not keep it waiting.
