@@ -163,8 +163,8 @@ def _guard(cmd: Sequence[str], out: int, err: int, env: Mapping[str, str], life:
         os.write(report, f"E {exc.errno or 0}\n".encode())
         return
     os.write(report, b"S\n")
-    os.close(out)
-    os.close(err)
+    for fd in {out, err}:  # one descriptor where both streams share a channel
+        os.close(fd)
     status = _wait_for(command.pid, life)
     if status is None:
         _kill_descendants()

@@ -1,22 +1,19 @@
 """Run a training command with its output passed through untouched, keeping a tail to diagnose.
 
-stdout and stderr stay separate streams and are copied byte for byte as they arrive (no
-line buffering added, so `\\r` progress bars keep working). Where our own stdout or stderr is a
-terminal, the child gets a pseudo-terminal on that stream instead of a pipe (output
-processing off, so bytes still pass unchanged): `isatty()` is true, and colours, tqdm and
-line buffering behave as they do without `kb run`. When the reader of our output goes away
-(`kb run -- yes | head -1`), the child's pipe is closed too, so it gets SIGPIPE/EPIPE as it
-would have. Signals are passed on to the child's process group: Ctrl-C, SIGTERM, SIGHUP,
-SIGQUIT, SIGUSR1/SIGUSR2 (batch schedulers' pre-emption warnings), terminal resizes, and
-Ctrl-Z/`fg` (the job stops and resumes with us).
-
-Where our stdout and stderr show in one place (a terminal, `2>&1`), a line that one stream has
-begun is finished before the other stream's output is shown: the pieces in which a long line
-is read must not let the other stream cut into it, as a terminal never would inside one
-write. The other stream is still read meanwhile and kept in memory, so the command never
-blocks on it. A line left open for LINE_PATIENCE (a prompt, `print(..., end="")`), one that
-keeps growing for LINE_HOLD_LIMIT (heartbeat dots), or one that has HELD_BYTES of the other
-stream waiting stops holding it back; a progress bar redrawn with `\\r` never holds it.
+Output is copied byte for byte as it arrives (no line buffering added, so `\\r` progress bars keep
+working). Where our stdout and stderr are one file (the same device and inode: a terminal, `2>&1`,
+`|&`), the command gets one channel for both, so what it writes to the two streams arrives in the
+order it wrote it, as it would without `kb run`; where they differ, each stream gets a channel of
+its own, so streams the user split stay split. A channel is a pseudo-terminal where its target is
+a terminal (output processing off, so bytes still pass unchanged): `isatty()` is true, and
+colours, tqdm and line buffering behave as they do without `kb run`. Elsewhere it is a pipe; one
+that carries both streams is widened to SHARED_PIPE_BYTES, because Linux lets another write into a
+pipe in the middle of a write only once the pipe is full (fs/pipe.c, pipe_write), so a line
+written in one call up to that size is not cut by the other stream while we keep up. When the
+reader of our output goes away (`kb run -- yes | head -1`), the child's pipe is closed too, so it
+gets SIGPIPE/EPIPE as it would have. Signals are passed on to the child's process group: Ctrl-C,
+SIGTERM, SIGHUP, SIGQUIT, SIGUSR1/SIGUSR2 (batch schedulers' pre-emption warnings), terminal
+resizes, and Ctrl-Z/`fg` (the job stops and resumes with us).
 
 kb returns when the command exits, as a shell does, after copying what was already written:
 a background job the command leaves holding the output (`sleep 60 &`) does not keep it waiting.
@@ -33,6 +30,7 @@ import pty
 import select
 import selectors
 import signal
+import sys
 import termios
 import time
 from collections import deque
@@ -44,9 +42,8 @@ from ._tail import RUN_TAIL_BYTES
 
 __all__ = ["RunOutcome", "Tail", "watch"]
 
-LINE_PATIENCE = 1.0  # seconds an unfinished line of one stream may keep the other stream's output waiting
-LINE_HOLD_LIMIT = 5.0  # seconds one unfinished line may hold the other stream back, however it keeps coming
-HELD_BYTES = 1 << 20  # what the other stream may have waiting in memory meanwhile
+SHARED_PIPE_BYTES = 1 << 20  # a pipe carrying both streams: a write up to this size lands whole (Linux's default cap)
+LAST_WORDS = 1 << 16  # after a failed write to a file both streams share: what is dropped before the channel closes
 # Once the command has exited: a pseudo-terminal passes on its last bytes a moment later, and a
 # background job may hold the output open; a quiet spell this long ends the copy, as does the limit.
 DRAIN_QUIET = 0.05
@@ -97,10 +94,14 @@ class RunOutcome:
         return 128 - self.returncode if self.returncode < 0 else self.returncode
 
 
-def _channel(target_fd: int) -> tuple[int, int]:
-    """(read end for us, write end for the child): a pseudo-terminal if ``target_fd`` is one."""
+def _channel(target_fd: int, shared: bool) -> tuple[int, int]:
+    """(read end for us, write end for the child): a pseudo-terminal if ``target_fd`` is one, else a
+    pipe, widened where it carries both streams (``shared``)."""
     if not os.isatty(target_fd):
-        return os.pipe()
+        ours, theirs = os.pipe()
+        if shared:
+            _widen(theirs)
+        return ours, theirs
     ours, theirs = pty.openpty()
     attrs = termios.tcgetattr(theirs)
     attrs[1] &= ~termios.OPOST  # no "\n" -> "\r\n": the real terminal does that once, on our write
@@ -109,78 +110,46 @@ def _channel(target_fd: int) -> tuple[int, int]:
     return ours, theirs
 
 
+def _widen(pipe_fd: int) -> None:
+    """Room for a long line in one write, so the other stream's writes wait until it is in. Where the
+    system refuses (a lower cap, the user's pipe quota spent), the pipe keeps its size: lines still
+    arrive in order, and whole up to that size."""
+    if sys.platform == "linux":
+        with contextlib.suppress(OSError):
+            fcntl.fcntl(pipe_fd, fcntl.F_SETPIPE_SZ, SHARED_PIPE_BYTES)
+
+
 def _copy_size(source: int, pty_fd: int) -> None:
     with contextlib.suppress(OSError):
         fcntl.ioctl(pty_fd, termios.TIOCSWINSZ, fcntl.ioctl(source, termios.TIOCGWINSZ, b"\0" * 8))
 
 
 def _same_file(a: int, b: int) -> bool:
-    """Whether two of our descriptors write to one place (a terminal, `2>&1`), where lines can mix."""
+    """Whether two of our descriptors write to one place (a terminal, `2>&1`, `|&`), where the order of
+    their lines shows."""
     try:
         return os.path.samestat(os.fstat(a), os.fstat(b))
     except OSError:
         return False
 
 
-class _Copy:
-    """Where each stream's output stands: at a line start, inside a plain line, or inside a redrawn one."""
+class _Lines:
+    """Whether the output shown last ends inside a line, so that kb's own text starts on a line of its own."""
 
-    START, PLAIN, REDRAWN = 0, 1, 2
-
-    def __init__(self, targets: Sequence[int], shared: bool) -> None:
-        self.shared = shared
-        self.state = dict.fromkeys(targets, self.START)
-        self.open = set(targets)
-        self.last_data = dict.fromkeys(targets, 0.0)
-        self.opened = dict.fromkeys(targets, 0.0)
-        self.let_go: set[int] = set()  # streams whose current line no longer holds the other back
+    def __init__(self, shared: bool) -> None:
+        self.shared = shared  # one channel carries both streams: what it showed last is what either ends on
+        self.open: dict[int, bool] = {}  # target -> whether its last byte shown is not a line end
         self.last_target: int | None = None
 
-    def wrote(self, target: int, chunk: bytes, now: float) -> None:
-        end = chunk.rfind(b"\n")
-        rest = chunk[end + 1 :]
-        before = self.START if end >= 0 else self.state[target]
-        if not rest:
-            state = before
-        elif b"\r" in rest or before == self.REDRAWN:
-            state = self.REDRAWN  # a progress bar redraws its line: nothing to keep whole
-        else:
-            state = self.PLAIN
-        if state == self.PLAIN and (before != self.PLAIN or end >= 0):
-            self.opened[target] = now
-            self.let_go.discard(target)
-        self.state[target] = state
-        self.last_data[target] = now
-        self.last_target = target
-
-    def closed(self, target: int) -> None:
-        self.open.discard(target)
-
-    def holding(self, now: float) -> int | None:
-        """The stream whose unfinished line keeps the other waiting: only where both share one place,
-        only while that line keeps coming (a prompt or `print(..., end="")` lets go after a pause),
-        and for LINE_HOLD_LIMIT at most (heartbeat dots would otherwise hold it for ever)."""
-        if not self.shared:
-            return None
-        open_lines = [
-            t
-            for t, state in self.state.items()
-            if t in self.open
-            and t not in self.let_go
-            and state == self.PLAIN
-            and now - self.last_data[t] < LINE_PATIENCE
-            and now - self.opened[t] < LINE_HOLD_LIMIT
-        ]
-        return min(open_lines, key=lambda t: self.opened[t]) if open_lines else None
-
-    def hold_ends(self, target: int) -> float:
-        """When ``target``'s line stops holding the other stream if nothing more comes."""
-        return min(self.last_data[target] + LINE_PATIENCE, self.opened[target] + LINE_HOLD_LIMIT)
+    def wrote(self, target: int, chunk: bytes) -> None:
+        if chunk:
+            self.open[target] = not chunk.endswith(b"\n")
+            self.last_target = target
 
     def mid_line(self, target: int) -> bool:
         """Whether text written to ``target`` now would land inside a line already shown."""
         last = self.last_target if self.shared else target
-        return last is not None and self.state[last] != self.START
+        return last is not None and self.open.get(last, False)
 
 
 @contextlib.contextmanager
@@ -231,23 +200,22 @@ def _open_standard_streams() -> None:
 
 
 class _Streams:
-    """Our ends of the command's stdout and stderr, copied to ``targets`` as the line rule allows."""
+    """Our ends of the command's output channels, each copied to its target as it arrives."""
 
     def __init__(
-        self, readers: dict[int, int], tail: Tail, copy: _Copy, on_stop: Callable[[int], object], stdout: int = 1
+        self, readers: dict[int, int], tail: Tail, lines: _Lines, on_stop: Callable[[int], object], stdout: int = 1
     ) -> None:
         self.readers = readers  # target fd -> our read end, while the stream is open
         self.stdout = stdout  # the target whose write errors end the copy (on stderr they are dropped)
         self.write_error: str | None = None  # why the command's stdout could not be written, if it could not
         self.on_stop = on_stop  # called with a read end before it is closed
         self.tail = tail
-        self.copy = copy
-        self.held = {target: bytearray() for target in readers}  # read, waiting for the other's line
-        self.gone: set[int] = set()  # targets whose reader went away (EPIPE)
+        self.lines = lines
         self.output_closed = False
+        self.dropping: dict[int, int] = {}  # target -> bytes still dropped before its channel closes
 
-    def read(self, target: int, now: float, size: int = 65536) -> int:
-        """One read from ``target``'s stream: how many bytes came (0 at its end)."""
+    def read(self, target: int, size: int = 65536) -> int:
+        """One read from ``target``'s channel, shown at once: how many bytes came (0 at its end)."""
         try:
             chunk = os.read(self.readers[target], size)
         except OSError:  # EIO: every holder of a pseudo-terminal's other end has closed it
@@ -256,45 +224,36 @@ class _Streams:
             self.stop(target)
             return 0
         self.tail.add(chunk)
-        if self.copy.holding(now) in (None, target) and not self.held[target]:
-            self.show(target, chunk, now)
-            return len(chunk)
-        self.held[target] += chunk
-        holder = self.copy.holding(now)
-        if holder is not None and holder != target and len(self.held[target]) >= HELD_BYTES:
-            self.copy.let_go.add(holder)  # in memory up to a bound, never at the cost of blocking the command
-        self.release(now)
+        self.show(target, chunk)
         return len(chunk)
 
-    def release(self, now: float, everything: bool = False) -> None:
-        """Show what waited, for each stream that no other stream's line holds back now."""
-        for target, waiting in self.held.items():
-            if waiting and (everything or self.copy.holding(now) in (None, target)):
-                data = bytes(waiting)
-                waiting.clear()
-                self.show(target, data, now)
-
-    def show(self, target: int, data: bytes, now: float) -> None:
-        if target in self.gone:
+    def show(self, target: int, data: bytes) -> None:
+        if target in self.dropping:
+            self.dropping[target] -= len(data)
+            if self.dropping[target] <= 0:
+                self.output_closed = True
+                self.stop(target)
             return
         error = _write_all(target, data)
         if error is None:
-            self.copy.wrote(target, data, now)
+            self.lines.wrote(target, data)
             return
         if not isinstance(error, BrokenPipeError):
             if target != self.stdout:  # a full or broken stderr: dropped, as most commands ignore such errors
-                self.copy.wrote(target, data, now)
+                self.lines.wrote(target, data)
                 return
             # A full disk or a file size limit: the command's output is being lost, so stop passing it on
-            # (its next write gets EPIPE/SIGPIPE, as a shell pipeline's writer would) and say so.
+            # (its next write gets EPIPE/SIGPIPE, as a shell pipeline's writer would) and say so. Where
+            # stderr shares the channel, LAST_WORDS more are dropped first: the error line a command prints
+            # on its way out must not cost it a SIGPIPE, while one that keeps writing (`yes`) is stopped.
             self.write_error = error.strerror or str(error)
+            if self.lines.shared:
+                self.dropping[target] = LAST_WORDS
+                return
         self.output_closed = True  # nobody reads ours: the command's writes now fail, as without kb
-        self.gone.add(target)
-        self.held[target].clear()
         self.stop(target)
 
     def stop(self, target: int) -> None:
-        self.copy.closed(target)
         fd = self.readers.pop(target, None)
         if fd is not None:
             self.on_stop(fd)
@@ -311,8 +270,7 @@ class _Streams:
                 break
             for fd in ready:
                 if fd in targets and targets[fd] in self.readers:
-                    self.read(targets[fd], now)
-        self.release(time.monotonic(), everything=True)
+                    self.read(targets[fd])
 
     def close(self) -> None:
         for target in list(self.readers):
@@ -334,7 +292,9 @@ def watch(
     _open_standard_streams()
     env = dict(os.environ)
     env.setdefault("PYTHONUNBUFFERED", "1")  # a piped Python child would otherwise block-buffer
-    channels = {target: _channel(target) for target in (stdout_fd, stderr_fd)}
+    shared = _same_file(stdout_fd, stderr_fd)
+    targets = (stdout_fd,) if shared else (stdout_fd, stderr_fd)  # one file: one channel, in the command's order
+    channels = {target: _channel(target, shared) for target in targets}
     # Held back from the start of the command until the handlers that pass them on are in place: a
     # Ctrl-Z or SIGTERM in between would otherwise stop or end kb alone and leave the command running.
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, _HANDLED)
@@ -342,7 +302,7 @@ def watch(
         child = start(
             cmd,
             channels[stdout_fd][1],
-            channels[stderr_fd][1],
+            channels[targets[-1]][1],
             env,
             close=[ours for ours, _ in channels.values()],
             mask=mask,
@@ -355,10 +315,14 @@ def watch(
     for _, theirs in channels.values():
         os.close(theirs)
     terminals = [(target, ours) for target, (ours, _) in channels.items() if os.isatty(ours)]
-    copy = _Copy(list(channels), _same_file(stdout_fd, stderr_fd))
+    lines = _Lines(shared)
     selector = selectors.DefaultSelector()
     streams = _Streams(
-        {target: ours for target, (ours, _) in channels.items()}, Tail(tail_bytes), copy, selector.unregister, stdout_fd
+        {target: ours for target, (ours, _) in channels.items()},
+        Tail(tail_bytes),
+        lines,
+        selector.unregister,
+        stdout_fd,
     )
     for target, ours in streams.readers.items():
         selector.register(ours, selectors.EVENT_READ, target)
@@ -372,32 +336,26 @@ def watch(
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # what came meanwhile is passed on now
             while streams.readers:
                 now = time.monotonic()
-                streams.release(now)
-                holding = copy.holding(now)
                 waits = [] if idle_timeout is None or reported_idle else [idle_timeout - (now - last_output)]
-                if holding is not None and any(streams.held.values()):
-                    waits.append(copy.hold_ends(holding) - now)
                 waits.append(NUDGE_EVERY)  # the command may have stopped the guard: keep it going
                 events = selector.select(max(0.01, min(waits)))
                 child.nudge()
                 now = time.monotonic()
                 if not events:
                     if idle_timeout is not None and not reported_idle and now - last_output >= idle_timeout:
-                        streams.release(now)
                         if on_idle is not None:
-                            if copy.mid_line(stderr_fd):
+                            if lines.mid_line(stderr_fd):
                                 _write_all(stderr_fd, b"\n")
                             on_idle(streams.tail.text(), now - last_output)
                         reported_idle = True
                     continue
                 for key, _ in events:
-                    if key.data in streams.readers and streams.read(key.data, now):
+                    if key.data in streams.readers and streams.read(key.data):
                         last_output = now
                         reported_idle = False
                 if any(key.data is None for key, _ in events):
                     streams.drain()
                     break
-            streams.release(time.monotonic(), everything=True)
             returncode = child.wait()
             if child.guard_death is not None:  # everything that held the output is dead: copy what is left
                 streams.drain()
@@ -414,7 +372,7 @@ def watch(
         returncode,
         streams.tail.text(),
         streams.output_closed,
-        copy.mid_line(stderr_fd),
+        lines.mid_line(stderr_fd),
         streams.write_error,
         child.guard_death,
         signal.SIGINT in passed,
