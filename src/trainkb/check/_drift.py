@@ -39,10 +39,10 @@ def apply_drift_check(results: list[CheckResult], cat: Catalogue, root: Path | l
         accepted = {result.entry, *check.also_matches}
         top = response.results[0].id if response.results else None
         # a message several root causes print (ambiguous in public reports, or `names_cause: false`) cannot make
-        # search confident; ranking first is what it can do
-        generic = bool(response.results) and any(
-            e.via == "signature" and (e.ambiguous or not e.names_cause) for e in response.results[0].evidence[:1]
-        )
+        # search confident; ranking first is what it can do (the entry's first signature line decides, even when an
+        # alias of the same words is listed before it)
+        matched = [e for e in response.results[0].evidence if e.via == "signature"] if response.results else []
+        generic = bool(matched) and (matched[0].ambiguous or not matched[0].names_cause)
         # a differential weighs the symptom's causes against each other: naming this entry among them is right
         candidates = (
             {r.id for r in response.results[: response.candidates]} if response.status == "differential" else set()
