@@ -215,7 +215,7 @@ def _signature_data(entry_index: int, sig: Any) -> dict[str, Any]:
     literal = normalize(sig.literal) if sig.literal else None
     texts = [literal] if literal else []
     texts.append(normalize(sig.example))
-    return {
+    made = {
         "entry": entry_index,
         "source": sig.regex or sig.literal,
         "pattern": pattern,
@@ -229,6 +229,8 @@ def _signature_data(entry_index: int, sig: Any) -> dict[str, Any]:
         "family": 1,
         "names_cause": bool(sig.names_cause),
     }
+    made["required"] = sorted(_required_terms(made))
+    return made
 
 
 def _required_terms(sig: dict[str, Any]) -> set[str]:
@@ -451,7 +453,6 @@ def build_data(entries: list[Any], digest: str, layers: dict[str, str] | None = 
             made = distinct.get(key)
             if made is None:
                 made = distinct[key] = _signature_data(index, sig)
-                made["required"] = sorted(_required_terms(made))
             sigs.append({**made, "entry": index})  # the lists in it are shared, never changed
             examples.append((index, sig.example))
         aliases.append((index, sorted(set(terms(entry.title)))))
