@@ -20,7 +20,7 @@ import stat
 import sys
 import zlib
 from collections import Counter, defaultdict, deque
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from itertools import pairwise, repeat
 from operator import add, itemgetter, mul, truediv
@@ -220,7 +220,7 @@ def _signature_data(entry_index: int, sig: Any) -> dict[str, Any]:
     literal = normalize(sig.literal) if sig.literal else None
     texts = [literal] if literal else []
     texts.append(normalize(sig.example))
-    return {
+    made = {
         "entry": entry_index,
         "source": sig.regex or sig.literal,
         "pattern": pattern,
@@ -234,6 +234,8 @@ def _signature_data(entry_index: int, sig: Any) -> dict[str, Any]:
         "family": 1,
         "names_cause": bool(sig.names_cause),
     }
+    made["required"] = sorted(_required_terms(made))
+    return made
 
 
 def _required_terms(sig: dict[str, Any]) -> set[str]:
@@ -275,28 +277,37 @@ def _count_shared(sigs: list[dict[str, Any]], examples: list[tuple[int, str]]) -
     example text once; a literal is first looked for as plain text in an ASCII example.
     """
     holders: dict[str, set[int]] = {}
+    words: dict[str, set[str]] = {}  # each distinct example text's words, cut once
     for number, (_entry, text) in enumerate(examples):
-        for term in set(terms(text)):
+        found = words.get(text)
+        if found is None:
+            found = words[text] = set(terms(text))
+        for term in found:
             holders.setdefault(term, set()).add(number)
     everything = set(range(len(examples)))
     lowered = [text.lower() if text.isascii() else None for _entry, text in examples]
     groups: dict[tuple[str, bool, tuple[str, ...]], list[dict[str, Any]]] = {}
     for sig in sigs:
-        key = (sig["pattern"], sig["literal"] is not None, tuple(sorted(_required_terms(sig))))
+        key = (sig["pattern"], sig["literal"] is not None, tuple(sig["required"]))
         groups.setdefault(key, []).append(sig)
     for (pattern_text, is_literal, required), same in groups.items():
-        candidates = everything
-        for term in sorted(required, key=lambda t: len(holders.get(t, ()))):
-            candidates = candidates & holders.get(term, set())
+        ranked = sorted(required, key=lambda t: len(holders.get(t, ())))
+        candidates: Collection[int] = holders.get(ranked[0], set()) if ranked else everything  # read, not changed
+        if is_literal and same[0]["source"].isascii():
+            # RE2 matches an ASCII literal in ASCII text, in any case, only where the lower-cased text holds it
+            plain = same[0]["source"].lower()
+            candidates = [n for n in candidates if (low := lowered[n]) is None or plain in low]
+        for term in ranked[1:]:
             if not candidates:
                 break
-        # RE2 matches an ASCII literal in ASCII text, in any case, only where the lower-cased text holds it
-        plain = same[0]["source"].lower() if is_literal and same[0]["source"].isascii() else None
+            candidates = holders.get(term, set()).intersection(candidates)
+        owners = {sig["entry"] for sig in same}
+        if len(owners) == 1:  # an example of the one entry that carries the pattern shares nothing with it
+            (owner,) = owners
+            candidates = [n for n in candidates if examples[n][0] != owner]
         matched: list[int] = []
         verdicts: dict[str, bool] = {}
         for n in candidates:
-            if plain is not None and (low := lowered[n]) is not None and plain not in low:
-                continue
             pattern = compile_signature(pattern_text)  # compiled (once) only when some text needs it
             if pattern is None:  # lint reports it; it matches nothing, so it shares nothing
                 break
@@ -343,10 +354,11 @@ def _weighted_terms(entry: Any) -> dict[str, float]:
     """
     fields = list(_field_texts(entry).items())
     whole, scale = _whole_fields(tuple(name for name, _text in fields))
-    counted: Counter[str] = Counter()
+    occurrences: list[str] = []
     for name, text in fields[:whole]:
-        counted.update(terms(text) * int(FIELD_WEIGHTS[name] * scale))
-    doc = {term: count / scale for term, count in counted.items()}
+        occurrences += terms(text) * int(FIELD_WEIGHTS[name] * scale)
+    counted = Counter(occurrences)
+    doc = dict(zip(counted, map(truediv, counted.values(), repeat(scale)), strict=True))
     for name, text in fields[whole:]:
         # doc[term] += weight for each occurrence in turn (update stores each sum before the next is read)
         words = terms(text)
@@ -394,12 +406,21 @@ def _background(
     is printed by many root causes.
     """
     reports, holders = _load_background()
+    held: dict[str, set[int]] = {}  # each word's reports as a set, made once
+    counted: dict[tuple[str, ...], int] = {}  # a word list shared by many signatures is counted once
 
     def count(words: list[str]) -> int:
-        docs: set[int] | None = None
-        for term in words:
-            docs = set(holders.get(term, ())) if docs is None else docs & set(holders.get(term, ()))
-        return len(docs) if docs else 0
+        key = tuple(words)
+        found = counted.get(key)
+        if found is None:
+            docs: set[int] | None = None
+            for term in words:
+                reports_of = held.get(term)
+                if reports_of is None:
+                    reports_of = held[term] = set(holders.get(term, ()))
+                docs = reports_of if docs is None else docs & reports_of
+            found = counted[key] = len(docs) if docs else 0
+        return found
 
     for sig in sigs:
         sig["background"] = count(sig["required"])
@@ -419,6 +440,7 @@ def build_data(entries: list[Any], digest: str, layers: dict[str, str] | None = 
     ``layers`` names the catalogue layer of entries that are not in the base."""
     rows, sigs, aliases, phrases, docs, examples, excludes = [], [], [], [], [], [], []
     tells: list[dict[str, Any]] = []
+    distinct: dict[tuple[Any, ...], dict[str, Any]] = {}  # a signature written into many records is made once
     for index, entry in enumerate(entries):
         rows.append(
             {
@@ -434,7 +456,11 @@ def build_data(entries: list[Any], digest: str, layers: dict[str, str] | None = 
         for tell in getattr(entry, "tells", ()):
             tells.append({"entry": index, **tell_data(tell)})
         for sig in entry.signatures:
-            sigs.append(_signature_data(index, sig))
+            key = (sig.literal, sig.regex, sig.example, sig.type, sig.kind, bool(sig.names_cause))
+            made = distinct.get(key)
+            if made is None:
+                made = distinct[key] = _signature_data(index, sig)
+            sigs.append({**made, "entry": index})  # the lists in it are shared, never changed
             examples.append((index, sig.example))
         aliases.append((index, sorted(set(terms(entry.title)))))
         for alias in entry.aliases:
@@ -458,8 +484,7 @@ def build_data(entries: list[Any], digest: str, layers: dict[str, str] | None = 
     gate: dict[str, list[int]] = {}
     ungated: list[int] = []
     for number, sig in enumerate(sigs):
-        required = sorted(_required_terms(sig))
-        sig["required"] = required
+        required = sig["required"]
         if required:
             rarest = min(required, key=lambda t: len(sig_terms.get(t, ())))
             gate.setdefault(rarest, []).append(number)
