@@ -14,7 +14,7 @@
   /* The engine contract this file reads: its version and every field it relies on. An index of
    * another version, or one lacking a field, is refused with an Error rather than searched wrongly.
    * Bump with ENGINE_CONTRACT_VERSION in src/trainkb/search/contract.py (docs/search.md says when). */
-  var CONTRACT_VERSION = 5;
+  var CONTRACT_VERSION = 6;
   var CONTRACT = {
     version: CONTRACT_VERSION,
     fields: ["version", "constants", "patterns", "advice", "entries", "sigs", "phrases", "excludes", "tells",
@@ -34,7 +34,7 @@
                 "WHY_VOUCHED", "MAX_OUTPUT_CHARS",
                 "RISE_MIN_POINTS", "RISE_RATIO", "RISE_MAJORITY", "MAX_SERIES", "SIZE_UNITS",
                 "OWN_MARK", "RANKS_NOTE", "RANKS_BEHIND_NOTE", "RANKS_TEARDOWN", "RANKS_SILENT_BASES",
-                "RANKS_WAITED", "RANKS_OWN_NOTE", "RANKS_SIGNAL_NOTE", "RANKS_OWN_BASIS", "RANKS_OWN_HOW",
+                "RANKS_WAITED", "RANKS_RUN", "RANKS_OWN_NOTE", "RANKS_SIGNAL_NOTE", "RANKS_OWN_BASIS", "RANKS_OWN_HOW",
                 "RANKS_SUMMARY_ROOT"],
     patterns: ["ANSI", "CONTROL", "PREFIX", "BOX", "TB_HEADER", "FRAME", "FRAME_START", "CHAIN", "NCCL_LINE",
                "EXC_LINE", "WARN_LINE", "WHAT", "EXC_INLINE", "WRAPPER", "ROOT_CAUSE", "LAUNCHER_FAILED", "FIELD",
@@ -1321,24 +1321,30 @@
         skip.add(l.number);
       }
     });
-    function ranks(list) {
-      list = list.slice().sort(function (a, b) { return a - b; });
-      return list.length === 1 ? "rank " + list[0] : "ranks " + list.join(", ");
-    }
     var aborted = query.lines.some(function (l) { return skip.has(l.number) && T.aborted(l.text); });
     // a culprit that timed out itself is not silent: it is behind, and its peers alone are the victims
     var behind = found.culprits.some(function (r) { return timedOut.has(r); });
     var victims = Array.from(timedOut.keys()).filter(function (r) { return found.culprits.indexOf(r) < 0; });
     if (!victims.length) victims = Array.from(timedOut.keys());
-    var note = (behind ? C.RANKS_BEHIND_NOTE : C.RANKS_NOTE).split("{culprit}").join(ranks(found.culprits))
-      .split("{victims}").join(ranks(victims))
+    var note = (behind ? C.RANKS_BEHIND_NOTE : C.RANKS_NOTE).split("{culprit}").join(rankList(found.culprits, C.RANKS_RUN))
+      .split("{victims}").join(rankList(victims, C.RANKS_RUN))
       .split("{teardown}").join(C.RANKS_TEARDOWN[aborted ? 0 : 1]);
     return { skip: skip, note: note };
   };
 
-  function rankList(list) {
+  /* _ranks._ranks: sorted, RANKS_RUN or more in a row as a range */
+  function rankList(list, run) {
     list = list.slice().sort(function (a, b) { return a - b; });
-    return list.length === 1 ? "rank " + list[0] : "ranks " + list.join(", ");
+    if (list.length === 1) return "rank " + list[0];
+    var parts = [], start = 0;
+    for (var end = 0; end < list.length; end++) {
+      if (end + 1 < list.length && list[end + 1] === list[end] + 1) continue;
+      var row = list.slice(start, end + 1);
+      if (row.length >= run) parts.push(row[0] + "\u2013" + row[row.length - 1]);
+      else row.forEach(function (r) { parts.push(String(r)); });
+      start = end + 1;
+    }
+    return "ranks " + parts.join(", ");
   }
 
   /* _ranks._summary_blocks: line number -> rank, for the untagged lines of each rank's block in torchrun's summary */
@@ -1387,7 +1393,7 @@
     if (!skip.size) return null;
     var shown = found.ranks.filter(function (v) { return v.rank === culprit; })[0];
     var said = shown && shown.how === "signal" ? C.RANKS_SIGNAL_NOTE : C.RANKS_OWN_NOTE;
-    var note = said.split("{culprit}").join(rankList([culprit])).split("{victims}").join(rankList(others));
+    var note = said.split("{culprit}").join(rankList([culprit], C.RANKS_RUN)).split("{victims}").join(rankList(others, C.RANKS_RUN));
     return { skip: skip, note: note };
   };
 

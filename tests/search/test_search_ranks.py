@@ -200,3 +200,13 @@ def test_a_gloo_hang_is_not_told_to_look_for_nccl_only_signs() -> None:
                 assert "NCCL's" in said or "on NCCL" in said, (result.id, said)
     d19 = next(r for r in shown if r.id == "D19")
     assert "gloo" in d19.fix_summary and d19.tell is not None and "gloo" in d19.tell.says
+
+
+def test_ranks_in_a_row_are_written_as_a_range():
+    """A job of 5,000 ranks named every victim, one 29,000-character line of advice."""
+    from trainkb.search._ranks import _ranks
+
+    assert _ranks([4]) == "rank 4"
+    assert _ranks([0, 1]) == "ranks 0, 1"
+    assert _ranks([0, 1, 2, 3, 5, 7, 8, 9]) == "ranks 0–3, 5, 7–9"
+    assert _ranks([r for r in range(5000) if r != 4321]) == "ranks 0–4320, 4322–4999"

@@ -38,6 +38,7 @@ __all__ = [
 
 SILENT_BASES = ("behind", "silent")  # triage found no rank with an error of its own
 WAITED = "timeout"  # a victim that timed out waiting in a collective (its watchdog line is kept)
+RUN = 3  # ranks in a row written as a range ("ranks 0–4320, 4322"): a job of thousands named them one by one
 # said with the answer: which rank broke and why the aborts below the timeout are not the cause
 RANKS_NOTE = (
     "Triage: {culprit} printed no error of its own while {victims} timed out waiting in a collective, so "
@@ -81,7 +82,17 @@ class Teardown:
 
 
 def _ranks(ranks: list[int]) -> str:
-    return f"rank {ranks[0]}" if len(ranks) == 1 else "ranks " + ", ".join(str(r) for r in ranks)
+    """``ranks`` (sorted) as words; RUN or more in a row as a range."""
+    if len(ranks) == 1:
+        return f"rank {ranks[0]}"
+    parts, start = [], 0
+    for end in range(len(ranks)):
+        if end + 1 < len(ranks) and ranks[end + 1] == ranks[end] + 1:
+            continue
+        run = ranks[start : end + 1]
+        parts.extend([f"{run[0]}–{run[-1]}"] if len(run) >= RUN else [str(r) for r in run])
+        start = end + 1
+    return "ranks " + ", ".join(parts)
 
 
 def teardown(text: str, query: Query, first_line: int = 1) -> Teardown | None:

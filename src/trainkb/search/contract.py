@@ -38,8 +38,9 @@ __all__ = [
     "rules_data",
 ]
 
-# 2: tells, status, why, candidates; 3: kb's own blocks, ranks' teardown; 4: all rules; 5: a culprit's own error
-ENGINE_CONTRACT_VERSION = 5
+# 2: tells, status, why, candidates; 3: kb's own blocks, ranks' teardown; 4: all rules; 5: a culprit's own error;
+# 6: ranks in a row named as a range (RANKS_RUN)
+ENGINE_CONTRACT_VERSION = 6
 RULES = (PASTE, WORDS, SCORE, ANSWER)  # the search rules engine.js reads, every field of each
 TRIAGE_RULES_VERSION = 2  # the ``triage`` part, which site/static/triage.js reads (and declares the version of)
 
@@ -176,6 +177,7 @@ def _constants() -> dict[str, Any]:
         "RANKS_TEARDOWN": list(_ranks.RANKS_TEARDOWN),
         "RANKS_SILENT_BASES": list(_ranks.SILENT_BASES),
         "RANKS_WAITED": _ranks.WAITED,
+        "RANKS_RUN": _ranks.RUN,
         "RANKS_OWN_NOTE": _ranks.RANKS_OWN_NOTE,
         "RANKS_SIGNAL_NOTE": _ranks.RANKS_SIGNAL_NOTE,
         "RANKS_OWN_BASIS": _ranks.OWN,
