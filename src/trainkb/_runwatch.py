@@ -60,6 +60,7 @@ class Tail:
         self.limit = limit
         self._chunks: deque[bytes] = deque()
         self._size = 0
+        self.dropped = 0  # bytes seen and let go: the tail is not the whole output
 
     def add(self, chunk: bytes) -> None:
         self._chunks.append(chunk)
@@ -70,9 +71,11 @@ class Tail:
             if len(first) <= excess:
                 self._chunks.popleft()
                 self._size -= len(first)
+                self.dropped += len(first)
             else:
                 self._chunks[0] = first[excess:]
                 self._size -= excess
+                self.dropped += excess
 
     def text(self) -> str:
         return b"".join(self._chunks).decode("utf-8", "replace")
@@ -87,6 +90,7 @@ class RunOutcome:
     write_error: str | None = None  # why the command's stdout could not be written (a full disk), if so
     guard_death: str | None = None  # how kb's guard died before the command ended (kb then killed them all)
     interrupted: bool = False  # kb was sent SIGINT (Ctrl-C) while the command ran, and passed it on
+    dropped: int = 0  # bytes of output before ``tail``, not kept (--tail-bytes)
 
     @property
     def exit_status(self) -> int:
@@ -281,7 +285,7 @@ def watch(
     cmd: Sequence[str],
     tail_bytes: int = RUN_TAIL_BYTES,
     idle_timeout: float | None = None,
-    on_idle: Callable[[str, float], None] | None = None,
+    on_idle: Callable[[str, float, int], None] | None = None,
     stdout_fd: int = 1,
     stderr_fd: int = 2,
 ) -> RunOutcome:
@@ -346,7 +350,7 @@ def watch(
                         if on_idle is not None:
                             if lines.mid_line(stderr_fd):
                                 _write_all(stderr_fd, b"\n")
-                            on_idle(streams.tail.text(), now - last_output)
+                            on_idle(streams.tail.text(), now - last_output, streams.tail.dropped)
                         reported_idle = True
                     continue
                 for key, _ in events:
@@ -376,6 +380,7 @@ def watch(
         streams.write_error,
         child.guard_death,
         signal.SIGINT in passed,
+        streams.tail.dropped,
     )
 
 

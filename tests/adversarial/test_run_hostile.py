@@ -326,3 +326,20 @@ def test_a_killed_guard_takes_the_command_and_what_it_started_along(shape):
         "kb killed sh and everything it started"
     ]
     assert left == []
+
+
+def test_a_tail_that_lost_the_exception_says_so():
+    """With --tail-bytes cutting the exception away, kb said the run printed none; it printed one, kb let it go."""
+    script = (
+        "import sys; print('RuntimeError: Expected to have finished reduction in the prior iteration', file=sys.stderr)"
+        "; print('x' * 3000, file=sys.stderr); sys.exit(1)"
+    )
+    done = subprocess.run(
+        [*KB_RUN, "--tail-bytes", "1024", "--", sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1
+    assert "kept the last" in done.stderr and "(--tail-bytes)" in done.stderr
+    assert "The run printed no exception" not in done.stderr

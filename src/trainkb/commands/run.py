@@ -61,8 +61,13 @@ def run(args: argparse.Namespace) -> int:
     from .._runwatch import watch
     from ..triage import triage_block
 
-    def diagnose(tail: str, heading: str, ending: str | None = None) -> None:
+    def diagnose(tail: str, heading: str, ending: str | None = None, dropped: int = 0) -> None:
         _say(triage_block(tail, roots, cmd))  # which rank broke first, before the matches
+        if dropped:  # the failure may lie in what was let go: the advice may then ask for it, as for a paste
+            _say(
+                f"kb run: kept the last {len(tail.encode())} bytes of the output (--tail-bytes), "
+                f"not the {dropped} before them\n"
+            )
         try:
             advice = advise(
                 tail,
@@ -70,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
                 catalogue=roots,
                 heading=heading,
                 explain_abstention=True,
-                output=tail,
+                output=None if dropped else tail,
                 ending=ending,
             )
         except Exception as exc:  # a broken catalogue must not change the command's outcome
@@ -78,8 +83,8 @@ def run(args: argparse.Namespace) -> int:
             return
         _say(advice or f"── {heading}: {BANNERS['empty']} ──\n")
 
-    def on_idle(tail: str, silent_for: float) -> None:
-        diagnose(tail, f"{IDLE_HEADING} {silent_for:.0f} s — if this is a hang")
+    def on_idle(tail: str, silent_for: float, dropped: int) -> None:
+        diagnose(tail, f"{IDLE_HEADING} {silent_for:.0f} s — if this is a hang", dropped=dropped)
 
     try:
         outcome = watch(cmd, tail_bytes=args.tail_bytes, idle_timeout=args.idle_timeout, on_idle=on_idle)
@@ -107,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
             _say(f"── kb run: {_named(cmd[0])} {what}: see the diagnosis above, by the kb it ran ──\n")
             return outcome.exit_status
         with contextlib.suppress(_Stopped), _stoppable():
-            diagnose(outcome.tail, f"kb run: {cmd[0]} {what}", _ending(outcome.returncode))
+            diagnose(outcome.tail, f"kb run: {cmd[0]} {what}", _ending(outcome.returncode), outcome.dropped)
     return outcome.exit_status
 
 
