@@ -65,3 +65,12 @@ def test_a_whole_input_is_not_cut_and_keeps_its_answer_and_advice():
     searched = json.loads(proc.stdout)["input"]
     assert searched == {"bytes": len(data), "searched_from_line": 1, "searched_chars": len(data), "cut": False}
     assert proc.stderr == ""
+
+
+def test_one_line_longer_than_search_reads_is_not_said_to_have_lines_above():
+    """A 1 MB line was read from its end: the advice said the error "may lie above" line 1."""
+    data = ("x" * 1_000_000 + "\n").encode()
+    proc = _kb_search(data)
+    assert proc.returncode == 1
+    assert "part of line 1, a line longer than that: an error earlier in that line is not seen" in proc.stderr
+    assert "above that line" not in proc.stdout + proc.stderr

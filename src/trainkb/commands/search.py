@@ -197,14 +197,24 @@ def _told_of_the_cut(response: SearchResponse, searched: Searched, given: Input)
 
     line = searched["searched_from_line"]
     began = f"kb began reading at byte {given.skipped:,} and line numbers count from there; " if given.skipped else ""
+    # the first line itself was longer than what search reads: nothing lies above it, only earlier in it
+    inside = line == 1 and not given.skipped
+    where, before = (
+        ("part of line 1, a line longer than that", "earlier in that line")
+        if inside
+        else (
+            f"from line {line} on",
+            "above that line",
+        )
+    )
     say(
         f"kb: the input holds {_amount(given.size)}; {began}search read its end only, the last "
-        f"{searched['searched_chars']:,} characters, from line {line} on: an error above that line is not seen\n"
+        f"{searched['searched_chars']:,} characters, {where}: an error {before} is not seen\n"
     )
     if response.advice not in (ADVICE["prose"], ADVICE["log"]):
         return response
     return replace(
         response,
-        advice=f"Search read the end of the input only, from line {line} on, and it holds no error: the failure "
-        "may lie above that line. Search the lines around it alone, e.g. `grep -B5 -A40 Error train.log | kb search`.",
+        advice=f"Search read the end of the input only, {where}, and it holds no error: the failure may lie "
+        f"{before}. Search the lines around it alone, e.g. `grep -B5 -A40 Error train.log | kb search`.",
     )
