@@ -136,3 +136,12 @@ def test_an_argument_that_is_not_utf8_gives_json_that_is():
     data = json.loads(done.stdout.decode("utf-8"))
     json.dumps(data, ensure_ascii=False).encode("utf-8")  # no lone surrogate anywhere
     assert any("\ufffd" in e["text"] for r in data["results"] for e in r["evidence"])
+
+
+def test_a_fifo_named_as_the_text_gets_the_hint_a_file_gets(tmp_path):
+    """`kb search ff` (a FIFO) searched the two letters, as `kb search /dev/stdin < log` did its name."""
+    fifo = tmp_path / "ff"
+    os.mkfifo(fifo)
+    done = _kb("search", str(fifo))
+    assert done.returncode == 1
+    assert f"kb search - < {fifo}" in done.stdout.decode()

@@ -88,14 +88,17 @@ def _file_note(text: str) -> str | None:
     if "\n" in text:
         return None
     try:
-        if not stat.S_ISREG(os.stat(text).st_mode):
-            return None
+        mode = os.stat(text).st_mode  # follows links: /dev/stdin names what the shell gave as input
     except (OSError, ValueError):
         return None
     import shlex  # only here: a paste is seldom the name of a file
 
     name = shlex.quote(text)
-    return f"`{name}` is a file here; to search what it holds: `kb search - < {name}`."
+    if stat.S_ISREG(mode):
+        return f"`{name}` is a file here; to search what it holds: `kb search - < {name}`."
+    if stat.S_ISFIFO(mode) or stat.S_ISCHR(mode) or stat.S_ISSOCK(mode):  # a pipe, /dev/stdin, a terminal
+        return f"`{name}` is a pipe or device here, not a text; to search what it gives: `kb search - < {name}`."
+    return None
 
 
 def _query(args: argparse.Namespace) -> Input | None:
