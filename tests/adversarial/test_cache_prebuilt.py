@@ -88,3 +88,18 @@ def test_a_team_layer_over_the_catalogue_builds_its_own_index(shipped, tmp_path,
     built = _builds(monkeypatch)
     load_index([root.resolve(), layer.resolve()])
     assert built == [1]
+
+
+@pytest.mark.parametrize("argv", [["/nonexistent"], ["--help"], ["catalogue", "out", "extra"]])
+def test_the_prebuild_tool_refuses_what_is_no_catalogue_and_keeps_the_shipped_index(tmp_path, capsys, argv):
+    """`_prebuild /nonexistent` (or `--help`) wrote an index of nothing over the shipped one, exit 0."""
+    from trainkb.search._prebuild import main
+
+    folder = tmp_path / "prebuilt"
+    folder.mkdir()
+    kept = folder / "index-0-py311-0.marshal"
+    kept.write_bytes(b"the shipped index")
+    args = [arg.replace("out", str(folder)) for arg in argv] if len(argv) > 1 else [*argv, str(folder)]
+    assert main(args) in (1, 2)
+    assert kept.read_bytes() == b"the shipped index" and [p.name for p in folder.iterdir()] == [kept.name]
+    assert capsys.readouterr().err.strip()

@@ -40,10 +40,25 @@ def prebuild(root: Path, folder: Path = PREBUILT) -> Path:
     return path
 
 
+USAGE = "usage: python -m trainkb.search._prebuild [CATALOGUE [FOLDER]]"
+
+
 def main(argv: list[str]) -> int:
+    """1 with one line on stderr when the arguments name no catalogue or the index cannot be written: an
+    index of nothing written over the shipped one would make every first search build it again."""
+    if len(argv) > 2 or any(arg.startswith("-") for arg in argv):
+        print(USAGE, file=sys.stderr)
+        return 2
     root = Path(argv[0]) if argv else shipped_folder("catalogue", AREA_FILE)
     folder = Path(argv[1]) if len(argv) > 1 else PREBUILT
-    print(f"search index of {root} built ahead: {prebuild(root, folder)}")
+    if not (root / AREA_FILE).is_file():
+        print(f"prebuild: not a catalogue folder (no {AREA_FILE}): {root}", file=sys.stderr)
+        return 1
+    try:
+        print(f"search index of {root} built ahead: {prebuild(root, folder)}")
+    except (OSError, RuntimeError) as exc:
+        print(f"prebuild: {exc}", file=sys.stderr)
+        return 1
     return 0
 
 
