@@ -15,7 +15,7 @@ TYPE_CHECKING = False  # typing's flag, without importing typing (a warm `kb sea
 if TYPE_CHECKING:
     from typing import BinaryIO, NamedTuple
 
-__all__ = ["PIPE_TAIL_BYTES", "RUN_TAIL_BYTES", "SEEK_ABOVE", "TailRead", "read_tail", "skip_to_tail"]
+__all__ = ["PIPE_TAIL_BYTES", "RUN_TAIL_BYTES", "SEEK_ABOVE", "TailRead", "decode_log", "read_tail", "skip_to_tail"]
 
 # Kept of a pipe or file, more than the paste limit (search.MAX_CHARS, what search reads): a launcher's
 # log names the rank that broke first well above the last traceback, and triage reads every line kept.
@@ -89,3 +89,14 @@ def skip_to_tail(handle: BinaryIO, keep: int) -> int:
         start += newline + 1
     handle.seek(start)
     return start - position
+
+
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")  # codecs.BOM_UTF16_LE, _BE: what Windows PowerShell 5's `>` writes first
+
+
+def decode_log(data: bytes) -> str:
+    """A log's bytes as text: UTF-16 when they start with its byte-order mark (read as UTF-8, every other
+    character was a NUL and no line matched), else UTF-8 with each bad byte read as U+FFFD."""
+    if data.startswith(_UTF16_BOMS):
+        return data.decode("utf-16", "replace")
+    return data.decode("utf-8", "replace")

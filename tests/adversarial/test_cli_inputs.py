@@ -145,3 +145,15 @@ def test_a_fifo_named_as_the_text_gets_the_hint_a_file_gets(tmp_path):
     done = _kb("search", str(fifo))
     assert done.returncode == 1
     assert f"kb search - < {fifo}" in done.stdout.decode()
+
+
+def test_a_utf16_log_is_read_as_text(tmp_path):
+    """Windows PowerShell 5's `>` writes UTF-16 with a byte-order mark: read as UTF-8, no line matched."""
+    line = "RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one\n"
+    data = line.encode("utf-16")  # the mark, then little-endian on this machine
+    searched = _kb("search", "--json", "-", data=data)
+    assert json.loads(searched.stdout)["results"][0]["id"] == "D8"
+    log = tmp_path / "utf16.log"
+    log.write_bytes(data)
+    made = _kb("new", "--from", str(log), "--area", "runtime-errors", "--dry-run")
+    assert made.returncode == 0 and b"Expected to have finished reduction" in made.stdout

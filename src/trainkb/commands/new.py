@@ -11,7 +11,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .._tail import PIPE_TAIL_BYTES
+from .._tail import PIPE_TAIL_BYTES, decode_log
 from ..catalogue import bundled_folder, find_catalogues, record_files
 from ._common import open_catalogue, refuse_device_path
 from ._exit import Exit, UsageError
@@ -63,7 +63,7 @@ def _read(source: str | None, blank: bool) -> str | None:
             data = handle.read(PIPE_TAIL_BYTES)
     except OSError as exc:
         raise ValueError(f"cannot read {source}: {exc.strerror or exc}") from None
-    return data.decode("utf-8", "replace")
+    return decode_log(data)
 
 
 def run(args: argparse.Namespace) -> int:

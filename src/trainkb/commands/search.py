@@ -13,7 +13,7 @@ import stat
 import sys
 from dataclasses import dataclass, replace
 
-from .._tail import PIPE_TAIL_BYTES, read_tail, skip_to_tail
+from .._tail import PIPE_TAIL_BYTES, decode_log, read_tail, skip_to_tail
 from .._terminal import emit, json_text, say
 from ..catalogue import AREA_FILE
 from ._common import catalogue_roots, refuse_device_stdin
@@ -77,9 +77,7 @@ def _read_stdin() -> Input:
         return Input(text, 1, len(text.encode()), len(text.encode()))
     skipped = skip_to_tail(stream, PIPE_TAIL_BYTES)
     tail = read_tail(stream)
-    return Input(
-        tail.data.decode("utf-8", errors="replace"), tail.dropped + 1, skipped + tail.size, len(tail.data), skipped
-    )
+    return Input(decode_log(tail.data), tail.dropped + 1, skipped + tail.size, len(tail.data), skipped)
 
 
 def _file_note(text: str) -> str | None:

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._tail import PIPE_TAIL_BYTES, read_tail
+from .._tail import PIPE_TAIL_BYTES, decode_log, read_tail
 from ._common import catalogue_roots
 from ._exit import Exit, UsageError
 
@@ -32,13 +32,13 @@ def _read_piped_stdin() -> str:
     os.dup2(tty, 0)
     os.close(tty)
     sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115
-    return tail.decode("utf-8", "replace")
+    return decode_log(tail)
 
 
 def _read_file(path: Path) -> str:
     with path.open("rb") as handle:
         handle.seek(max(0, path.stat().st_size - PIPE_TAIL_BYTES))
-        return handle.read(PIPE_TAIL_BYTES).decode("utf-8", "replace")
+        return decode_log(handle.read(PIPE_TAIL_BYTES))
 
 
 def run_app(app: TrainKBApp) -> None:
