@@ -61,6 +61,7 @@ class Tail:
         self._chunks: deque[bytes] = deque()
         self._size = 0
         self.dropped = 0  # bytes seen and let go: the tail is not the whole output
+        self.dropped_lines = 0  # line ends among them: the tail's first line is line dropped_lines + 1
 
     def add(self, chunk: bytes) -> None:
         self._chunks.append(chunk)
@@ -72,10 +73,12 @@ class Tail:
                 self._chunks.popleft()
                 self._size -= len(first)
                 self.dropped += len(first)
+                self.dropped_lines += first.count(b"\n")
             else:
                 self._chunks[0] = first[excess:]
                 self._size -= excess
                 self.dropped += excess
+                self.dropped_lines += first.count(b"\n", 0, excess)
 
     def text(self) -> str:
         return b"".join(self._chunks).decode("utf-8", "replace")
@@ -91,6 +94,7 @@ class RunOutcome:
     guard_death: str | None = None  # how kb's guard died before the command ended (kb then killed them all)
     interrupted: bool = False  # kb was sent SIGINT (Ctrl-C) while the command ran, and passed it on
     dropped: int = 0  # bytes of output before ``tail``, not kept (--tail-bytes)
+    dropped_lines: int = 0  # line ends among them: ``tail`` starts on line dropped_lines + 1 of the output
 
     @property
     def exit_status(self) -> int:
@@ -285,7 +289,7 @@ def watch(
     cmd: Sequence[str],
     tail_bytes: int = RUN_TAIL_BYTES,
     idle_timeout: float | None = None,
-    on_idle: Callable[[str, float, int], None] | None = None,
+    on_idle: Callable[[str, float, int, int], None] | None = None,
     stdout_fd: int = 1,
     stderr_fd: int = 2,
 ) -> RunOutcome:
@@ -350,7 +354,9 @@ def watch(
                         if on_idle is not None:
                             if lines.mid_line(stderr_fd):
                                 _write_all(stderr_fd, b"\n")
-                            on_idle(streams.tail.text(), now - last_output, streams.tail.dropped)
+                            on_idle(
+                                streams.tail.text(), now - last_output, streams.tail.dropped, streams.tail.dropped_lines
+                            )
                         reported_idle = True
                     continue
                 for key, _ in events:
@@ -381,6 +387,7 @@ def watch(
         child.guard_death,
         signal.SIGINT in passed,
         streams.tail.dropped,
+        streams.tail.dropped_lines,
     )
 
 

@@ -15,7 +15,16 @@ TYPE_CHECKING = False  # typing's flag, without importing typing (a warm `kb sea
 if TYPE_CHECKING:
     from typing import BinaryIO, NamedTuple
 
-__all__ = ["PIPE_TAIL_BYTES", "RUN_TAIL_BYTES", "SEEK_ABOVE", "TailRead", "decode_log", "read_tail", "skip_to_tail"]
+__all__ = [
+    "PIPE_TAIL_BYTES",
+    "RUN_TAIL_BYTES",
+    "SEEK_ABOVE",
+    "TailRead",
+    "decode_log",
+    "log_encoding",
+    "read_tail",
+    "skip_to_tail",
+]
 
 # Kept of a pipe or file, more than the paste limit (search.MAX_CHARS, what search reads): a launcher's
 # log names the rank that broke first well above the last traceback, and triage reads every line kept.
@@ -94,9 +103,12 @@ def skip_to_tail(handle: BinaryIO, keep: int) -> int:
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")  # codecs.BOM_UTF16_LE, _BE: what Windows PowerShell 5's `>` writes first
 
 
+def log_encoding(head: bytes) -> str:
+    """The encoding of a log that starts with ``head``: UTF-16 after its byte-order mark (read as UTF-8,
+    every other character was a NUL and no line matched), else UTF-8."""
+    return "utf-16" if head.startswith(_UTF16_BOMS) else "utf-8"
+
+
 def decode_log(data: bytes) -> str:
-    """A log's bytes as text: UTF-16 when they start with its byte-order mark (read as UTF-8, every other
-    character was a NUL and no line matched), else UTF-8 with each bad byte read as U+FFFD."""
-    if data.startswith(_UTF16_BOMS):
-        return data.decode("utf-16", "replace")
-    return data.decode("utf-8", "replace")
+    """A log's bytes as text (``log_encoding``), each bad byte read as U+FFFD."""
+    return data.decode(log_encoding(data[:2]), "replace")

@@ -157,3 +157,20 @@ def test_a_utf16_log_is_read_as_text(tmp_path):
     log.write_bytes(data)
     made = _kb("new", "--from", str(log), "--area", "runtime-errors", "--dry-run")
     assert made.returncode == 0 and b"Expected to have finished reduction" in made.stdout
+
+
+def test_triage_reads_a_utf16_log(tmp_path):
+    """Rank 0's OOM in a UTF-16 log was "no error of its own" (a false account): every other character a NUL."""
+    text = (
+        "[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total "
+        "capacity of 79.10 GiB of which 1.00 GiB is free.\n"
+        "[rank1]: RuntimeError: NCCL communicator was aborted on rank 1.\n"
+    )
+    utf8, utf16 = tmp_path / "ranks8.log", tmp_path / "ranks16.log"
+    utf8.write_bytes(text.encode())
+    utf16.write_bytes(text.encode("utf-16"))
+    expected = json.loads(_kb("triage", "--json", str(utf8)).stdout)["triage"]
+    assert expected["basis"] == "own-error" and expected["sole_culprit"] == 0
+    assert json.loads(_kb("triage", "--json", str(utf16)).stdout)["triage"] == expected
+    piped = json.loads(_kb("triage", "--json", "-", data=utf16.read_bytes()).stdout)["triage"]
+    assert (piped["basis"], piped["sole_culprit"]) == ("own-error", 0)

@@ -342,4 +342,15 @@ def test_a_tail_that_lost_the_exception_says_so():
     )
     assert done.returncode == 1
     assert "kept the last" in done.stderr and "(--tail-bytes)" in done.stderr
-    assert "The run printed no exception" not in done.stderr
+    assert "paste" not in done.stderr.lower()  # kb holds the output: it never asks for more of it
+
+
+def test_the_evidence_is_numbered_as_in_the_whole_output():
+    """Past its kept tail, kb numbered the evidence from the tail's start: line 6393 for line 20001."""
+    script = (
+        "import sys\nfor i in range(20000): print(f'step {i} loss 0.5 ' + 'x' * 20, flush=True)\n"
+        "sys.exit('RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one')"
+    )
+    done = subprocess.run([*KB_RUN, "--", sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    assert "line 20001: RuntimeError: Expected to have finished reduction" in done.stderr, done.stderr[-2000:]

@@ -61,9 +61,9 @@ def run(args: argparse.Namespace) -> int:
     from .._runwatch import watch
     from ..triage import triage_block
 
-    def diagnose(tail: str, heading: str, ending: str | None = None, dropped: int = 0) -> None:
+    def diagnose(tail: str, heading: str, ending: str | None = None, dropped: int = 0, lines: int = 0) -> None:
         _say(triage_block(tail, roots, cmd))  # which rank broke first, before the matches
-        if dropped:  # the failure may lie in what was let go: the advice may then ask for it, as for a paste
+        if dropped:  # the failure may lie in what was let go (--tail-bytes keeps more)
             _say(
                 f"kb run: kept the last {len(tail.encode())} bytes of the output (--tail-bytes), "
                 f"not the {dropped} before them\n"
@@ -75,16 +75,17 @@ def run(args: argparse.Namespace) -> int:
                 catalogue=roots,
                 heading=heading,
                 explain_abstention=True,
-                output=None if dropped else tail,
+                output=tail,  # tells read all kb holds, and the advice never asks for more
                 ending=ending,
+                first_line=lines + 1,  # evidence numbered as in the command's whole output
             )
         except Exception as exc:  # a broken catalogue must not change the command's outcome
             _say(f"kb run: could not search the catalogue ({type(exc).__name__}: {exc})\n")
             return
         _say(advice or f"── {heading}: {BANNERS['empty']} ──\n")
 
-    def on_idle(tail: str, silent_for: float, dropped: int) -> None:
-        diagnose(tail, f"{IDLE_HEADING} {silent_for:.0f} s — if this is a hang", dropped=dropped)
+    def on_idle(tail: str, silent_for: float, dropped: int, lines: int) -> None:
+        diagnose(tail, f"{IDLE_HEADING} {silent_for:.0f} s — if this is a hang", dropped=dropped, lines=lines)
 
     try:
         outcome = watch(cmd, tail_bytes=args.tail_bytes, idle_timeout=args.idle_timeout, on_idle=on_idle)
@@ -112,7 +113,13 @@ def run(args: argparse.Namespace) -> int:
             _say(f"── kb run: {_named(cmd[0])} {what}: see the diagnosis above, by the kb it ran ──\n")
             return outcome.exit_status
         with contextlib.suppress(_Stopped), _stoppable():
-            diagnose(outcome.tail, f"kb run: {cmd[0]} {what}", _ending(outcome.returncode), outcome.dropped)
+            diagnose(
+                outcome.tail,
+                f"kb run: {cmd[0]} {what}",
+                _ending(outcome.returncode),
+                outcome.dropped,
+                outcome.dropped_lines,
+            )
     return outcome.exit_status
 
 

@@ -52,7 +52,8 @@ ADVICE = {
     "foreign": "This traceback comes from `{package}`, and nothing in it names PyTorch, CUDA or a training "
     "library: the catalogue covers training failures only, so it offers no entry. If a training run did print "
     "it, paste the lines around it that show torch (the script's frames, the launcher's output).",
-    "log_output": "The run printed no exception: its exit status and the last lines above are what there is.",
+    "log_output": "The output kb holds has no exception in it: the exit status and the last lines above are what "
+    "there is (kb run says above when it kept only the end of a longer output).",
 }
 
 

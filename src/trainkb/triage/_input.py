@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
-from .._tail import SEEK_ABOVE, skip_to_tail
+from .._tail import SEEK_ABOVE, log_encoding, skip_to_tail
 from ..ranklog import CHUNK, Reader, Triage, decide, decide_text, is_multirank
 
 if TYPE_CHECKING:
@@ -40,7 +40,9 @@ def stream_chunks(raw: BinaryIO, name: str, warn: Callable[[str], None] | None =
     if skipped and warn is not None:
         kept = SEEK_ABOVE >> 20
         warn(f"{name}: read its last {kept} MiB only ({skipped} bytes skipped); line numbers count from there")
-    text = io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline="")
+    peek = getattr(raw, "peek", None)  # a log's first bytes say its encoding; a tail read past them is UTF-8
+    head = peek(2)[:2] if peek is not None and not skipped else b""
+    text = io.TextIOWrapper(raw, encoding=log_encoding(head), errors="replace", newline="")
     while chunk := text.read(CHUNK):
         yield chunk
     text.detach()  # the caller closes ``raw``
