@@ -130,3 +130,14 @@ def test_a_report_kb_cannot_vouch_for_is_refused_by_merge(tmp_path, capsys, chan
     assert main(["report", "merge", str(path), "-o", str(tmp_path / "all.json")]) == 2
     assert said in capsys.readouterr().err
     assert not (tmp_path / "all.json").exists()
+
+
+def test_prune_that_drops_every_row_leaves_no_coverage_of_gone_checks(tmp_path, capsys):
+    """Every row dropped, the coverage still counted the old report's checks: 643 checks, none with a mutation."""
+    report = _shard("cpu", ["gone0", "gone1"], {"gone0": MutantStatus.KILLED})
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(report), encoding="utf-8")
+    out = tmp_path / "all.json"
+    assert main(["report", "merge", "--prune", str(path), "-o", str(out)]) == 0
+    merged = json.loads(out.read_text(encoding="utf-8"))
+    assert merged["results"] == [] and merged["mutants"]["coverage"]["checks"] == 0

@@ -136,6 +136,9 @@ def prune_report(report: CheckReport, known: set[tuple[str, str]]) -> tuple[Chec
     if isinstance(block, dict) and isinstance(block.get("results"), list):
         rows = [r for r in block["results"] if not isinstance(r, dict) or (r.get("entry"), r.get("check")) in known]
         pruned["mutants"] = block | {"results": rows}
+        if isinstance(block.get("coverage"), dict):  # the count of checks it ran is of the checks kept, not gone
+            kept = len({(r["entry"], r["check"]) for r in pruned["results"]})
+            pruned["mutants"]["coverage"] = block["coverage"] | {"checks": kept}
     return pruned, dropped
 
 
