@@ -69,8 +69,8 @@ def test_a_paste_piped_into_kb_alone_is_searched_as_kb_search_does():
 def test_kb_alone_with_nothing_piped_prints_help_or_asks_for_text():
     nothing = _kb(stdin=subprocess.DEVNULL)
     assert nothing.returncode == 0 and b"usage: kb" in nothing.stdout
-    empty = _kb(data=b"")
-    assert empty.returncode == 2 and empty.stderr.decode().startswith("kb: error: give the text to search")
+    empty = _kb(data=b"")  # piped in, and empty: saying "pipe it in" would be wrong
+    assert empty.returncode == 2 and empty.stderr.decode().startswith("kb: error: the input is empty")
 
 
 @pytest.mark.parametrize(
@@ -174,3 +174,11 @@ def test_triage_reads_a_utf16_log(tmp_path):
     assert json.loads(_kb("triage", "--json", str(utf16)).stdout)["triage"] == expected
     piped = json.loads(_kb("triage", "--json", "-", data=utf16.read_bytes()).stdout)["triage"]
     assert (piped["basis"], piped["sole_culprit"]) == ("own-error", 0)
+
+
+def test_an_empty_piped_input_says_it_is_empty():
+    """`kb < empty.log` told the user to pipe the text in, which they had done."""
+    for argv in (["search", "-"], []):
+        done = _kb(*argv, data=b"\n \n")
+        assert done.returncode == 2
+        assert done.stderr == b"kb: error: the input is empty (or only blank lines): nothing to search\n"

@@ -99,6 +99,15 @@ def _file_note(text: str) -> str | None:
     return None
 
 
+def _piped() -> bool:
+    """Whether stdin is a pipe or a file (`kb < empty.log`), not a terminal or /dev/null."""
+    try:
+        mode = os.fstat(sys.stdin.fileno()).st_mode
+    except (AttributeError, OSError, ValueError):
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISREG(mode)
+
+
 def _query(args: argparse.Namespace) -> Input | None:
     """The text to search and what it is the end of."""
     if args.text is not None and args.text != "-":
@@ -123,6 +132,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--top must be at least 1")
     _words(args)
     given = _query(args)
+    if given is not None and not given.text.strip() and args.text in (None, "-") and _piped():
+        raise UsageError("the input is empty (or only blank lines): nothing to search")
     if given is None or not given.text.strip():
         raise UsageError("give the text to search, or pipe it in (kb search - < log.txt)")
     text, first_line = given.text, given.first_line
