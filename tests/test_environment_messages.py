@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import site
 import subprocess
 import sys
@@ -70,8 +71,14 @@ def test_search_where_the_cache_cannot_be_written(tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("")
     env = {"XDG_CACHE_HOME": str(blocker / "cache")}  # a folder that cannot be made
+    # a copy of the catalogue with one record changed: no index built ahead (`make setup`, the wheel) matches it,
+    # so search has to build one (with the shipped catalogue's own index it reads that and needs no cache)
+    copy = tmp_path / "catalogue"
+    shutil.copytree(Path(SRC).parent / "catalogue", copy)
+    changed = next(copy.glob("*/D8-*.yaml"))
+    changed.write_text(changed.read_text(encoding="utf-8") + "# changed\n", encoding="utf-8")
     for _ in range(2):  # said every time, since every search has to build the index again
-        proc = _kb(["search", DDP], env)
+        proc = _kb(["--catalogue", str(copy), "search", DDP], env)
         assert proc.returncode == 0 and "D8" in proc.stdout  # search still answers
         lines = proc.stderr.strip().splitlines()
         assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
