@@ -180,3 +180,12 @@ def test_show_puts_the_fix_first(make_catalogue, capsys):
     assert main(["--catalogue", cat, "show", "D1"]) == 0
     out = capsys.readouterr().out
     assert out.index("Apply the one-line remedy.") < out.index("Do the right thing.") < out.index("Something prints")
+
+
+def test_lint_families_json_is_one_document(capsys):
+    """`kb lint --families --json` printed the families and then the findings: two JSON documents, parsed as none."""
+    code = main(["lint", "--families", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert set(data) == {"families", "findings"} and code == (1 if data["findings"] else 0)
+    member = data["families"][0][0]
+    assert set(member) == {"id", "tells"} and all(isinstance(t, str) for t in member["tells"])

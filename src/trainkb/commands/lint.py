@@ -26,14 +26,20 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _families(cat: Catalogue, as_json: bool) -> None:
+def _family_rows(cat: Catalogue) -> list[list[dict[str, object]]]:
+    """The symptom families as `kb lint --families --json` gives them: each member's id and its tells' sentences."""
+    from ..lint import symptom_family_ids
+
+    return [
+        [{"id": m, "tells": [t.says for t in cat.entries[m].tells]} for m in family]
+        for family in symptom_family_ids(cat)
+    ]
+
+
+def _families(cat: Catalogue) -> None:
     from ..lint import symptom_family_ids
 
     families = symptom_family_ids(cat)
-    if as_json:
-        members = [[{"id": m, "tells": [t.says for t in cat.entries[m].tells]} for m in family] for family in families]
-        print(json.dumps(members, indent=2))
-        return
     for family in families:
         print(" · ".join(family))
         for member in family:
@@ -47,11 +53,12 @@ def run(args: argparse.Namespace) -> int:
     cat = open_catalogue(args)
     from ..lint import lint_catalogue
 
-    if args.families:
-        _families(cat, args.json)
+    if args.families and not args.json:
+        _families(cat)
     findings = lint_catalogue(cat)
-    if args.json:
-        print(json.dumps([f.as_dict() for f in findings], indent=2))
+    if args.json:  # one JSON document: with --families, an object holding both lists (two documents parsed as none)
+        rows = [f.as_dict() for f in findings]
+        print(json.dumps({"families": _family_rows(cat), "findings": rows} if args.families else rows, indent=2))
     else:
         for finding in findings:
             if args.format == "github":
