@@ -62,3 +62,18 @@ async def test_below_20_columns_a_note_stands_in_and_the_entry_comes_back(real_a
         await settle(pilot, app)
         assert app.is_running and app.current_entry == "D8" and app.query_one("#body").display
         assert not app.query_one("#too-narrow").display
+
+
+async def test_a_frame_drawn_before_the_layout_follows_does_not_crash(real_app: TrainKBApp, monkeypatch) -> None:
+    """Under load a frame can be drawn at the new width before the app's classes follow it: at 120 columns' layout
+    squeezed to 7 the entry pane had no column and its option list raised (CI saw it; the note came too late)."""
+    app = real_app
+    async with app.run_test(size=(120, 40)) as pilot:
+        await bracketed_paste(pilot, app, D8_LINE)
+        assert app.current_entry == "D8"
+        monkeypatch.setattr(app, "_fit", lambda width: None)  # the classes stay those of 120 columns
+        for width in (19, 7, 1):
+            await pilot.resize_terminal(width, 40)
+            await settle(pilot, app)
+            assert app.is_running, width
+            assert app.query_one("#related").region.width > 0 or not app.query_one("#related").display

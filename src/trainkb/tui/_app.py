@@ -43,11 +43,11 @@ class TrainKBApp(App[None]):
     #paste { height: 2fr; }
     #paste.-collapsed { height: 5; min-height: 5; }
     #results { height: 3fr; }
-    #detail { width: 3fr; }
+    #detail { width: 3fr; min-width: 20; }
     #body.-narrow #left { width: 34; min-width: 34; }
     #body.-narrow #detail { width: 1fr; }
     #body.-stacked { layout: vertical; }
-    #body.-stacked #left { width: 1fr; min-width: 0; height: 1fr; }
+    #body.-stacked #left { width: 1fr; min-width: 20; height: 1fr; }
     #body.-stacked #detail { width: 1fr; height: 1fr; }
     #too-narrow { display: none; height: 1fr; content-align: center middle; }
     Screen.-too-narrow #body, Screen.-too-narrow Footer { display: none; }
@@ -57,7 +57,8 @@ class TrainKBApp(App[None]):
     STACKED = 60  # columns below which the entry pane goes under the paste and matches: beside a fixed-width left
     # pane it would be too narrow to read, and at 34 columns or fewer it had none at all
     TOO_NARROW = 20  # columns below which the panes are hidden behind a note: a few columns left some with none,
-    # and Textual's option list raises when asked its height at width 0
+    # and Textual's option list raises when asked its height at width 0; the entry pane keeps TOO_NARROW columns
+    # (clipped by the screen) in every layout, for the frames a resize draws before the classes follow the new width
     COMMANDS = App.COMMANDS | {EntryCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f1", "toggle_help", "Keys", id="help"),
