@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 from collections import namedtuple
 
 TYPE_CHECKING = False  # typing's flag, without importing typing (a warm `kb search` never needs it)
@@ -112,3 +113,13 @@ def log_encoding(head: bytes) -> str:
 def decode_log(data: bytes) -> str:
     """A log's bytes as text (``log_encoding``), each bad byte read as U+FFFD."""
     return data.decode(log_encoding(data[:2]), "replace")
+
+
+def piped_stdin() -> bool:
+    """Whether stdin is a pipe or a file (`train.py 2>&1 | kb`, `kb < log`), the text of a run to read; not a
+    terminal, /dev/null or nothing."""
+    try:
+        mode = os.fstat(sys.stdin.fileno()).st_mode
+    except (AttributeError, OSError, ValueError):
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISREG(mode)

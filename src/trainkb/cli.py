@@ -9,11 +9,11 @@ import gc
 import importlib
 import io
 import os
-import stat
 import sys
 from collections.abc import Sequence
 
 from . import __version__
+from ._tail import piped_stdin
 from ._terminal import say
 from .commands import Exit, UsageError, report_usage_error
 
@@ -41,17 +41,27 @@ COMMANDS = {
 }
 
 
-def _command_in(argv: Sequence[str]) -> str | None:
-    """The subcommand ``argv`` names, when it plainly names one (the first word that is no option's value)."""
-    after_catalogue = False
+def _first_word(argv: Sequence[str]) -> tuple[str | None, bool]:
+    """The first word of ``argv`` that is no option's value, and whether only --catalogue options come before it
+    (no -h or --help or a prefix of it, --version, ``--`` or mistyped option, which can make argparse list every
+    command); (None, False) when there is none."""
+    after_catalogue, only_catalogue = False, True
     for word in argv:
         if after_catalogue:
             after_catalogue = False
         elif word == "--catalogue":
             after_catalogue = True
         elif not word.startswith("-"):
-            return word if word in COMMANDS else None
-    return None
+            return word, only_catalogue
+        elif not word.startswith("--catalogue="):
+            only_catalogue = False
+    return None, False
+
+
+def _command_in(argv: Sequence[str]) -> str | None:
+    """The subcommand ``argv`` names, when it plainly names one (the first word that is no option's value)."""
+    word, _ = _first_word(argv)
+    return word if word in COMMANDS else None
 
 
 class _Formatter(argparse.HelpFormatter):
@@ -79,19 +89,8 @@ def _columns() -> int:
 
 
 def _only_catalogue_before(argv: Sequence[str]) -> bool:
-    """Whether nothing but --catalogue options comes before the command: no -h or --help (or a prefix of
-    it), --version, ``--`` or mistyped option, any of which can make argparse list every command."""
-    after_catalogue = False
-    for word in argv:
-        if after_catalogue:
-            after_catalogue = False
-        elif word == "--catalogue":
-            after_catalogue = True
-        elif not word.startswith("-"):
-            return True
-        elif not word.startswith("--catalogue="):
-            return False
-    return False
+    """Whether nothing but --catalogue options comes before the command (``_first_word``)."""
+    return _first_word(argv)[1]
 
 
 def _parser(only: str | None = None, listed: bool = True) -> argparse.ArgumentParser:
@@ -169,7 +168,7 @@ def _main(argv: Sequence[str] | None) -> int:
         args = parser.parse_args(argv)
         if args.command is None and sys.stdin.isatty() and sys.stdout.isatty():
             args = parser.parse_args([*argv, "tui"])
-        elif args.command is None and _piped_input():  # `train.py 2>&1 | kb`, `kb < log`: search it
+        elif args.command is None and piped_stdin():  # `train.py 2>&1 | kb`, `kb < log`: search it
             parser = _parser("search", listed=False)
             args = parser.parse_args([*argv, "search", "-"])
     except SystemExit as exc:  # argparse exits 2 on usage errors and 0 on --help/--version
@@ -196,15 +195,6 @@ def _main(argv: Sequence[str] | None) -> int:
             raise
         say(f"kb: error: cannot write the output: {error.strerror or error}\n")
         return Exit.USAGE
-
-
-def _piped_input() -> bool:
-    """Whether stdin is a pipe or a file, the text of a run to search; not a terminal, /dev/null or nothing."""
-    try:
-        mode = os.fstat(sys.stdin.fileno()).st_mode
-    except (AttributeError, OSError, ValueError):
-        return False
-    return stat.S_ISFIFO(mode) or stat.S_ISREG(mode)
 
 
 class _ClosedInput(io.TextIOBase):

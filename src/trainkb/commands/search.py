@@ -13,7 +13,7 @@ import stat
 import sys
 from dataclasses import dataclass, replace
 
-from .._tail import PIPE_TAIL_BYTES, decode_log, read_tail, skip_to_tail
+from .._tail import PIPE_TAIL_BYTES, decode_log, piped_stdin, read_tail, skip_to_tail
 from .._terminal import emit, json_text, say
 from ..catalogue import AREA_FILE
 from ._common import catalogue_roots, refuse_device_stdin
@@ -99,15 +99,6 @@ def _file_note(text: str) -> str | None:
     return None
 
 
-def _piped() -> bool:
-    """Whether stdin is a pipe or a file (`kb < empty.log`), not a terminal or /dev/null."""
-    try:
-        mode = os.fstat(sys.stdin.fileno()).st_mode
-    except (AttributeError, OSError, ValueError):
-        return False
-    return stat.S_ISFIFO(mode) or stat.S_ISREG(mode)
-
-
 def _query(args: argparse.Namespace) -> Input | None:
     """The text to search and what it is the end of."""
     if args.text is not None and args.text != "-":
@@ -132,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--top must be at least 1")
     _words(args)
     given = _query(args)
-    if given is not None and not given.text.strip() and args.text in (None, "-") and _piped():
+    if given is not None and not given.text.strip() and args.text in (None, "-") and piped_stdin():
         raise UsageError("the input is empty (or only blank lines): nothing to search")
     if given is None or not given.text.strip():
         raise UsageError("give the text to search, or pipe it in (kb search - < log.txt)")
