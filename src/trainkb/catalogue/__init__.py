@@ -8,8 +8,7 @@ first use (PEP 562), which keeps that path light.
 
 from __future__ import annotations
 
-import importlib
-
+from .._lazy import lazy_names
 from ._locate import (
     AREA_FILE,
     ENV_VAR,
@@ -194,15 +193,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    """Import the module behind a lazy name once, then keep the name here like any other."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_names(__name__, _LAZY, __all__)
