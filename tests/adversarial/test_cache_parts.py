@@ -122,8 +122,12 @@ def test_a_part_not_of_the_index_shape_rebuilds_every_record(shipped, monkeypatc
 
 def test_a_build_keeps_the_parts_in_the_users_cache(shipped, tmp_path, monkeypatch):
     root, folder = shipped
+    other = tmp_path / "cache" / "trainkb" / "parts-00000000-py30.marshal"  # another code's parts
+    other.parent.mkdir(parents=True)
+    other.write_bytes(b"")
     _edit(root, "An edited title")
     load_index(root)
+    assert not other.exists()
     for kept in folder.glob("parts-*.marshal"):
         kept.unlink()  # the next edit finds every part in the user's cache
     _edit(root, "An edited title")  # no change of bytes: nothing to do but read the index

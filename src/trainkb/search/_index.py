@@ -711,7 +711,8 @@ def _read_parts(path: Path) -> dict[str, dict[str, Any]]:
 
 
 def _write_parts(path: Path, parts: dict[str, dict[str, Any]]) -> None:
-    """Keep ``parts`` at ``path`` atomically; a cache that cannot be written only costs the next build."""
+    """Keep ``parts`` at ``path`` atomically, and no other code's or Python's parts beside it (they would
+    only pile up, one per upgrade); a cache that cannot be written only costs the next build."""
     import tempfile  # only here: a warm `kb search` never writes
 
     tmp = None
@@ -722,6 +723,9 @@ def _write_parts(path: Path, parts: dict[str, dict[str, Any]]) -> None:
             handle.write(marshal.dumps({"format": FORMAT, "code": path.name, "parts": parts}))
         os.replace(tmp, path)
         tmp = None
+        for stale in path.parent.glob("parts-*.marshal"):
+            if stale != path:
+                stale.unlink()
     except (OSError, ValueError):
         pass
     finally:
