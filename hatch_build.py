@@ -24,7 +24,7 @@ class PrebuiltIndex(BuildHookInterface):  # type: ignore[type-arg]
         env["PYTHONPATH"] = str(root / "src")
         command = [sys.executable, "-m", "trainkb.search._prebuild", str(root / "catalogue"), str(self._folder)]
         subprocess.run(command, env=env, check=True, capture_output=True, text=True)
-        for path in self._folder.glob("index-*.marshal"):
+        for path in [*self._folder.glob("index-*.marshal"), *self._folder.glob("parts-*.marshal")]:
             build_data["force_include"][str(path)] = f"trainkb/search/_prebuilt/{path.name}"
 
     def finalize(self, version: str, build_data: dict[str, Any], artifact_path: str) -> None:

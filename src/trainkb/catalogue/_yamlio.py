@@ -61,41 +61,93 @@ class Located:
         return (), (1, 1)
 
 
-def _walk(
-    node: yaml.Node, here: Path_, located: Located, problems: list[YamlProblem], path: str, seen_nodes: set[int]
-) -> None:
-    if id(node) in seen_nodes:  # the composer hands an alias back as the very node its anchor named
-        line, col = node.start_mark.line + 1, node.start_mark.column + 1
-        raise _Fail(
-            YamlProblem(
-                path,
-                line,
-                col,
-                dotted(here),
-                "YAML anchors and aliases are not allowed in records (the anchor defined here "
-                "is reused by an alias); write the value out",
+_STR, _MAP, _SEQ = "tag:yaml.org,2002:str", "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"
+
+
+class _Walk:
+    """One pass over the node tree that finds aliases and duplicate keys, records positions and, for a
+    plain document (default tags, scalar keys), builds the same data pyyaml's constructor would. Any
+    other document is left to the constructor, which then reads it whole (about twice this pass's cost)."""
+
+    def __init__(self, loader: Any, located: Located, path: str) -> None:
+        self.loader, self.located, self.path = loader, located, path
+        self.problems: list[YamlProblem] = []
+        self.seen_nodes: set[int] = set()
+        self.plain = True  # every node so far built here exactly as the constructor builds it
+
+    def node(self, node: yaml.Node, here: Path_) -> Any:
+        if id(node) in self.seen_nodes:  # the composer hands an alias back as the very node its anchor named
+            line, col = node.start_mark.line + 1, node.start_mark.column + 1
+            raise _Fail(
+                YamlProblem(
+                    self.path,
+                    line,
+                    col,
+                    dotted(here),
+                    "YAML anchors and aliases are not allowed in records (the anchor defined here "
+                    "is reused by an alias); write the value out",
+                )
             )
-        )
-    seen_nodes.add(id(node))
-    if isinstance(node, yaml.MappingNode):
+        self.seen_nodes.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            return self._mapping(node, here)
+        if isinstance(node, yaml.SequenceNode):
+            self.plain = self.plain and node.tag == _SEQ
+            items = []
+            for index, item in enumerate(node.value):
+                self.located.positions[(*here, index)] = (item.start_mark.line + 1, item.start_mark.column + 1)
+                items.append(self.node(item, (*here, index)))
+            return items
+        return self._scalar(node)
+
+    def _mapping(self, node: yaml.MappingNode, here: Path_) -> dict[Any, Any]:
+        self.plain = self.plain and node.tag == _MAP
         seen: dict[Any, int] = {}
+        built: dict[Any, Any] = {}
         for key_node, value_node in node.value:
             key = key_node.value if isinstance(key_node, yaml.ScalarNode) else str(key_node.value)
             line, col = key_node.start_mark.line + 1, key_node.start_mark.column + 1
             if key in seen:
-                problems.append(
+                self.problems.append(
                     YamlProblem(
-                        path, line, col, dotted((*here, key)), f"duplicate key (first defined on line {seen[key]})"
+                        self.path,
+                        line,
+                        col,
+                        dotted((*here, key)),
+                        f"duplicate key (first defined on line {seen[key]})",
                     )
                 )
                 continue
             seen[key] = line
-            located.positions[(*here, key)] = (line, col)
-            _walk(value_node, (*here, key), located, problems, path, seen_nodes)
-    elif isinstance(node, yaml.SequenceNode):
-        for index, item in enumerate(node.value):
-            located.positions[(*here, index)] = (item.start_mark.line + 1, item.start_mark.column + 1)
-            _walk(item, (*here, index), located, problems, path, seen_nodes)
+            self.located.positions[(*here, key)] = (line, col)
+            # a key that is not a scalar is the constructor's to read; a merge key (<<) or a value key (=)
+            # has no constructor of its own, so building it fails and hands the document over too
+            self.plain = self.plain and isinstance(key_node, yaml.ScalarNode)
+            value = self.node(value_node, (*here, key))
+            if self.plain:
+                built[self._scalar(key_node)] = value
+        return built
+
+    def _scalar(self, node: yaml.Node) -> Any:
+        if node.tag == _STR:
+            return node.value  # what construct_yaml_str returns for a scalar
+        if not self.plain:
+            return None
+        try:
+            return self.loader.construct_object(node, deep=True)
+        except Exception:  # the constructor, run afresh over the whole document, raises it in its place
+            self.plain = False
+            return None
+
+
+def _construct(text: str) -> Any:
+    """pyyaml's own construction of the document in ``text``, from a fresh parse: a construction that
+    failed part way leaves its loader's state behind."""
+    loader = _Loader(text)
+    try:
+        return loader.construct_document(loader.get_single_node())
+    finally:
+        loader.dispose()
 
 
 def dotted(loc: Path_) -> str:
@@ -141,11 +193,11 @@ def load_yaml(file: Path, display: str | None = None) -> tuple[Located | None, l
         if node is None or (isinstance(node, yaml.ScalarNode) and not node.value):
             return None, [YamlProblem(shown, 1, 1, "", "file holds no YAML document")]
         located = Located(None, {(): (node.start_mark.line + 1, node.start_mark.column + 1)})
-        problems: list[YamlProblem] = []
-        _walk(node, (), located, problems, shown, set())
-        if problems:
-            return None, problems
-        located.data = loader.construct_document(node)
+        walk = _Walk(loader, located, shown)
+        data = walk.node(node, ())
+        if walk.problems:
+            return None, walk.problems
+        located.data = data if walk.plain else _construct(text)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)

@@ -435,41 +435,77 @@ def _background(
     }
 
 
-def build_data(entries: list[Any], digest: str, layers: dict[str, str] | None = None) -> dict[str, Any]:
+def _entry_part(entry: Any, distinct: dict[tuple[Any, ...], dict[str, Any]]) -> dict[str, Any]:
+    """What the index takes from one record alone: the same for the same record, so a record whose
+    file is unchanged reuses it (``build_data``'s ``parts``) instead of cutting its text again."""
+    sigs = []
+    for sig in entry.signatures:
+        key = (sig.literal, sig.regex, sig.example, sig.type, sig.kind, bool(sig.names_cause))
+        made = distinct.get(key)
+        if made is None:
+            made = distinct[key] = _signature_data(0, sig)
+        sigs.append(made)
+    aliases = [sorted(set(terms(entry.title)))]
+    phrases = []
+    for alias in entry.aliases:
+        words = sorted(set(terms(alias)))
+        aliases.append(words)
+        masked = normalize(alias)
+        if len(masked) >= MIN_PHRASE and len(masked.split()) >= 3:  # a phrase, not an API name
+            phrases.append([masked, alias, words])
+    return {
+        "row": [entry.id, entry.title, entry.area, entry.fix_summary],
+        "excludes": [
+            sig.regex if sig.regex is not None else re.escape(sig.literal) for sig in getattr(entry, "excludes", ())
+        ],
+        "tells": [tell_data(tell) for tell in getattr(entry, "tells", ())],
+        "sigs": sigs,
+        "examples": [sig.example for sig in entry.signatures],
+        "aliases": aliases,
+        "phrases": phrases,
+        "doc": _weighted_terms(entry),
+    }
+
+
+def build_data(
+    entries: list[Any],
+    digest: str,
+    layers: dict[str, str] | None = None,
+    parts: dict[str, dict[str, Any]] | None = None,
+    keys: Sequence[str | None] = (),
+) -> dict[str, Any]:
     """The plain-data index of ``entries`` (pydantic ``Entry`` objects or look-alikes);
-    ``layers`` names the catalogue layer of entries that are not in the base."""
-    rows, sigs, aliases, phrases, docs, examples, excludes = [], [], [], [], [], [], []
+    ``layers`` names the catalogue layer of entries that are not in the base.
+
+    ``keys`` (one per entry, None for none) are the content digests of the records' files: an entry
+    whose key is in ``parts`` takes its part from there, and every part made is added under its key."""
+    rows: list[dict[str, Any]] = []
+    sigs: list[dict[str, Any]] = []
     tells: list[dict[str, Any]] = []
+    aliases: list[tuple[int, list[str]]] = []
+    phrases: list[list[Any]] = []
+    docs: list[dict[str, float]] = []
+    examples: list[tuple[int, str]] = []
+    excludes: list[list[Any]] = []
     distinct: dict[tuple[Any, ...], dict[str, Any]] = {}  # a signature written into many records is made once
+    known = parts if parts is not None else {}
     for index, entry in enumerate(entries):
-        rows.append(
-            {
-                "id": entry.id,
-                "title": entry.title,
-                "area": entry.area,
-                "fix_summary": entry.fix_summary,
-                "layer": (layers or {}).get(entry.id),
-            }
-        )
-        for sig in getattr(entry, "excludes", ()):
-            excludes.append([index, sig.regex if sig.regex is not None else re.escape(sig.literal)])
-        for tell in getattr(entry, "tells", ()):
-            tells.append({"entry": index, **tell_data(tell)})
-        for sig in entry.signatures:
-            key = (sig.literal, sig.regex, sig.example, sig.type, sig.kind, bool(sig.names_cause))
-            made = distinct.get(key)
-            if made is None:
-                made = distinct[key] = _signature_data(index, sig)
-            sigs.append({**made, "entry": index})  # the lists in it are shared, never changed
-            examples.append((index, sig.example))
-        aliases.append((index, sorted(set(terms(entry.title)))))
-        for alias in entry.aliases:
-            words = sorted(set(terms(alias)))
-            aliases.append((index, words))
-            masked = normalize(alias)
-            if len(masked) >= MIN_PHRASE and len(masked.split()) >= 3:  # a phrase, not an API name
-                phrases.append([index, masked, alias, list(words)])
-        docs.append(_weighted_terms(entry))
+        key = keys[index] if index < len(keys) else None
+        part = known.get(key) if key is not None else None
+        if part is None:
+            part = _entry_part(entry, distinct)
+            if key is not None:
+                known[key] = part
+        entry_id, title, area, fix_summary = part["row"]
+        layer = (layers or {}).get(entry_id)
+        rows.append({"id": entry_id, "title": title, "area": area, "fix_summary": fix_summary, "layer": layer})
+        excludes += ([index, pattern] for pattern in part["excludes"])
+        tells += ({"entry": index, **tell} for tell in part["tells"])
+        sigs += ({**made, "entry": index} for made in part["sigs"])  # the lists in it are shared, never changed
+        examples += ((index, example) for example in part["examples"])
+        aliases += ((index, words) for words in part["aliases"])
+        phrases += ([index, masked, alias, list(words)] for masked, alias, words in part["phrases"])
+        docs.append(part["doc"])
     _count_shared(sigs, examples)
     families: dict[str, set[int]] = {}  # the same pattern written into several entries
     for sig in sigs:
@@ -653,6 +689,85 @@ def _write_cache(path: Path, data: dict[str, Any]) -> None:
             stale.unlink()
 
 
+def _parts_path(folder: Path) -> Path:
+    """Where each record's part is kept: one file per code digest and Python, as the indexes are named."""
+    return folder / f"parts-{_code_digest()}-py{sys.version_info[0]}{sys.version_info[1]}.marshal"
+
+
+def _read_parts(path: Path) -> dict[str, dict[str, Any]]:
+    """The parts kept at ``path``, keyed by their records' content digests; none when the file is not
+    one this code and Python wrote (its format, code digest and Python are checked inside too)."""
+    raw = read_regular(path, _MAX_CACHE_BYTES + 1, follow=False)
+    if raw is None or len(raw) > _MAX_CACHE_BYTES:
+        return {}
+    try:
+        data = marshal.loads(raw)
+    except Exception:  # corrupt, partial or foreign: nothing reused
+        return {}
+    if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("code") != path.name:
+        return {}
+    parts = data.get("parts")
+    return parts if isinstance(parts, dict) else {}
+
+
+def _write_parts(path: Path, parts: dict[str, dict[str, Any]]) -> None:
+    """Keep ``parts`` at ``path`` atomically, and no other code's or Python's parts beside it (they would
+    only pile up, one per upgrade); a cache that cannot be written only costs the next build."""
+    import tempfile  # only here: a warm `kb search` never writes
+
+    tmp = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(marshal.dumps({"format": FORMAT, "code": path.name, "parts": parts}))
+        os.replace(tmp, path)
+        tmp = None
+        for stale in path.parent.glob("parts-*.marshal"):
+            if stale != path:
+                stale.unlink()
+    except (OSError, ValueError):
+        pass
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+
+
+def record_keys(entries: Sequence[Any], files: dict[str, Path]) -> list[str | None]:
+    """The SHA-256 of each entry's record file as it reads now (None where it cannot be read): the key
+    under which the entry's part is kept."""
+    import hashlib  # only here: a warm `kb search` hashes nothing
+
+    from ..catalogue import MAX_RECORD_BYTES
+
+    keys: list[str | None] = []
+    for entry in entries:
+        file = files.get(entry.id)
+        raw = read_regular(file, MAX_RECORD_BYTES + 1) if file is not None else None
+        keys.append(hashlib.sha256(raw).hexdigest() if raw is not None else None)
+    return keys
+
+
+def _build(roots: list[Path], digest: str, use_cache: bool) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """The index of the catalogue at ``roots``, and the part of each of its records. A part is taken from
+    the user's cache or the index built ahead only under its record's content digest; parts that do not
+    fit the index's shape are dropped and the index is built from the records alone."""
+    from ..catalogue import load_layers  # pydantic and YAML only on a cache miss
+
+    cat = load_layers(roots)
+    entries = cat.ordered()
+    keys = record_keys(entries, cat.files)
+    kept = {**_read_parts(_parts_path(PREBUILT)), **_read_parts(_parts_path(cache_dir()))} if use_cache else {}
+    parts = {key: kept[key] for key in keys if key is not None and key in kept}
+    try:
+        data = build_data(entries, digest, cat.origin, parts, keys)
+    except Exception:  # a kept part not of this shape: build every record again
+        parts = {}
+        data = build_data(entries, digest, cat.origin, parts, keys)
+    return data, parts
+
+
 _SETTLED_NS = 2_000_000_000  # a file untouched this long has times that any later write changes
 _CACHE_NAME = re.compile(r"index-[0-9a-f]{8}-py\d+-([0-9a-f]{16})\.marshal")
 
@@ -748,15 +863,14 @@ def load_index(roots: str | os.PathLike[str] | Sequence[Path], use_cache: bool =
             return index
     if data is None:
         from .._status import status
-        from ..catalogue import load_layers  # pydantic and YAML only on a cache miss
 
         # a write between the hash and here shows in the hash taken again after the build; one
         # from here on (undone or not by then) changes a file's inode, size or times
         with status("kb: building the search index (once after each catalogue change)"):
-            cat = load_layers(roots)
-            data = build_data(cat.ordered(), digest, cat.origin)
+            data, parts = _build(roots, digest, use_cache)
         if use_cache and _stamp(roots) == stamps and layers_digest(roots) == digest:
             _write_cache(path, data)
+            _write_parts(_parts_path(path.parent), parts)
             if known is not None:
                 _remember_digest(known, roots, stamps, path)
     return Index(data)

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 from ..catalogue import AREA_FILE, layers_digest, load_layers, shipped_folder
-from ._index import PREBUILT, _cache_path, _write_cache, build_data
+from ._index import PREBUILT, _cache_path, _parts_path, _write_cache, _write_parts, build_data, record_keys
 
 __all__ = ["prebuild"]
 
@@ -26,7 +27,10 @@ def prebuild(root: Path, folder: Path = PREBUILT) -> Path:
     roots = [root.resolve()]
     digest = layers_digest(roots)
     cat = load_layers(roots)
-    data = build_data(cat.ordered(), digest, cat.origin)
+    entries = cat.ordered()
+    keys = record_keys(entries, cat.files)
+    parts: dict[str, dict[str, Any]] = {}
+    data = build_data(entries, digest, cat.origin, parts, keys)
     if layers_digest(roots) != digest:
         raise RuntimeError(f"the catalogue at {root} changed while its index was built; run this again")
     path = folder / _cache_path(digest).name
@@ -34,8 +38,12 @@ def prebuild(root: Path, folder: Path = PREBUILT) -> Path:
     if not path.is_file():
         raise RuntimeError(f"cannot write the index to {folder}")
     path.chmod(0o644)  # a shared install's users read it (the cache's own files are private)
-    for stale in folder.glob("index-*.marshal"):
-        if stale != path:
+    kept = _parts_path(folder)
+    _write_parts(kept, parts)  # each record's part: a layer or an edit over this catalogue rebuilds only its own
+    if kept.is_file():
+        kept.chmod(0o644)
+    for stale in [*folder.glob("index-*.marshal"), *folder.glob("parts-*.marshal")]:
+        if stale not in (path, kept):
             stale.unlink()
     return path
 
