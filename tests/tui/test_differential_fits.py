@@ -74,7 +74,8 @@ async def _show(app: TrainKBApp, pilot, response: SearchResponse) -> None:  # ty
     await pilot.pause(0.2)
 
 
-@pytest.mark.parametrize("which", ["oom-family", "longest"])
+# one Pilot app per case: the longest candidates in `make quick`, the OOM family in `make test` too
+@pytest.mark.parametrize("which", [pytest.param("oom-family", marks=pytest.mark.slow), "longest"])
 async def test_five_candidates_fit_without_scrolling(real_app: TrainKBApp, which: str) -> None:
     ids = ["M1", "M2", "M3", "M4", "M5"] if which == "oom-family" else _longest()
     app = real_app
