@@ -34,6 +34,9 @@ def _footer(app: TrainKBApp) -> set[str]:
     return {key.description for key in app.query("FooterKey")}
 
 
+# a Pilot app of its own: a copy asked for before the entry shows is made once it shows in
+# test_c_while_the_entry_loads_copies_it_once_shown (quick)
+@pytest.mark.slow
 async def test_c_right_after_a_paste_copies_the_new_fix_and_types_nothing(
     app: TrainKBApp, monkeypatch: pytest.MonkeyPatch
 ) -> None:

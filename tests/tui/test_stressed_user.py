@@ -67,6 +67,9 @@ async def test_esc_closes_the_keys_panel(app: TrainKBApp) -> None:
         assert app.focused is app.query_one("#paste")
 
 
+# a Pilot app of its own: the keys offered follow what the paste found in test_keys_while_loading.py's
+# test_f1_shows_quit_at_80x24_and_lists_no_copy_or_follow_over_a_differential (quick)
+@pytest.mark.slow
 async def test_no_copy_keys_in_the_footer_when_nothing_matched(real_app: TrainKBApp) -> None:
     app = real_app
     async with app.run_test(size=(120, 40)) as pilot:
