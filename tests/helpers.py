@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import os
 import select
@@ -142,6 +143,7 @@ def run_sample_checks(make_catalogue, pool, *checks: dict, timeout: float = 60.0
     return run_tasks(select_tasks(cat), RunOptions(timeout=timeout, jobs=jobs), pool, env)
 
 
+@functools.cache  # one torch start per test process: what it prints does not change within a run
 def team_paste() -> str:
     """The failure as torch prints it here (real output, not a copy of the record's example)."""
     run = subprocess.run([sys.executable, "-c", "import torch; torch.empty(3 - 4)"], capture_output=True, text=True)

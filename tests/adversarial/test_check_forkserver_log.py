@@ -36,6 +36,9 @@ def _run(make_catalogue, plant: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(command, capture_output=True, text=True, timeout=300)
 
 
+# a killed forkserver is started again in tests/check/test_stopped_server.py (quick); a hostile
+# file at its log path needs a real kb check run and a killed server
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_a_fifo_at_the_log_path_does_not_hang_kb(make_catalogue):
     try:
@@ -46,6 +49,8 @@ def test_a_fifo_at_the_log_path_does_not_hang_kb(make_catalogue):
     assert "2 checks" in done.stdout, done.stdout + done.stderr
 
 
+# as above: the restart is quick (tests/check/test_stopped_server.py), the symlinked log path is not
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_a_symlink_at_the_log_path_is_not_followed(make_catalogue, tmp_path: Path):
     victim = tmp_path / "victim.txt"

@@ -7,7 +7,10 @@ import os
 import subprocess
 import sys
 
+import pytest
 from helpers import checks_yaml, record
+
+from trainkb.cli import main
 
 
 def _kb_check(root, *args, shell_prefix=""):
@@ -34,6 +37,12 @@ def test_a_hard_memory_limit_below_the_checkers_is_a_usage_error(make_catalogue,
     assert not marker.exists()
 
 
+def _kb_check_here(root, capsys, *args) -> tuple[int, str]:
+    """`kb check` in this process, its checks in the session's pool: for what a verdict says, not how kb starts."""
+    status = main(["--catalogue", str(root), "check", "-q", *args])
+    return status, capsys.readouterr().out
+
+
 def test_an_absurd_memory_limit_is_a_usage_error(make_catalogue):
     root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml({"code": "pass", "expect": "ok"}))})
     proc = _kb_check(root, "--memory-limit", "99999999999999999999G")
@@ -41,15 +50,16 @@ def test_an_absurd_memory_limit_is_a_usage_error(make_catalogue):
     assert "argument --memory-limit" in proc.stderr and "Traceback" not in proc.stderr
 
 
-def test_memory_refused_under_the_memory_limit_names_the_limit_and_shows_no_kb_frame(make_catalogue):
+@pytest.mark.usefixtures("shared_pool")
+def test_memory_refused_under_the_memory_limit_names_the_limit_and_shows_no_kb_frame(make_catalogue, capsys):
     """`bytearray(40 * 2**30)` under the default 16G read as the snippet's own bare `MemoryError:  ` with
     kb's `run_snippet` frame at the top of its traceback; the limit kb set is what the verdict names."""
     root = make_catalogue(
         {"alpha/D1-sample.yaml": record(checks=checks_yaml({"code": "bytearray(40 * 2**30)\n", "expect": "ok"}))}
     )
-    proc = _kb_check(root, "--no-drift", "--json")
-    assert proc.returncode == 1, proc.stdout + proc.stderr
-    (result,) = json.loads(proc.stdout)["results"]
+    status, out = _kb_check_here(root, capsys, "--no-drift", "--json")
+    assert status == 1, out
+    (result,) = json.loads(out)["results"]
     assert result["status"] == "failed"
     assert result["message"].startswith(
         "rank 0 raised MemoryError — it ran under kb check's memory limit (--memory-limit 16G, an address-space "
@@ -62,11 +72,12 @@ def test_memory_refused_under_the_memory_limit_names_the_limit_and_shows_no_kb_f
     assert first_frame.startswith('  File "') and "line 1, in <module>" in first_frame, output
 
 
-def test_a_memory_limit_given_is_the_one_named(make_catalogue):
+@pytest.mark.usefixtures("shared_pool")
+def test_a_memory_limit_given_is_the_one_named(make_catalogue, capsys):
     code = "import torch\ntorch.empty(2**31)\n"  # 8 GiB of float32 under a 4 GiB limit: torch's allocator refuses
     root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml({"code": code, "expect": "ok"}))})
-    proc = _kb_check(root, "--no-drift", "--memory-limit", "4G", "--json")
-    (result,) = json.loads(proc.stdout)["results"]
+    _status, out = _kb_check_here(root, capsys, "--no-drift", "--memory-limit", "4G", "--json")
+    (result,) = json.loads(out)["results"]
     assert result["status"] == "failed"
     assert "DefaultCPUAllocator: can't allocate memory" in result["message"]
     assert "(--memory-limit 4G, an address-space limit)" in result["message"], result["message"]

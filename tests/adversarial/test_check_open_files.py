@@ -8,12 +8,17 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 
 def _soft_limit_32() -> None:
     _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (32, hard))
 
 
+# the way out kb names is test_the_way_out_is_one_that_exists (quick); kb reading its own low limit needs a
+# real kb check process started under it
+@pytest.mark.slow
 def test_a_low_open_file_limit_is_named(tmp_path: Path) -> None:
     _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     assert hard == resource.RLIM_INFINITY or hard >= 1024, "the test needs a hard limit it can raise to"

@@ -25,6 +25,9 @@ while True:
 """
 
 
+# a stopped supervisor that kb ends: test_check_stopped_supervisor.py's test_a_stopped_supervisor_goes_when_kb_is_killed
+# (quick); one stopped again and again shows only by waiting out the check's --timeout in a real kb check run
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_a_supervisor_stopped_again_and_again_does_not_outlast_the_timeout(make_catalogue, tmp_path):
     started = tmp_path / "started"

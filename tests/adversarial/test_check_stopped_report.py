@@ -27,6 +27,9 @@ def _checks(started: str) -> str:
     )
 
 
+# a stopped run's -o and --junit reports: test_a_stopped_run_never_reads_as_a_pass[SIGINT] (quick); stopped
+# during --mutants needs a real kb check run through a killed and a hanging mutant
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_sigterm_during_the_mutants_keeps_the_verdicts_reached(make_catalogue, tmp_path):
     started = tmp_path / "started"
@@ -64,6 +67,9 @@ def test_sigterm_during_the_mutants_keeps_the_verdicts_reached(make_catalogue, t
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("r.")) == ["r.json", "r.xml"]
 
 
+# the checks not reached are skips saying so in test_a_stopped_run_never_reads_as_a_pass[SIGINT] (quick);
+# this is the same with SIGTERM and a check after the one stopped, another real kb check run
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_sigterm_during_the_checks_reports_the_rest_as_not_run(make_catalogue, tmp_path):
     started = tmp_path / "started"
@@ -100,7 +106,14 @@ def _stop_midway(root, tmp_path, started, signum: int, *extra: str) -> tuple[sub
 
 
 @pytest.mark.timeout(600)
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGHUP])
+# SIGINT in `make quick`; SIGHUP, the same path with another signal's name, in `make test` too
+@pytest.mark.parametrize(
+    "signum",
+    [
+        pytest.param(signal.SIGINT, id="SIGINT"),
+        pytest.param(signal.SIGHUP, marks=pytest.mark.slow, id="SIGHUP"),
+    ],
+)
 def test_a_stopped_run_never_reads_as_a_pass(make_catalogue, tmp_path, signum):
     """Every check it reached passed and the rest are skips: the report, the JUnit file, the text
     and the exit status still say that the run did not finish."""
@@ -123,14 +136,16 @@ def test_a_stopped_run_never_reads_as_a_pass(make_catalogue, tmp_path, signum):
     assert [(c.get("classname"), c.find("error").get("type")) for c in errors] == [("kb-check", name)]
 
 
-@pytest.mark.timeout(300)
-def test_a_finished_run_says_it_was_not_stopped(make_catalogue, tmp_path):
+@pytest.mark.usefixtures("shared_pool")  # what the report says, not how a process ends: the session's pool runs it
+def test_a_finished_run_says_it_was_not_stopped(make_catalogue, capsys):
+    from trainkb.cli import main
+
     root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml({"code": "x = 1\n", "expect": "ok"}))})
-    command = [sys.executable, "-m", "trainkb", "--catalogue", str(root), "check", "-q", "--no-drift", "--json"]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=240)
-    assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["stopped"] is None
-    assert "not a pass" not in done.stderr
+    status = main(["--catalogue", str(root), "check", "-q", "--no-drift", "--json"])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    assert json.loads(out)["stopped"] is None
+    assert "not a pass" not in err
 
 
 def test_merging_keeps_a_stopped_runs_mark(tmp_path):
@@ -152,6 +167,9 @@ def test_merging_keeps_a_stopped_runs_mark(tmp_path):
     assert merge_reports([report("a", "SIGTERM"), report("b", "SIGINT")])["stopped"] == "SIGINT"
 
 
+# a stopped run's verdicts: test_a_stopped_run_never_reads_as_a_pass[SIGINT] (quick); drift judged in it
+# needs another real kb check run
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_a_stopped_run_judges_drift_on_the_checks_that_ran(make_catalogue, tmp_path):
     """A raises check whose error search does not lead back to its record fails for drift in a stopped

@@ -68,6 +68,9 @@ def test_a_stopped_supervisor_goes_when_kb_is_killed(make_catalogue):
             _kill_left(tmp)
 
 
+# a stopped supervisor going with kb is test_a_stopped_supervisor_goes_when_kb_is_killed (quick);
+# killing the forkserver under it needs another real kb check run
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_a_stopped_supervisor_goes_when_its_forkserver_is_killed(make_catalogue):
     checks = checks_yaml({"code": STOP_SUPERVISOR, "expect": "ok"}, {"code": KILL_SERVER, "expect": "ok"})
@@ -83,6 +86,8 @@ def test_a_stopped_supervisor_goes_when_its_forkserver_is_killed(make_catalogue)
             _kill_left(tmp)
 
 
+# as above: test_a_stopped_supervisor_goes_when_kb_is_killed (quick) covers a stopped supervisor's end
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_a_stopped_supervisor_goes_when_kbs_process_group_is_killed(make_catalogue):
     """`kill -9 -- -PGID` (a CI runner's cancel, the OOM killer's group kill) takes kb and its forkserver at once."""

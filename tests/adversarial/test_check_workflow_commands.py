@@ -8,25 +8,25 @@ indented in the summary, could raise an `::error::` or mask a value with `::add-
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 from helpers import checks_yaml, record
+
+from trainkb.cli import main
 
 PRINTS = (
     "print('::error::zq-forged annotation')\nprint('   ::add-mask::zq')\nprint('a::b stays')\nraise SystemExit(3)\n"
 )
 
 
-@pytest.mark.timeout(300)
-def test_quoted_output_is_inert_in_text_and_faithful_in_json(make_catalogue, tmp_path):
+@pytest.mark.usefixtures("shared_pool")  # what kb prints, not how it starts: the session's pool runs it
+def test_quoted_output_is_inert_in_text_and_faithful_in_json(make_catalogue, tmp_path, capsys):
     root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml({"code": PRINTS, "expect": "ok"}))})
     out = tmp_path / "r.json"
-    command = [sys.executable, "-m", "trainkb", "--catalogue", str(root), "check", "-q", "--no-drift", "-o", str(out)]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=240)
-    assert done.returncode == 1, done.stdout + done.stderr
-    printed = (done.stdout + done.stderr).splitlines()
+    status = main(["--catalogue", str(root), "check", "-q", "--no-drift", "-o", str(out)])
+    stdout, stderr = capsys.readouterr()
+    assert status == 1, stdout + stderr
+    printed = (stdout + stderr).splitlines()
     assert [line for line in printed if line.lstrip().startswith("::")] == []
     assert "      \\::error::zq-forged annotation" in printed
     assert "         \\::add-mask::zq" in printed

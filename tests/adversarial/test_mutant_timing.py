@@ -28,6 +28,9 @@ DEADLOCK = {
 }
 
 
+# the mutant's deadline is its check's timeout: tests/check/test_mutants.py's test_a_mutant_keeps_its_checks_timeout
+# (quick); this one waits out a deadlocked mutant's timeout in a real kb check run
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_a_slower_mutant_survives_and_a_deadlocked_one_is_killed_at_the_checks_timeout(make_catalogue, tmp_path):
     root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml(SLOWER, DEADLOCK))})

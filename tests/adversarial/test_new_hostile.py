@@ -83,7 +83,15 @@ def test_a_full_disk_leaves_no_partial_record_and_the_rerun_writes_it(tmp_path):
     assert subprocess.run(kb, capture_output=True, text=True).returncode == 2  # still never overwritten
 
 
-@pytest.mark.parametrize("typed", ["../../../../tmp/kb/pwn", "Q9/x", "q1x"])
+# each case loads the bundled catalogue: the path that climbs out in `make quick`, the other two in `make test` too
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "../../../../tmp/kb/pwn",
+        pytest.param("Q9/x", marks=pytest.mark.slow),
+        pytest.param("q1x", marks=pytest.mark.slow),
+    ],
+)
 def test_an_invalid_id_is_refused_and_quoted_as_typed(tmp_path, capsys, typed):
     crash = tmp_path / "crash.log"
     crash.write_text(PASTE, encoding="utf-8")

@@ -33,6 +33,9 @@ PASTES = {
 NCCL_HANG = ROOT / "tests/triage/fixtures/nccl/hang-n2-r1/combined.log"
 
 
+# Pilot apps of their own: the same kinds of paste (an OOM, an in-place autograd error) at the same size fill
+# the pane in test_differential_fits.py's test_real_pastes_fill_the_pane_within_the_screen (quick)
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(PASTES))
 async def test_entry_pane_answers_or_lists_the_differential(real_app: TrainKBApp, name: str) -> None:
     app = real_app
@@ -55,6 +58,9 @@ async def test_entry_pane_answers_or_lists_the_differential(real_app: TrainKBApp
             assert detail.max_scroll_y == 0  # every candidate, its sign and its fix on screen, no scrolling
 
 
+# a Pilot app of its own: the same NCCL hang at the same size is test_differential_fits.py's
+# test_real_pastes_fill_the_pane_within_the_screen[nccl-timeout] (quick)
+@pytest.mark.slow
 async def test_an_unexplained_nccl_hang_still_fills_the_pane(real_app: TrainKBApp) -> None:
     """A 2-rank watchdog timeout where one rank stopped issuing collectives: no entry is confirmed yet, and the
     pane says so with what would help and the closest entries instead of staying empty."""

@@ -74,7 +74,8 @@ async def _show(app: TrainKBApp, pilot, response: SearchResponse) -> None:  # ty
     await pilot.pause(0.2)
 
 
-@pytest.mark.parametrize("which", ["oom-family", "longest"])
+# one Pilot app per case: the longest candidates in `make quick`, the OOM family in `make test` too
+@pytest.mark.parametrize("which", [pytest.param("oom-family", marks=pytest.mark.slow), "longest"])
 async def test_five_candidates_fit_without_scrolling(real_app: TrainKBApp, which: str) -> None:
     ids = ["M1", "M2", "M3", "M4", "M5"] if which == "oom-family" else _longest()
     app = real_app
@@ -113,6 +114,10 @@ async def test_real_pastes_fill_the_pane_within_the_screen(real_app: TrainKBApp,
                 assert "rank 1 printed no error of its own" in str(summary.render())
 
 
+# a Pilot app of its own: the bare OOM line's candidates fit the pane in
+# test_five_candidates_fit_without_scrolling[longest] and
+# test_real_pastes_fill_the_pane_within_the_screen[cuda-oom] (quick)
+@pytest.mark.slow
 async def test_the_bare_oom_message_lists_its_candidates(real_app: TrainKBApp) -> None:
     """The OOM message alone: several M entries print it, so the pane lists them with signs and fixes."""
     app = real_app

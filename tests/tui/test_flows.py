@@ -215,6 +215,10 @@ async def palette_jump(pilot, app, query: str) -> None:
     await settle(pilot, app)
 
 
+# a Pilot app of its own: a palette jump is test_paste_focus_copy.py's
+# test_palette_jump_leaves_focus_where_the_footer_keys_act, the palette's ranking of what was typed
+# test_busy.py's test_palette_ranks_the_oom_entries_first_for_oom (both quick)
+@pytest.mark.slow
 async def test_palette_jumps_by_alias(app):
     async with app.run_test(size=(120, 40)) as pilot:
         await palette_jump(pilot, app, "nan loss")
@@ -288,6 +292,9 @@ async def test_every_binding_has_an_id_and_description():
         assert binding.id and binding.description, binding
 
 
+# a Pilot app of its own: resizes with an entry showing are test_narrow.py's
+# test_every_width_down_to_20_columns_with_an_entry_showing[edges] (quick)
+@pytest.mark.slow
 async def test_resize_survives(app):
     async with app.run_test(size=(120, 40)) as pilot:
         await paste(pilot, app, TRACEBACK)

@@ -34,6 +34,9 @@ def _footer(app: TrainKBApp) -> set[str]:
     return {key.description for key in app.query("FooterKey")}
 
 
+# a Pilot app of its own: a copy asked for before the entry shows is made once it shows in
+# test_c_while_the_entry_loads_copies_it_once_shown (quick)
+@pytest.mark.slow
 async def test_c_right_after_a_paste_copies_the_new_fix_and_types_nothing(
     app: TrainKBApp, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -70,6 +73,9 @@ async def test_c_while_the_entry_loads_copies_it_once_shown(app: TrainKBApp, mon
         assert app.clipboard == D1_FIX
 
 
+# a Pilot app of its own: a candidate picked with Enter is marked unconfirmed and a move elsewhere clears it in
+# test_paste_focus_copy.py's test_an_unconfirmed_candidate_is_marked_until_the_user_moves_on (quick)
+@pytest.mark.slow
 async def test_only_an_entry_picked_from_the_candidates_is_marked_unconfirmed(real_app: TrainKBApp) -> None:
     app = real_app
     async with app.run_test(size=(120, 40)) as pilot:
@@ -128,6 +134,9 @@ async def test_the_ranks_panel_says_a_killed_rank_was_killed(real_app: TrainKBAp
         assert "killed by a signal" in subtitle and "own-error" not in subtitle, subtitle
 
 
+# a Pilot app of its own: a paste over MAX_CHARS cut to its tail and searched is test_flows.py's
+# test_huge_paste_keeps_the_tail_and_is_searched (quick)
+@pytest.mark.slow
 async def test_a_paste_cut_to_its_tail_says_so_and_numbers_lines_as_the_users(app: TrainKBApp) -> None:
     steps = "".join(f"[rank0]: step {n} loss 0.{n % 97:02d}\n" for n in range(9000))
     text = steps + TRACEBACK
@@ -144,6 +153,10 @@ async def test_a_paste_cut_to_its_tail_says_so_and_numbers_lines_as_the_users(ap
         assert box.line_number_start == 1 and "cut" not in str(box.border_title)
 
 
+# a Pilot app of its own: the unconfirmed mark is test_paste_focus_copy.py's
+# test_an_unconfirmed_candidate_is_marked_until_the_user_moves_on, back and forward test_flows.py's
+# test_follow_link_back_and_forward (both quick)
+@pytest.mark.slow
 async def test_back_and_forward_keep_a_picked_candidate_a_candidate(real_app: TrainKBApp) -> None:
     """Back from a candidate returns to the differential it was picked from; Forward opens it marked unconfirmed
     again, and a second Back reaches the entry read before the paste."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from helpers import DJANGO, TRACEBACK
 from test_flows import bracketed_paste, palette_jump, settle, visible
 from textual.widgets import OptionList
@@ -61,6 +62,9 @@ async def test_a_letter_without_a_link_does_nothing(app: TrainKBApp) -> None:
         assert "q" not in HINTS and not {"c", "d", "f", "o"} & set(HINTS)  # no letter shadows another key
 
 
+# a Pilot app of its own: back and forward are test_flows.py's test_follow_link_back_and_forward, back
+# after a followed link test_a_links_letter_follows_it_in_one_key_and_back_returns (both quick)
+@pytest.mark.slow
 async def test_following_from_the_links_list_back_and_forward_focus_the_entry(app: TrainKBApp) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await bracketed_paste(pilot, app, TRACEBACK)
@@ -80,6 +84,9 @@ async def test_following_from_the_links_list_back_and_forward_focus_the_entry(ap
         assert app.current_entry == "D2" and app.focused is detail and focused_in_view(app)
 
 
+# a Pilot app of its own: the same log's candidates take the focus in test_paste_anywhere.py's
+# test_enter_after_an_unanswered_paste_opens_the_first_candidate[closest] (quick)
+@pytest.mark.slow
 async def test_a_paste_without_one_answer_moves_focus_to_the_candidates(real_app: TrainKBApp) -> None:
     app = real_app
     async with app.run_test(size=(120, 40)) as pilot:
@@ -114,6 +121,10 @@ async def test_every_footer_key_fits_at_80_columns(app: TrainKBApp) -> None:
         assert "palette" in {k.description for k in app.query("FooterKey")}
 
 
+# a Pilot app of its own: focus after a palette jump is test_paste_focus_copy.py's
+# test_palette_jump_leaves_focus_where_the_footer_keys_act, a letter following its link
+# test_a_links_letter_follows_it_in_one_key_and_back_returns (both quick)
+@pytest.mark.slow
 async def test_after_a_palette_jump_a_letter_follows_and_in_the_paste_box_it_types(app: TrainKBApp) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await palette_jump(pilot, app, "D1")

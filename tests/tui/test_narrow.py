@@ -3,6 +3,7 @@ hold, an entry showing or not (a pane squeezed to 0 columns made Textual's optio
 
 from __future__ import annotations
 
+import pytest
 from helpers import TRACEBACK
 from test_flows import bracketed_paste, settle
 from textual.widget import Widget
@@ -11,6 +12,8 @@ from trainkb.tui import TrainKBApp
 
 D8_LINE = TRACEBACK.splitlines()[-1].removeprefix("[rank1]: ")  # the one line a user pastes
 WIDTHS = (99, 80, 60, 50, 40, 34, 30, 25, 20)
+# the first and last width of each layout (TrainKBApp.NARROW, STACKED, TOO_NARROW), at the tallest and shortest height
+EDGES = ((99, 40), (60, 12), (59, 40), (20, 12))
 
 
 def _squeezed(app: TrainKBApp) -> list[str]:
@@ -30,17 +33,26 @@ async def test_a_paste_at_40_columns_opens_the_entry(real_app: TrainKBApp) -> No
         assert not _squeezed(app)
 
 
-async def test_every_width_down_to_20_columns_with_an_entry_showing(real_app: TrainKBApp) -> None:
+# each size is a resize and a settle of the whole screen: `make quick` draws each layout's edges, `make test` every size
+@pytest.mark.parametrize(
+    "sizes",
+    [
+        pytest.param(EDGES, id="edges"),
+        pytest.param([(w, h) for w in WIDTHS for h in (40, 20, 12)], marks=pytest.mark.slow, id="every"),
+    ],
+)
+async def test_every_width_down_to_20_columns_with_an_entry_showing(
+    real_app: TrainKBApp, sizes: list[tuple[int, int]]
+) -> None:
     app = real_app
     async with app.run_test(size=(120, 40)) as pilot:
         await bracketed_paste(pilot, app, D8_LINE)
         assert app.current_entry == "D8"
-        for width in WIDTHS:
-            for height in (40, 20, 12):
-                await pilot.resize_terminal(width, height)
-                await settle(pilot, app)
-                assert app.is_running and app.current_entry == "D8", (width, height)
-                assert not _squeezed(app), (width, height, _squeezed(app))
+        for width, height in sizes:
+            await pilot.resize_terminal(width, height)
+            await settle(pilot, app)
+            assert app.is_running and app.current_entry == "D8", (width, height)
+            assert not _squeezed(app), (width, height, _squeezed(app))
         await pilot.press("f")  # the links, in view and focused, still follow at the narrowest
         await pilot.press("enter")
         await settle(pilot, app)

@@ -20,7 +20,11 @@ GLOO_HANG = ROOT / "tests/triage/fixtures/gloo/hang-n4-r1/combined.log"  # a dif
 NCCL_SIGKILL = ROOT / "tests/triage/fixtures/nccl/sigkill-n2-r1/combined.log"  # no confident match
 
 
-@pytest.mark.parametrize("log", [GLOO_HANG, NCCL_SIGKILL], ids=["differential", "closest"])
+# one Pilot app per case: the closest entries in `make quick`; Enter on a differential's first candidate is also
+# test_paste_focus_copy.py's test_an_unconfirmed_candidate_is_marked_until_the_user_moves_on (quick)
+@pytest.mark.parametrize(
+    "log", [pytest.param(GLOO_HANG, marks=pytest.mark.slow), NCCL_SIGKILL], ids=["differential", "closest"]
+)
 async def test_enter_after_an_unanswered_paste_opens_the_first_candidate(real_app: TrainKBApp, log: Path) -> None:
     app = real_app
     async with app.run_test(size=(120, 40)) as pilot:

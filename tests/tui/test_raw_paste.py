@@ -38,7 +38,8 @@ def _answer(app: TrainKBApp) -> tuple[str | None, str | None]:
     return (response.status if response else None), app.current_entry
 
 
-@pytest.mark.parametrize("text", [SGR, OSC], ids=["sgr", "osc"])
+# one Pilot app per case: the OSC payload in `make quick`, the colour codes in `make test` too
+@pytest.mark.parametrize("text", [pytest.param(SGR, marks=pytest.mark.slow), OSC], ids=["sgr", "osc"])
 async def test_a_paste_with_escapes_is_searched_without_them(real_app: TrainKBApp, text: str) -> None:
     app = real_app
     cli = app.kb.search(text)  # what `kb search` answers for the same paste, escapes and all

@@ -41,6 +41,9 @@ async def test_the_score_bar_is_full_only_for_a_high_answer(real_app: TrainKBApp
         assert "medium" in row and "████░░░░" in row and "█████" not in row
 
 
+# a Pilot app of its own: the marked line stays in view in the collapsed paste box at 80x24 in test_flows.py's
+# test_fix_is_visible_at_80x24 (quick)
+@pytest.mark.slow
 async def test_the_paste_box_shows_the_marked_log_lines_message_at_80_columns(real_app: TrainKBApp) -> None:
     app = real_app
     async with app.run_test(size=(80, 24)) as pilot:
@@ -64,6 +67,9 @@ async def test_esc_closes_the_keys_panel(app: TrainKBApp) -> None:
         assert app.focused is app.query_one("#paste")
 
 
+# a Pilot app of its own: the keys offered follow what the paste found in test_keys_while_loading.py's
+# test_f1_shows_quit_at_80x24_and_lists_no_copy_or_follow_over_a_differential (quick)
+@pytest.mark.slow
 async def test_no_copy_keys_in_the_footer_when_nothing_matched(real_app: TrainKBApp) -> None:
     app = real_app
     async with app.run_test(size=(120, 40)) as pilot:
@@ -97,6 +103,9 @@ async def test_every_tab_stop_shows_it_has_focus(app: TrainKBApp) -> None:
             assert focused is not None and focused.display and focused.region.height > 0, focused
 
 
+# a Pilot app of its own: the ranks panel's lines and next-time steps are test_paste_focus_copy.py's
+# test_ranks_panel_shows_every_line_and_the_next_time_steps (quick)
+@pytest.mark.slow
 async def test_rank_lines_are_cut_at_a_word_and_next_time_has_no_backticks(real_app: TrainKBApp) -> None:
     app = real_app
     async with app.run_test(size=(120, 40)) as pilot:
@@ -119,6 +128,9 @@ async def test_rank_lines_are_cut_at_a_word_and_next_time_has_no_backticks(real_
         assert "Next time:" in text and "`" not in text
 
 
+# a Pilot app of its own: a followed link opens an entry, not a guess, in test_paste_focus_copy.py's
+# test_an_unconfirmed_candidate_is_marked_until_the_user_moves_on and test_f_then_enter_follows_a_related_entry (quick)
+@pytest.mark.slow
 async def test_a_link_followed_from_an_answer_is_an_entry_not_a_guess(real_app: TrainKBApp) -> None:
     app = real_app
     async with app.run_test(size=(120, 40)) as pilot:

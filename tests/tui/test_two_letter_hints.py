@@ -32,8 +32,12 @@ def _keys_shown(app: TrainKBApp) -> list[tuple[str, str]]:
     return out
 
 
-# one Pilot app per case: one case in `make quick`, the rest in `make test` too
-@pytest.mark.parametrize("size", [pytest.param((120, 40), marks=pytest.mark.slow), (80, 24)], ids=["120x40", "80x24"])
+# Pilot apps of their own: the keys are unique and none starts another in
+# test_keys_are_unique_and_none_starts_another, and a link's letter follows it in test_link_hints_focus.py's
+# test_a_links_letter_follows_it_in_one_key_and_back_returns (both quick); two-letter keys typed into a long
+# list of links run in `make test`
+@pytest.mark.slow
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])
 async def test_every_link_of_a_long_list_has_a_key_that_follows_it(
     real_app: TrainKBApp, size: tuple[int, int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -73,6 +77,9 @@ async def test_every_link_of_a_long_list_has_a_key_that_follows_it(
         assert app.current_entry == shown[0][1]
 
 
+# a Pilot app of its own: the keys panel F1 opens, its rows in order, is test_flows.py's
+# test_f1_lists_the_apps_keys_first (quick)
+@pytest.mark.slow
 async def test_f1_says_how_two_letter_keys_work(real_app: TrainKBApp) -> None:
     app = real_app
     async with app.run_test(size=(120, 40)) as pilot:
