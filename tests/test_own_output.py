@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from trainkb._newrecord import propose_signatures
-from trainkb._ownoutput import MARK, in_own_block, own_lines
+from trainkb._ownoutput import OWN, in_own_block, own_lines
 from trainkb.search import search
 from trainkb.triage import to_json, triage_text
 
@@ -104,6 +104,6 @@ def test_kb_search_text_output_is_marked_as_kbs_own(capsys):
 
     main(["search", _read("kb-run-ddp-unused-2rank.log")])
     out = capsys.readouterr().out.rstrip("\n")
-    assert out.startswith(f"{MARK} triage: ") and f"\n{MARK} search: this failure matches ──\n" in out
+    assert out.startswith(f"{OWN.mark} triage: ") and f"\n{OWN.mark} search: this failure matches ──\n" in out
     assert own_lines(out.split("\n")) == set(range(len(out.split("\n"))))
     assert not search(out).results  # searched again, kb's answer is nothing to go on

@@ -14,7 +14,7 @@
   /* The engine contract this file reads: its version and every field it relies on. An index of
    * another version, or one lacking a field, is refused with an Error rather than searched wrongly.
    * Bump with ENGINE_CONTRACT_VERSION in src/trainkb/search/contract.py (docs/search.md says when). */
-  var CONTRACT_VERSION = 6;
+  var CONTRACT_VERSION = 7;
   var CONTRACT = {
     version: CONTRACT_VERSION,
     fields: ["version", "constants", "patterns", "advice", "entries", "sigs", "phrases", "excludes", "tells",
@@ -33,7 +33,7 @@
                 "MIN_SCORE", "ADVICE_MESSAGE_CHARS", "MIN_CANDIDATES", "MAX_CANDIDATES", "WHY_CHARS",
                 "WHY_VOUCHED", "MAX_OUTPUT_CHARS",
                 "RISE_MIN_POINTS", "RISE_RATIO", "RISE_MAJORITY", "MAX_SERIES", "SIZE_UNITS",
-                "OWN_MARK", "RANKS_NOTE", "RANKS_BEHIND_NOTE", "RANKS_TEARDOWN", "RANKS_SILENT_BASES",
+                "BETWEEN_WORDS", "OWN_MARK", "RANKS_NOTE", "RANKS_BEHIND_NOTE", "RANKS_TEARDOWN", "RANKS_SILENT_BASES",
                 "RANKS_WAITED", "RANKS_RUN", "RANKS_OWN_NOTE", "RANKS_SIGNAL_NOTE", "RANKS_OWN_BASIS", "RANKS_OWN_HOW",
                 "RANKS_SUMMARY_ROOT"],
     patterns: ["ANSI", "CONTROL", "PREFIX", "BOX", "TB_HEADER", "FRAME", "FRAME_START", "CHAIN", "NCCL_LINE",
@@ -302,7 +302,7 @@
       var segments = raw.split("\r").filter(function (s) { return pyStrip(s); });
       raw = segments.length ? segments[segments.length - 1] : "";
     }
-    raw = pySlice(raw, C.RAW_LINE_CHARS).replace(/\x00/g, " ").replace(this.ansi, "").replace(this.control, "");
+    raw = pySlice(raw, C.RAW_LINE_CHARS).split(C.BETWEEN_WORDS).join(" ").replace(this.ansi, "").replace(this.control, "");
     var rank = null;
     for (var i = 0; i < C.MAX_PREFIXES; i++) {
       var m = matchStart(this.prefix, raw);

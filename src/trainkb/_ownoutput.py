@@ -2,7 +2,7 @@
 
 `kb run`'s diagnosis and triage, the installed hook's advice and the text of `kb search` and
 `kb triage` end up in saved logs beside the failure they explain. Each such block starts with a
-heading line that begins with MARK and goes on over the indented (or blank) lines under it. A rank prefix
+heading line that begins with ``OWN.mark`` and goes on over the indented (or blank) lines under it. A rank prefix
 in front of every line (torchrun's `[rank3]:`, `[default3]:`) does not hide a block, and lines of
 other ranks may come between a block's lines. Search, triage and `kb new --from` leave these
 blocks out. Standard library only: search and triage import it.
@@ -12,25 +12,34 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
-__all__ = ["MARK", "closing_heading", "in_own_block", "own_lines"]
+__all__ = ["OWN", "OwnOutputRules", "closing_heading", "in_own_block", "own_lines"]
 
-MARK = "── kb"  # the start of every heading kb prints: "── kb run: python exited with status 1: ... ──"
+
+@dataclass(frozen=True, eq=False, repr=False, match_args=False)
+class OwnOutputRules:
+    """What marks a block of kb's own in an output: the browser's search reads the same (the search contract)."""
+
+    mark: str  # the start of every heading kb prints: "── kb run: python exited with status 1: ... ──"
+    prefix: re.Pattern[str]  # the rank prefixes in front of a line, which name its speaker
+
+
+OWN = OwnOutputRules(mark="── kb", prefix=re.compile(r"(?:\[(?:rank|default)\s*\d+\]\s*:\s?)*"))
 MAX_BLOCK_LINES = (
     400  # lines looked back over for a block's heading (kb's are far shorter, other ranks' may interleave)
 )
-_PREFIX = re.compile(r"(?:\[(?:rank|default)\s*\d+\]\s*:\s?)*")
 
 
 def _split(line: str) -> tuple[str, str]:
     """(whose line it is: its rank prefixes without spaces, the line after them)."""
-    match = _PREFIX.match(line)
+    match = OWN.prefix.match(line)
     end = match.end() if match else 0
     return line[:end].replace(" ", ""), line[end:]
 
 
 def _heading(body: str) -> bool:
-    return body.startswith(MARK) and body[len(MARK) : len(MARK) + 1] in (" ", ":")
+    return body.startswith(OWN.mark) and body[len(OWN.mark) : len(OWN.mark) + 1] in (" ", ":")
 
 
 def _continues(body: str) -> bool:
@@ -79,7 +88,7 @@ def closing_heading(text: str) -> str | None:
     when the text ends otherwise. A command run under `kb run` whose output ends so was diagnosed from inside
     (a `kb run` within it, the installed hook)."""
     lines = text.rstrip().split("\n")[-MAX_BLOCK_LINES:]
-    if MARK not in text or not lines:
+    if OWN.mark not in text or not lines:
         return None
     own = own_lines(lines)
     last = len(lines) - 1

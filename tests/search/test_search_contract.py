@@ -17,11 +17,15 @@ from typing import Any
 import pytest
 from oom_family import family_records
 
+from trainkb._ownoutput import OWN
 from trainkb.catalogue import find_catalogue, load_catalogue
-from trainkb.search import Index, _hint, _tells
+from trainkb.search import Index, _hint
+from trainkb.search._hint import HINT
 from trainkb.search._index import build_data
 from trainkb.search._jsregex import js_regex
 from trainkb.search._policy import ANSWER, PASTE, SCORE, WORDS
+from trainkb.search._ranks import RANKS
+from trainkb.search._tells import TELLS
 from trainkb.search.contract import (
     ENGINE_CONTRACT_VERSION,
     RULES,
@@ -110,9 +114,9 @@ def test_a_series_condition_keeps_its_value_group() -> None:
 
 def test_the_new_constants_come_from_the_python_modules(contract: EngineContract) -> None:
     constants, patterns = contract["constants"], contract["patterns"]
-    assert constants["SIZE_UNITS"] == _tells._UNITS and constants["SIZE_UNITS"] is not _tells._UNITS
-    assert (constants["RISE_MIN_POINTS"], constants["RISE_RATIO"]) == (_tells.RISE_MIN_POINTS, _tells.RISE_RATIO)
-    assert (constants["RISE_MAJORITY"], constants["MAX_SERIES"]) == (_tells.RISE_MAJORITY, _tells.MAX_SERIES)
+    assert constants["SIZE_UNITS"] == dict(TELLS.size_units) and constants["SIZE_UNITS"] is not TELLS.size_units
+    assert (constants["RISE_MIN_POINTS"], constants["RISE_RATIO"]) == (TELLS.rise_min_points, TELLS.rise_ratio)
+    assert (constants["RISE_MAJORITY"], constants["MAX_SERIES"]) == (TELLS.rise_majority, TELLS.max_series)
     assert (constants["MIN_CANDIDATES"], constants["MAX_CANDIDATES"]) == (ANSWER.min_candidates, ANSWER.max_candidates)
     assert constants["WHY_VOUCHED"] == ANSWER.why_vouched and "{matched}" in constants["WHY_VOUCHED"]
     assert constants["WHY_CHARS"] == ANSWER.why_chars
@@ -149,12 +153,12 @@ def test_every_search_rule_is_shipped_under_its_name(contract: EngineContract) -
     """The rules objects are serialised field by field, a regex (or a table of them) with the patterns and
     everything else with the constants: a new rule reaches engine.js without a hand-kept list, and no
     hand-listed name shadows one."""
-    names = [f.name.upper() for rules in RULES for f in dataclasses.fields(rules)]
+    names = [prefix + f.name.upper() for prefix, rules in RULES for f in dataclasses.fields(rules)]
     assert len(names) == len(set(names))
     shipped = 0
-    for rules in RULES:
+    for prefix, rules in RULES:
         for f in dataclasses.fields(rules):
-            name, value = f.name.upper(), getattr(rules, f.name)
+            name, value = prefix + f.name.upper(), getattr(rules, f.name)
             if isinstance(value, re.Pattern):
                 assert contract["patterns"][name] == js_regex(value), name
             elif f.name == "masks":
@@ -164,7 +168,7 @@ def test_every_search_rule_is_shipped_under_its_name(contract: EngineContract) -
             else:
                 assert json.dumps(contract["constants"][name]) == json.dumps(value, default=dict), name
             shipped += 1
-    assert shipped == len(names) and RULES == (PASTE, WORDS, SCORE, ANSWER)
+    assert shipped == len(names) and [r for _p, r in RULES] == [PASTE, WORDS, SCORE, ANSWER, HINT, TELLS, OWN, RANKS]
 
 
 def test_engine_js_declares_exactly_the_shipped_constants(contract: EngineContract) -> None:

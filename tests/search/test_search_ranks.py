@@ -16,16 +16,16 @@ from pathlib import Path
 import pytest
 
 from trainkb.search import search
-from trainkb.search._ranks import RANKS_NOTE, RANKS_OWN_NOTE, RANKS_SIGNAL_NOTE
+from trainkb.search._ranks import RANKS
 from trainkb.triage import triage_text
 
 ROOT = Path(__file__).resolve().parents[2]
 NCCL = ROOT / "tests" / "triage" / "fixtures" / "nccl"
 HANG_FAMILY = {"D19", "D20", "D21", "D22"}  # a collective that never completes: desync, a diverged or stalled rank
-NOTE_START = RANKS_NOTE.split("{", 1)[0]
-SILENT_NOTE = RANKS_NOTE.split("{culprit}")[1].split("{victims}")[0]  # " printed no error of its own while "
-OWN_NOTE = RANKS_OWN_NOTE.split("{culprit}")[1].split("{victims}")[0]  # " failed first with an error of its own and "
-SIGNAL_NOTE = RANKS_SIGNAL_NOTE.split("{culprit}")[1].split("{victims}")[0]  # " was killed by a signal first and "
+NOTE_START = RANKS.note.split("{", 1)[0]
+SILENT_NOTE = RANKS.note.split("{culprit}")[1].split("{victims}")[0]  # " printed no error of its own while "
+OWN_NOTE = RANKS.own_note.split("{culprit}")[1].split("{victims}")[0]  # " failed first with an error of its own and "
+SIGNAL_NOTE = RANKS.signal_note.split("{culprit}")[1].split("{victims}")[0]  # " was killed by a signal first and "
 ANY = {"answered", "differential", "unknown"}  # a tell of the hang's entries may decide it; triage's note stays
 
 # fixture -> (statuses allowed, the first entry or the set it belongs to, the silent rank or None)

@@ -31,7 +31,7 @@ from typing import Any, BinaryIO
 
 import pytest
 
-from trainkb._ownoutput import MARK
+from trainkb._ownoutput import OWN
 from trainkb.catalogue import Catalogue
 from trainkb.ranklog import READ
 from trainkb.search import Index, search
@@ -477,7 +477,7 @@ def test_search_agrees_on_multirank_logs_and_saved_kb_output(node: NodeEngines, 
     (left out too), whole and as their tails; the own-output logs do hold blocks that change the answer."""
     logs = [(str(p.relative_to(ROOT)), p.read_text(encoding="utf-8")) for p in TRIAGE_FIXTURES]
     own = [(str(p.relative_to(ROOT)), p.read_text(encoding="utf-8")) for p in OWN_OUTPUT]
-    assert own and all(MARK in text for _label, text in own), "no saved output with kb's blocks in tests/own_output"
+    assert own and all(OWN.mark in text for _label, text in own), "no saved output with kb's blocks in tests/own_output"
     kept = [text for _label, text in own if search(text, catalogue=index).to_json() != _unmarked(text, index)]
     assert kept, "no saved kb block changes the answer: the rule that skips them goes untested"
     cases = logs + own
@@ -487,7 +487,7 @@ def test_search_agrees_on_multirank_logs_and_saved_kb_output(node: NodeEngines, 
 
 def _unmarked(text: str, index: Index) -> Json:
     """kb's answer to ``text`` with its blocks' heading mark spelt otherwise, so that they are read as output."""
-    return search(text.replace(MARK, "-- kb"), catalogue=index).to_json()
+    return search(text.replace(OWN.mark, "-- kb"), catalogue=index).to_json()
 
 
 def test_search_agrees_on_generated_inputs(node: NodeEngines, index: Index) -> None:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Literal
 
-from .._ownoutput import MARK, in_own_block
+from .._ownoutput import OWN, in_own_block
 from ._rules import READ
 
 __all__ = ["Event", "EventKind", "EventSource", "RankState", "Reader"]
@@ -191,7 +191,7 @@ class Reader:
         elif not text:
             return
         base = self.lines
-        self._marked = MARK in text  # kb's own blocks (a saved `kb run` diagnosis) are not the ranks' output
+        self._marked = OWN.mark in text  # kb's own blocks (a saved `kb run` diagnosis) are not the ranks' output
         self._scan_ranks(text, default_rank)
         counted, counted_at = 0, 0
         pos = 0

@@ -9,12 +9,22 @@ the same ones from the exported index.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from ._input import FAILURE_WEIGHT, Query
 
-__all__ = ["ADVICE", "advice", "foreign_package"]
+__all__ = ["ADVICE", "HINT", "HintRules", "advice", "foreign_package"]
 
-ADVICE_MESSAGE_CHARS = 100  # characters of the unknown exception quoted back
+
+@dataclass(frozen=True, eq=False, repr=False, match_args=False)
+class HintRules:
+    """How the advice quotes a paste back, and what makes a traceback foreign to training."""
+
+    advice_message_chars: int  # characters of the unknown exception quoted back
+    library_frame: re.Pattern[str]  # a frame in an installed package (group 1: the package)
+    training: re.Pattern[str]  # any word of the stack the catalogue is about
+
+
 ADVICE = {
     "launcher": "Only the launcher's failure summary is here; the failing worker's own traceback is above it "
     "in the log. Paste the lines above the summary (the first failing rank's traceback), rerun with "
@@ -58,7 +68,7 @@ ADVICE = {
 
 
 def _quoted(message: str) -> str:
-    return message[:ADVICE_MESSAGE_CHARS].rstrip() + "…" if len(message) > ADVICE_MESSAGE_CHARS else message
+    return message[: HINT.advice_message_chars].rstrip() + "…" if len(message) > HINT.advice_message_chars else message
 
 
 def advice(
@@ -95,13 +105,15 @@ def advice(
     return ADVICE["log" + suffix] if query.kind == "log" or whole_output else ADVICE["prose"]
 
 
-# a frame in an installed package (the package named), and any word of the stack the catalogue is about
-_LIBRARY_FRAME = re.compile(r'File "[^"]*[/\\](?:site|dist)-packages[/\\]([A-Za-z_]\w*)')
-_TRAINING = re.compile(
-    r"torch|cuda|cudnn|cublas|nccl|gloo|triton|deepspeed|accelerate|transformers|lightning|peft|timm|diffusers|"
-    r"datasets|tokenizers|safetensors|huggingface|bitsandbytes|apex|xformers|flash_attn|vllm|numpy|tensorflow|"
-    r"jax|keras|sklearn|scipy|gpu",
-    re.IGNORECASE,
+HINT = HintRules(
+    advice_message_chars=100,
+    library_frame=re.compile(r'File "[^"]*[/\\](?:site|dist)-packages[/\\]([A-Za-z_]\w*)'),
+    training=re.compile(
+        r"torch|cuda|cudnn|cublas|nccl|gloo|triton|deepspeed|accelerate|transformers|lightning|peft|timm|diffusers|"
+        r"datasets|tokenizers|safetensors|huggingface|bitsandbytes|apex|xformers|flash_attn|vllm|numpy|tensorflow|"
+        r"jax|keras|sklearn|scipy|gpu",
+        re.IGNORECASE,
+    ),
 )
 
 
@@ -111,7 +123,7 @@ def foreign_package(query: Query) -> str | None:
     Only a traceback whose frames run through installed packages, none of them and no line of the paste
     naming torch, CUDA or a training library: a user's own code alone says nothing either way.
     """
-    if query.kind != "traceback" or any(_TRAINING.search(line.text) for line in query.lines):
+    if query.kind != "traceback" or any(HINT.training.search(line.text) for line in query.lines):
         return None
-    found = [m.group(1) for line in query.lines if line.role == "frame" and (m := _LIBRARY_FRAME.search(line.text))]
+    found = [m.group(1) for line in query.lines if line.role == "frame" and (m := HINT.library_frame.search(line.text))]
     return found[-1] if found else None

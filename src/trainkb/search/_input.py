@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .._ownoutput import MARK, own_lines
+from .._ownoutput import OWN, own_lines
 from ._policy import PASTE
 
 TYPE_CHECKING = False  # typing's flag, without importing typing (a warm `kb search` never needs it)
@@ -110,9 +110,9 @@ def searched_part(text: str) -> tuple[int, int]:
 
 
 def _unescape(raw: str) -> str:
-    """One line without its terminal escapes and control characters; a NUL stands between words (a padded or
-    binary field), so it becomes a space, not a join."""
-    return PASTE.control.sub("", PASTE.ansi.sub("", raw.replace("\x00", " ")))
+    """One line without its terminal escapes and control characters; a character that stands between
+    words (``PASTE.between_words``) becomes a space, not a join."""
+    return PASTE.control.sub("", PASTE.ansi.sub("", raw.replace(PASTE.between_words, " ")))
 
 
 _LINE = re.compile(r"[^\r\n]+")
@@ -144,7 +144,7 @@ def _clean(raw: str) -> tuple[str, int | None]:
 def clean_lines(text: str) -> list[str]:
     """Every line of a whole output (its last ``PASTE.max_output_chars``), cleaned as a paste's lines are."""
     raws = text[-PASTE.max_output_chars :].split("\n")
-    own = own_lines(raws) if MARK in text else set()  # kb's own advice in a saved log: not the output
+    own = own_lines(raws) if OWN.mark in text else set()  # kb's own advice in a saved log: not the output
     return ["" if index in own else _clean(raw)[0] for index, raw in enumerate(raws)]
 
 
@@ -154,7 +154,7 @@ def _split(text: str | bytes, first_line: int, skip: frozenset[int] = frozenset(
         text = text.decode("utf-8", errors="replace")
     text, dropped = _cap(text.removeprefix("\ufeff"))  # a saved file's BOM is no part of its first line
     raws = text.split("\n")
-    own = own_lines(raws) if MARK in text else set()  # kb's own advice in a saved log: not the failure
+    own = own_lines(raws) if OWN.mark in text else set()  # kb's own advice in a saved log: not the failure
     lines = []
     for offset, raw in enumerate(raws):
         number = first_line + dropped + offset

@@ -62,6 +62,7 @@ class PasteRules:
     nccl_type: str  # the type given to the message of torch's "NCCL error in:" line
     quotes: str  # stripped from the end of a message quoted inline
     no_traceback: str  # a torchrun summary's traceback field holding this names no traceback
+    between_words: str  # a character that stands between words (NUL: a padded or binary field), read as a space
     ansi: re.Pattern[str]
     control: re.Pattern[str]
     prefix: re.Pattern[str]
@@ -471,6 +472,7 @@ PASTE = PasteRules(
     nccl_type="NCCLError",
     quotes="`'\"",
     no_traceback="enable traceback",
+    between_words="\x00",
     ansi=_ANSI,
     control=_CONTROL,
     prefix=_PREFIX,

@@ -26,51 +26,68 @@ if TYPE_CHECKING:
     from ..ranklog import Triage
 
 __all__ = [
-    "RANKS_BEHIND_NOTE",
-    "RANKS_NOTE",
-    "RANKS_OWN_NOTE",
-    "RANKS_SIGNAL_NOTE",
-    "RANKS_TEARDOWN",
+    "RANKS",
+    "RankRules",
     "Teardown",
     "own_failure",
     "teardown",
 ]
 
-SILENT_BASES = ("behind", "silent")  # triage found no rank with an error of its own
-WAITED = "timeout"  # a victim that timed out waiting in a collective (its watchdog line is kept)
-RUN = 3  # ranks in a row written as a range ("ranks 0–4320, 4322"): a job of thousands named them one by one
-# said with the answer: which rank broke and why the aborts below the timeout are not the cause
-RANKS_NOTE = (
-    "Triage: {culprit} printed no error of its own while {victims} timed out waiting in a collective, so "
-    "{culprit} is where the job broke; {teardown} and torchrun's summary after the timeout are "
-    "consequences, not the cause. Read {culprit}'s own output for where it stopped."
+
+@dataclass(frozen=True, eq=False, repr=False, match_args=False)
+class RankRules:
+    """How a multi-rank paste is read after triage: which lines are the peers' teardown, and what is said of it."""
+
+    silent_bases: tuple[str, ...]  # triage found no rank with an error of its own
+    waited: str  # a victim that timed out waiting in a collective (its watchdog line is kept)
+    run: int  # ranks in a row written as a range ("ranks 0–4320, 4322"): a job of thousands named them one by one
+    note: str  # said with the answer: which rank broke and why the aborts below the timeout are not the cause
+    behind_note: str  # said instead when the culprit timed out too but stands behind its peers in the sequence
+    own_note: str  # said when one rank failed on its own first: its peers' errors are left out of the match
+    signal_note: str  # said instead when that first failure is a signal (SIGKILL, SIGSEGV): a death, no error
+    # {teardown}: the aborts when a victim's teardown shows one (NCCL's watchdog), else only what the lines show
+    teardown: tuple[str, str]
+    summary_root: str  # torchrun's summary names each failed rank in blocks
+    own_basis: str  # the basis of a culprit that failed with its own exception or signal
+    own_how: tuple[str, ...]  # how a culprit's own failure shows (a bare exit code names no error to match)
+    # torchrun's summary: a block per failed rank opens with "[N]:" and names the rank in its "rank :" field
+    block: re.Pattern[str]
+    block_rank: re.Pattern[str]
+    rule: re.Pattern[str]
+
+
+RANKS = RankRules(
+    silent_bases=("behind", "silent"),
+    waited="timeout",
+    run=3,
+    note=(
+        "Triage: {culprit} printed no error of its own while {victims} timed out waiting in a collective, so "
+        "{culprit} is where the job broke; {teardown} and torchrun's summary after the timeout are "
+        "consequences, not the cause. Read {culprit}'s own output for where it stopped."
+    ),
+    behind_note=(
+        "Triage: {culprit} timed out too, but it is behind {victims} in the collective sequence (the watchdog's "
+        "counters), so {culprit} is where the job broke and {victims} only waited for it; {teardown} and torchrun's "
+        "summary after the timeout are consequences, not the cause. Read {culprit}'s own output for what it did "
+        "before that collective."
+    ),
+    own_note=(
+        "Triage: {culprit} failed first with an error of its own and {victims} only went down with it, so the "
+        "match reads {culprit}'s failure; the other ranks' errors and their part of torchrun's summary are "
+        "consequences."
+    ),
+    signal_note=(
+        "Triage: {culprit} was killed by a signal first and {victims} only went down with it, so the match reads "
+        "{culprit}'s failure; the other ranks' errors and their part of torchrun's summary are consequences."
+    ),
+    teardown=("the aborts (SIGABRT)", "the other ranks' exits"),
+    summary_root="Root Cause (first observed failure)",
+    own_basis="own-error",
+    own_how=("exception", "signal"),
+    block=re.compile(r"^\s*\[\d+\]:\s*$"),
+    block_rank=re.compile(r"^\s*rank\s*:\s*(\d+)"),
+    rule=re.compile(r"^(?:-{5,}|={5,})"),
 )
-# said instead when the culprit timed out too but stands behind its peers in the collective sequence
-RANKS_BEHIND_NOTE = (
-    "Triage: {culprit} timed out too, but it is behind {victims} in the collective sequence (the watchdog's "
-    "counters), so {culprit} is where the job broke and {victims} only waited for it; {teardown} and torchrun's "
-    "summary after the timeout are consequences, not the cause. Read {culprit}'s own output for what it did "
-    "before that collective."
-)
-# said when one rank failed on its own first: its peers' errors are consequences, left out of the match
-RANKS_OWN_NOTE = (
-    "Triage: {culprit} failed first with an error of its own and {victims} only went down with it, so the "
-    "match reads {culprit}'s failure; the other ranks' errors and their part of torchrun's summary are consequences."
-)
-# said instead when that first failure is a signal (SIGKILL, SIGSEGV): no error of its own, a death
-RANKS_SIGNAL_NOTE = (
-    "Triage: {culprit} was killed by a signal first and {victims} only went down with it, so the match reads "
-    "{culprit}'s failure; the other ranks' errors and their part of torchrun's summary are consequences."
-)
-SUMMARY_ROOT = "Root Cause (first observed failure)"  # torchrun's summary names each failed rank in blocks
-OWN = "own-error"  # the basis of a culprit that failed with its own exception or signal
-OWN_HOW = ("exception", "signal")  # how a culprit's own failure shows (a bare exit code names no error to match)
-# torchrun's summary: a block per failed rank opens with "[N]:" and names the rank in its "rank :" field
-_BLOCK = re.compile(r"^\s*\[\d+\]:\s*$")
-_BLOCK_RANK = re.compile(r"^\s*rank\s*:\s*(\d+)")
-_RULE = re.compile(r"^(?:-{5,}|={5,})")
-# {teardown}: the aborts when a victim's teardown shows one (NCCL's watchdog), else only what the lines show
-RANKS_TEARDOWN = ("the aborts (SIGABRT)", "the other ranks' exits")
 
 
 @dataclass(frozen=True)
@@ -82,7 +99,7 @@ class Teardown:
 
 
 def _ranks(ranks: list[int]) -> str:
-    """``ranks`` (sorted) as words; RUN or more in a row as a range."""
+    """``ranks`` (sorted) as words; ``RANKS.run`` or more in a row as a range."""
     if len(ranks) == 1:
         return f"rank {ranks[0]}"
     parts, start = [], 0
@@ -90,7 +107,7 @@ def _ranks(ranks: list[int]) -> str:
         if end + 1 < len(ranks) and ranks[end + 1] == ranks[end] + 1:
             continue
         run = ranks[start : end + 1]
-        parts.extend([f"{run[0]}–{run[-1]}"] if len(run) >= RUN else [str(r) for r in run])
+        parts.extend([f"{run[0]}–{run[-1]}"] if len(run) >= RANKS.run else [str(r) for r in run])
         start = end + 1
     return "ranks " + ", ".join(parts)
 
@@ -103,17 +120,17 @@ def teardown(text: str, query: Query, first_line: int = 1) -> Teardown | None:
     paste holding torchrun's summary is also read for a rank that failed first with its own error.
     """
     tagged = any(line.rank is not None for line in query.lines)
-    if not tagged and SUMMARY_ROOT not in text:
+    if not tagged and RANKS.summary_root not in text:
         return None
     from ..ranklog import DECIDE, decide_text  # standard library only; imported when ranks speak
 
     decided = decide_text(text)
     triage = decided[0] if decided else None
-    if triage is not None and triage.basis == OWN:
+    if triage is not None and triage.basis == RANKS.own_basis:
         return _own(triage, query)
-    if not tagged or triage is None or triage.basis not in SILENT_BASES or not triage.culprits:
+    if not tagged or triage is None or triage.basis not in RANKS.silent_bases or not triage.culprits:
         return None
-    timed_out = {v.rank: first_line - 1 + v.line for v in triage.ranks if v.how == WAITED and v.line is not None}
+    timed_out = {v.rank: first_line - 1 + v.line for v in triage.ranks if v.how == RANKS.waited and v.line is not None}
     if not timed_out:
         return None
     first = min(timed_out.values())
@@ -128,10 +145,10 @@ def teardown(text: str, query: Query, first_line: int = 1) -> Teardown | None:
     behind = [rank for rank in triage.culprits if rank in timed_out]
     victims = sorted(set(timed_out) - set(triage.culprits)) or sorted(timed_out)
     note = (
-        (RANKS_BEHIND_NOTE if behind else RANKS_NOTE)
+        (RANKS.behind_note if behind else RANKS.note)
         .replace("{culprit}", _ranks(sorted(triage.culprits)))
         .replace("{victims}", _ranks(victims))
-        .replace("{teardown}", RANKS_TEARDOWN[0 if aborted else 1])
+        .replace("{teardown}", RANKS.teardown[0 if aborted else 1])
     )
     return Teardown(skip, note)
 
@@ -149,12 +166,12 @@ def _summary_blocks(lines: list[Line]) -> dict[int, int]:
     for line in lines:
         if line.rank is not None:
             continue
-        if _BLOCK.match(line.text) or _RULE.match(line.text):
+        if RANKS.block.match(line.text) or RANKS.rule.match(line.text):
             close()
-            block, rank = ([line.number], None) if _BLOCK.match(line.text) else ([], None)
+            block, rank = ([line.number], None) if RANKS.block.match(line.text) else ([], None)
         elif block:
             block.append(line.number)
-            if rank is None and (m := _BLOCK_RANK.match(line.text)):
+            if rank is None and (m := RANKS.block_rank.match(line.text)):
                 rank = int(m[1])
     close()
     return owned
@@ -163,7 +180,12 @@ def _summary_blocks(lines: list[Line]) -> dict[int, int]:
 def own_failure(triage: Triage) -> bool:
     """Triage is definite: one rank failed first with its own exception or signal (search reads that failure)."""
     verdict = triage.verdict()
-    return triage.basis == OWN and triage.sole_culprit is not None and verdict is not None and verdict.how in OWN_HOW
+    return (
+        triage.basis == RANKS.own_basis
+        and triage.sole_culprit is not None
+        and verdict is not None
+        and verdict.how in RANKS.own_how
+    )
 
 
 def _own(triage: Triage, query: Query) -> Teardown | None:
@@ -183,6 +205,6 @@ def _own(triage: Triage, query: Query) -> Teardown | None:
     if not skip:
         return None
     verdict = triage.verdict()
-    said = RANKS_SIGNAL_NOTE if verdict is not None and verdict.how == "signal" else RANKS_OWN_NOTE
+    said = RANKS.signal_note if verdict is not None and verdict.how == "signal" else RANKS.own_note
     note = said.replace("{culprit}", _ranks([culprit])).replace("{victims}", _ranks(sorted(others)))
     return Teardown(skip, note)

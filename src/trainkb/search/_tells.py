@@ -15,8 +15,10 @@ record models to evaluate them.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from itertools import pairwise
+from types import MappingProxyType
 
 from ._sigregex import compile_signature, utf8
 
@@ -25,8 +27,8 @@ if TYPE_CHECKING:
     from typing import Any
 
 __all__ = [
-    "RISE_MIN_POINTS",
-    "RISE_RATIO",
+    "TELLS",
+    "TellRules",
     "TellText",
     "condition_data",
     "fired",
@@ -36,26 +38,43 @@ __all__ = [
     "tell_patterns",
 ]
 
-RISE_MIN_POINTS = 3  # values a rising series needs before it says anything
-RISE_RATIO = 1.10  # the last value at least this far above the first
-RISE_MAJORITY = 2  # rises must outnumber falls this many times over
-MAX_SERIES = 10_000  # values of one series read (a log of a million steps need not be read to the end)
-# "35.00 GiB", "0 bytes", "512 MiB", "1e3": a number and an optional size unit, read as bytes
-_VALUE = re.compile(r"^\s*([0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?)\s*([A-Za-z]*)\s*$")
-_UNITS = {
-    "": 1.0,
-    "b": 1.0,
-    "byte": 1.0,
-    "bytes": 1.0,
-    "kib": 2.0**10,
-    "mib": 2.0**20,
-    "gib": 2.0**30,
-    "tib": 2.0**40,
-    "kb": 1e3,
-    "mb": 1e6,
-    "gb": 1e9,
-    "tb": 1e12,
-}
+
+@dataclass(frozen=True, eq=False, repr=False, match_args=False)
+class TellRules:
+    """How a tell reads a series of values and a size: when a series rises, and what a size unit is in bytes."""
+
+    rise_min_points: int  # values a rising series needs before it says anything
+    rise_ratio: float  # the last value at least this far above the first
+    rise_majority: int  # rises must outnumber falls this many times over
+    max_series: int  # values of one series read (a log of a million steps need not be read to the end)
+    size_units: Mapping[str, float]  # a size unit, lower case -> bytes
+    # "35.00 GiB", "0 bytes", "512 MiB", "1e3": a number and an optional size unit, read as bytes
+    size_value: re.Pattern[str]
+
+
+TELLS = TellRules(
+    rise_min_points=3,
+    rise_ratio=1.10,
+    rise_majority=2,
+    max_series=10_000,
+    size_units=MappingProxyType(
+        {
+            "": 1.0,
+            "b": 1.0,
+            "byte": 1.0,
+            "bytes": 1.0,
+            "kib": 2.0**10,
+            "mib": 2.0**20,
+            "gib": 2.0**30,
+            "tib": 2.0**40,
+            "kb": 1e3,
+            "mb": 1e6,
+            "gb": 1e9,
+            "tb": 1e12,
+        }
+    ),
+    size_value=re.compile(r"^\s*([0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?)\s*([A-Za-z]*)\s*$"),
+)
 
 
 def condition_data(condition: Any) -> dict[str, Any]:
@@ -104,10 +123,10 @@ def size_value(text: str | bytes | None) -> float | None:
         return None
     if isinstance(text, bytes):
         text = text.decode("utf-8", "replace")
-    match = _VALUE.match(text)
+    match = TELLS.size_value.match(text)
     if match is None:
         return None
-    unit = _UNITS.get(match.group(2).lower())
+    unit = TELLS.size_units.get(match.group(2).lower())
     return None if unit is None else float(match.group(1)) * unit
 
 
@@ -147,13 +166,13 @@ def _rises(pattern: str, text: TellText) -> bool:
         value = size_value(_group(match, "value"))
         if value is not None:
             values.append(value)
-            if len(values) >= MAX_SERIES:
+            if len(values) >= TELLS.max_series:
                 break
-    if len(values) < RISE_MIN_POINTS or values[-1] < RISE_RATIO * values[0]:
+    if len(values) < TELLS.rise_min_points or values[-1] < TELLS.rise_ratio * values[0]:
         return False
     ups = sum(1 for a, b in pairwise(values) if b > a)
     downs = sum(1 for a, b in pairwise(values) if b < a)
-    return ups >= RISE_MAJORITY * downs and ups > 0
+    return ups >= TELLS.rise_majority * downs and ups > 0
 
 
 def _holds(condition: dict[str, Any], text: TellText) -> bool:

@@ -20,12 +20,15 @@ import re
 from collections.abc import Mapping
 from typing import Any, Literal, TypedDict
 
-from .. import _ownoutput
+from .._ownoutput import OWN, OwnOutputRules
 from ..ranklog import DECIDE, READ, DecideRules, ReadRules
-from . import _hint, _ranks, _score, _tells
+from . import _hint, _score
+from ._hint import HINT, HintRules
 from ._index import Index
 from ._jsregex import js_regex, signature_regex
 from ._policy import ANSWER, PASTE, SCORE, WORDS, AnswerRules, PasteRules, ScoreRules, WordRules
+from ._ranks import RANKS, RankRules
+from ._tells import TELLS, TellRules
 
 __all__ = [
     "ENGINE_CONTRACT_VERSION",
@@ -39,9 +42,19 @@ __all__ = [
 ]
 
 # 2: tells, status, why, candidates; 3: kb's own blocks, ranks' teardown; 4: all rules; 5: a culprit's own error;
-# 6: ranks in a row named as a range (RANKS_RUN)
-ENGINE_CONTRACT_VERSION = 6
-RULES = (PASTE, WORDS, SCORE, ANSWER)  # the search rules engine.js reads, every field of each
+# 6: ranks in a row named as a range (RANKS_RUN); 7: BETWEEN_WORDS, the character read as a space
+ENGINE_CONTRACT_VERSION = 7
+# the rules engine.js reads, every field of each, named by its prefix and upper-cased field name
+RULES = (
+    ("", PASTE),
+    ("", WORDS),
+    ("", SCORE),
+    ("", ANSWER),
+    ("", HINT),
+    ("", TELLS),
+    ("OWN_", OWN),
+    ("RANKS_", RANKS),
+)
 TRIAGE_RULES_VERSION = 2  # the ``triage`` part, which site/static/triage.js reads (and declares the version of)
 
 
@@ -156,51 +169,28 @@ class EngineContract(TypedDict):
 
 
 def _constants() -> dict[str, Any]:
-    """Every number, word list and weight table engine.js reads, by the name it reads it under.
-
-    The search rules (``_policy``: the paste, words, scoring, answers) go field by field, by upper-cased name.
-    """
-    rules = {name: _json(name, value) for name, value in _search_rules(regexes=False).items()}
-    return rules | {
-        # advice (_hint.py)
-        "ADVICE_MESSAGE_CHARS": _hint.ADVICE_MESSAGE_CHARS,
-        # tells (_tells.py)
-        "RISE_MIN_POINTS": _tells.RISE_MIN_POINTS,
-        "RISE_RATIO": _tells.RISE_RATIO,
-        "RISE_MAJORITY": _tells.RISE_MAJORITY,
-        "MAX_SERIES": _tells.MAX_SERIES,
-        "SIZE_UNITS": dict(_tells._UNITS),
-        # kb's own blocks in a saved log (_ownoutput.py) and the teardown of ranks that only waited (_ranks.py)
-        "OWN_MARK": _ownoutput.MARK,
-        "RANKS_NOTE": _ranks.RANKS_NOTE,
-        "RANKS_BEHIND_NOTE": _ranks.RANKS_BEHIND_NOTE,
-        "RANKS_TEARDOWN": list(_ranks.RANKS_TEARDOWN),
-        "RANKS_SILENT_BASES": list(_ranks.SILENT_BASES),
-        "RANKS_WAITED": _ranks.WAITED,
-        "RANKS_RUN": _ranks.RUN,
-        "RANKS_OWN_NOTE": _ranks.RANKS_OWN_NOTE,
-        "RANKS_SIGNAL_NOTE": _ranks.RANKS_SIGNAL_NOTE,
-        "RANKS_OWN_BASIS": _ranks.OWN,
-        "RANKS_OWN_HOW": list(_ranks.OWN_HOW),
-        "RANKS_SUMMARY_ROOT": _ranks.SUMMARY_ROOT,
-    }
+    """Every number, word list and weight table engine.js reads, by the name it reads it under: every field of
+    every rules object in ``RULES`` but the regexes."""
+    return {name: _json(name, value) for name, value in _search_rules(regexes=False).items()}
 
 
 def engine_patterns() -> dict[str, re.Pattern[str]]:
     """The parser's and normaliser's regexes engine.js runs, by the name it reads them under (the masks aside)."""
-    rules = {name: value for name, value in _search_rules(regexes=True).items() if isinstance(value, re.Pattern)}
-    return rules | {
-        "LIBRARY_FRAME": _hint._LIBRARY_FRAME,
-        "TRAINING": _hint._TRAINING,
-        "SIZE_VALUE": _tells._VALUE,
-        "OWN_PREFIX": _ownoutput._PREFIX,
-        "RANKS_BLOCK": _ranks._BLOCK,
-        "RANKS_BLOCK_RANK": _ranks._BLOCK_RANK,
-        "RANKS_RULE": _ranks._RULE,
-    }
+    return {name: value for name, value in _search_rules(regexes=True).items() if isinstance(value, re.Pattern)}
 
 
-def rules_data(rules: ReadRules | DecideRules | PasteRules | WordRules | ScoreRules | AnswerRules) -> dict[str, Any]:
+def rules_data(
+    rules: ReadRules
+    | DecideRules
+    | PasteRules
+    | WordRules
+    | ScoreRules
+    | AnswerRules
+    | HintRules
+    | TellRules
+    | OwnOutputRules
+    | RankRules,
+) -> dict[str, Any]:
     """A frozen rules object as JSON, every field under its own name: a regex as [source, flags] of the
     JavaScript regex with Python's meaning, a set as a sorted list, a table as an object."""
     name = type(rules).__name__
@@ -231,10 +221,10 @@ def _regexes(value: object) -> bool:
 
 
 def _search_rules(regexes: bool) -> dict[str, Any]:
-    """The search rules' fields, each under its upper-cased name: the regexes, or everything else."""
+    """The rules' fields, each under its prefix and upper-cased name: the regexes, or everything else."""
     return {
-        field.name.upper(): getattr(rules, field.name)
-        for rules in RULES
+        prefix + field.name.upper(): getattr(rules, field.name)
+        for prefix, rules in RULES
         for field in dataclasses.fields(rules)
         if _regexes(getattr(rules, field.name)) == regexes
     }
