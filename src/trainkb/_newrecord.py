@@ -138,7 +138,7 @@ def propose_signatures(text: str) -> list[ProposedSignature]:
     out: list[ProposedSignature] = []
     seen: set[str] = set()
     for message in reversed(failures):  # the last exception of a chain is the failure itself
-        line = query.lines[message.line].text.strip()
+        line = query.lines[message.line_index].text.strip()
         body = _clip_words(_message_of(line, message.type), MAX_SIGNATURE_CHARS)
         type_name = None if message.type in _NOT_CLASSES else message.type
         if len(body) < 3 or normalize(body) in seen:

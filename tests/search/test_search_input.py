@@ -58,7 +58,7 @@ def test_chained_traceback_puts_the_last_chain_first() -> None:
     assert by_type["RuntimeError"].text == "boom happened here"
     assert by_type["RuntimeError"].weight == 1.0
     assert by_type["KeyError"].weight == 1.0  # same chain: the original cause counts as much
-    assert query.lines[by_type["RuntimeError"].line].number == 11
+    assert query.lines[by_type["RuntimeError"].line_index].number == 11
 
 
 def test_child_failed_error_prefers_the_root_cause_rank() -> None:

@@ -62,7 +62,7 @@ class Message:
 
     type: str | None
     text: str
-    line: int  # index into Query.lines of the line that carries the type
+    line_index: int  # index into Query.lines of the line that carries the type (Evidence.line counts from 1)
     weight: float
 
 

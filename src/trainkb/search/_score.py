@@ -76,7 +76,7 @@ class Scored:
 
 def _owners(query: Query) -> list[Message | None]:
     """The message each line belongs to (a message runs on over its continuation lines)."""
-    starts = {m.line: m for m in query.messages}
+    starts = {m.line_index: m for m in query.messages}
     owners: list[Message | None] = []
     current = None
     for i, line in enumerate(query.lines):
@@ -197,7 +197,7 @@ def _on_failure(message: Message | None) -> bool:
 def _message_at(owners: list[Message | None], at: int) -> int:
     """The first line of the message line ``at`` belongs to (the line itself when it is in none)."""
     owner = owners[at]
-    return owner.line if owner else at
+    return owner.line_index if owner else at
 
 
 def _message_text(query: Query, owners: list[Message | None], at: int) -> str:
@@ -220,7 +220,7 @@ def _segments(query: Query) -> list[tuple[int, str, float, Message | None]]:
     ]
     found: dict[str, tuple[int, str, float, Message | None]] = {}
     candidates: list[tuple[int, str, float, Message | None]] = [
-        (m.line, m.text, m.weight, m) for m in query.messages[-SCORE.max_message_segments :]
+        (m.line_index, m.text, m.weight, m) for m in query.messages[-SCORE.max_message_segments :]
     ]
     candidates += [(i, query.lines[i].text, SCORE.role_weight["text"], None) for i in plain[-SCORE.max_text_segments :]]
     for segment in candidates:
@@ -328,7 +328,7 @@ def _phrases(
             pos = text.find(phrase)
             if pos < 0 or text[pos - 1].isalnum() or text[pos + len(phrase)].isalnum():
                 continue
-            line = query.lines[message.line]
+            line = query.lines[message.line_index]
             strength = SCORE.alias_strength * message.weight * _brevity(len(phrase))
             hits.setdefault(entry, []).append(
                 Evidence(
@@ -337,7 +337,7 @@ def _phrases(
                     alias,
                     None,
                     strength,
-                    message.line,
+                    message.line_index,
                     "alias",
                     _widely_printed(background),
                     frozenset(terms(alias)),
