@@ -112,7 +112,7 @@ def test_ctrl_c_while_advising_prints_no_traceback_of_kbs(env):
     code = (
         "import trainkb, trainkb._advice as a\ntrainkb.install()\n"
         "def interrupted(*args, **kwargs):\n    raise KeyboardInterrupt\n"
-        "a.advise = interrupted\n"
+        "a.advice_block = interrupted\n"
         "raise RuntimeError(\"shape '[4]' is invalid for input of size 6\")\n"
     )
     proc = python(code, env)

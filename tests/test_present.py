@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from trainkb._advice import advise
+from trainkb._advice import advice_block
 from trainkb._present import ADVICE_LEAD, ALSO_RANKED, BANNERS, HEADLINES, LABELS, TITLES, View, diagnosis, view
 from trainkb._terminal import printable
 from trainkb.catalogue import find_catalogue, load_catalogue
@@ -102,9 +102,9 @@ def test_kb_search_text_and_json(name: str, capsys: pytest.CaptureFixture[str]) 
 
 @pytest.mark.parametrize("name", sorted(PASTES))
 def test_the_hook(name: str) -> None:
-    """What the excepthook writes (trainkb._hook calls advise so): nothing for an unknown failure."""
+    """What the excepthook writes (trainkb._hook calls advice_block so): nothing for an unknown failure."""
     text = PASTES[name]
-    block = advise(text, top=3, output=text)
+    block = advice_block(text, top=3, output=text)
     response = search(text, top=3, output=text)
     if response.status == "unknown":
         assert block == ""

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from .catalogue import PathList
 
-__all__ = ["advise"]
+__all__ = ["advice_block"]
 
 
-def advise(
+def advice_block(
     text: str,
     top: int = 3,
     catalogue: PathList | None = None,

@@ -188,9 +188,9 @@ def _report(exc_type: type[BaseException], value: BaseException, tb: TracebackTy
             text = "".join(traceback.format_exception(exc_type, value, tb))
             if not _first_time_for_this_job(text):
                 return
-            from ._advice import advise
+            from ._advice import advice_block
 
-            advice = advise(text, top=_installed.top, output=text)  # all the hook has
+            advice = advice_block(text, top=_installed.top, output=text)  # all the hook has
             if advice:
                 sys.stderr.write(advice)
                 sys.stderr.flush()

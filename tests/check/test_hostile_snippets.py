@@ -16,7 +16,7 @@ import time
 import pytest
 from helpers import run_sample_checks
 
-from trainkb.check._verdict import RankState, decide
+from trainkb.check._verdict import RankRun, verdict_of
 
 
 def _run(make_catalogue, pool, *checks, timeout=120.0):
@@ -204,9 +204,9 @@ def test_a_catastrophic_pattern_does_not_hang_the_verdict(expect):
     else:
         warning = {"category": "builtins.UserWarning", "mro": ["builtins.UserWarning"], "message": text, "text": text}
         outcome = {"raised": None, "warnings": [warning], "exit_code": 0}
-    state = RankState(0, outcome=outcome, exitcode=outcome["exit_code"], reported=True)
+    state = RankRun(0, outcome=outcome, exitcode=outcome["exit_code"], reported=True)
     verdicts = []
-    thread = threading.Thread(target=lambda: verdicts.append(decide(check, [state], 0.1, False, 60)), daemon=True)
+    thread = threading.Thread(target=lambda: verdicts.append(verdict_of(check, [state], 0.1, False, 60)), daemon=True)
     thread.start()
     thread.join(10)
     assert verdicts, "matching the expected pattern hung"

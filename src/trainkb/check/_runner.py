@@ -27,7 +27,7 @@ from ._process import BoundedOutput, WarmPool, free_port
 from ._spec import SnippetSpec
 from ._supervise import INTERRUPTED_KEY, SIGNALLED_KEY, STATUS_KEY
 from ._tasks import CheckTask, skip_reason
-from ._verdict import RankState, Verdict, decide, early_verdict
+from ._verdict import RankRun, Verdict, early_verdict, verdict_of
 
 __all__ = ["INTERRUPTED", "CheckResult", "RunOptions", "check_env", "not_run", "run_tasks"]
 
@@ -208,7 +208,7 @@ class _Launch:
         port = free_port() if world > 1 else None
         self.port = port
         self.cwd = tempfile.mkdtemp(prefix=f"kb-check-{task.entry_id}-", dir=pool.folder)
-        self.ranks = [RankState(rank) for rank in range(world)]
+        self.ranks = [RankRun(rank) for rank in range(world)]
         self.processes = []
         self.results: dict[Connection, int] = {}
         self._partial: dict[Connection, bytearray] = {}
@@ -362,7 +362,7 @@ def _run_one(pool: WarmPool, task: CheckTask, options: RunOptions, waiting: int)
         try:
             hit = launch.collect(begun + wait_for, task.check, stop_early=hang_seconds is None)
             elapsed = time.monotonic() - begun
-            verdict = decide(task.check, launch.ranks, elapsed, hit, limit)
+            verdict = verdict_of(task.check, launch.ranks, elapsed, hit, limit)
         finally:
             output = launch.close()
         cut_short = any(state.interrupted for state in launch.ranks)

@@ -11,11 +11,11 @@ from ..catalogue import Check, CheckStatus, ExpectHangs, ExpectRaises, ExpectWar
 from ._child import KB_ERROR_KEY, MEMORY_LIMIT_KEY, UNDELIVERED
 from ._pattern import pattern_error, pattern_search
 
-__all__ = ["RankState", "Verdict", "decide", "early_verdict", "killed_from_outside"]
+__all__ = ["RankRun", "Verdict", "early_verdict", "killed_from_outside", "verdict_of"]
 
 
 @dataclass
-class RankState:
+class RankRun:
     """One rank: its reported outcome (None if it sent none) and exit code (None while running)."""
 
     rank: int
@@ -80,7 +80,7 @@ def killed_from_outside(message: str) -> str | None:
     return name if name and name not in _CRASHES else None
 
 
-def _kb_fault(state: RankState) -> str | None:
+def _kb_fault(state: RankRun) -> str | None:
     """Why kb could not run the rank as asked or could not hear its outcome (never a verdict).
 
     Worded "kb ...": only a message that starts "rank " tells what the rank itself did, and a
@@ -100,7 +100,7 @@ def _kb_fault(state: RankState) -> str | None:
     return None
 
 
-def _died(state: RankState) -> str | None:
+def _died(state: RankRun) -> str | None:
     """A description when the rank was killed by a signal it did not ask for, or kb failed it."""
     if (fault := _kb_fault(state)) is not None:
         return fault
@@ -131,13 +131,13 @@ def _died(state: RankState) -> str | None:
     return f"rank {state.rank} died with {name}{extra.get(name, '')}"
 
 
-def _raised(state: RankState) -> dict[str, Any] | None:
+def _raised(state: RankRun) -> dict[str, Any] | None:
     """What the rank's snippet raised (type, mro, message, traceback); None when it raised nothing."""
     raised: dict[str, Any] | None = state.outcome.get("raised") if state.outcome else None
     return raised
 
 
-def _describe(state: RankState) -> str:
+def _describe(state: RankRun) -> str:
     if (died := _died(state)) is not None:
         return died
     raised = _raised(state)
@@ -176,7 +176,7 @@ def _unusable_pattern(check: Check) -> Verdict | None:
     return Verdict(CheckStatus.ERROR, f"the expected pattern /{spec.match}/ cannot run under RE2 ({why})")
 
 
-def early_verdict(check: Check, ranks: list[RankState]) -> Verdict | None:
+def early_verdict(check: Check, ranks: list[RankRun]) -> Verdict | None:
     """A decision that need not wait for the other ranks (they may be blocked on this one)."""
     expect = check.expect
     if (unusable := _unusable_pattern(check)) is not None:
@@ -209,7 +209,7 @@ def _expected(check: Check) -> str:
     return " (expected a clean exit)"
 
 
-def decide(check: Check, ranks: list[RankState], elapsed: float, deadline_hit: bool, limit: float) -> Verdict:
+def verdict_of(check: Check, ranks: list[RankRun], elapsed: float, deadline_hit: bool, limit: float) -> Verdict:
     """The final verdict once every rank has exited or the deadline passed."""
     expect = check.expect
     for state in ranks:

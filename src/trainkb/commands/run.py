@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
         _say(f"kb run: {_named(cmd[0])}: command not found\n")
         return 127
     roots = catalogue_roots(args)  # a folder that is not there is refused before the command runs
-    from .._advice import advise
+    from .._advice import advice_block
     from .._present import BANNERS
     from .._runguard import how_it_ended
     from .._runwatch import watch
@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
                 f"not the {dropped} before them\n"
             )
         try:
-            advice = advise(
+            advice = advice_block(
                 tail,
                 top=args.top,
                 catalogue=roots,

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ._input import FAILURE_WEIGHT, Query
 
-__all__ = ["ADVICE", "HINT", "HintRules", "advice", "foreign_package"]
+__all__ = ["ADVICE", "HINT", "HintRules", "foreign_package", "what_would_help"]
 
 
 @dataclass(frozen=True, eq=False, repr=False, match_args=False)
@@ -71,7 +71,7 @@ def _quoted(message: str) -> str:
     return message[: HINT.advice_message_chars].rstrip() + "…" if len(message) > HINT.advice_message_chars else message
 
 
-def advice(
+def what_would_help(
     query: Query,
     symptom: str | None = None,
     whole_output: bool = False,

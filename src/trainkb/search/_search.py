@@ -6,7 +6,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..catalogue import PathList, find_catalogues
-from ._hint import ADVICE, advice, foreign_package
+from ._hint import ADVICE, foreign_package, what_would_help
 from ._index import Index, load_index
 from ._input import Query, clean_lines, parse
 from ._policy import ANSWER, SCORE
@@ -229,7 +229,7 @@ def _respond(
         package = foreign_package(query)
         if package is not None:  # another stack's error: no training entry is even close
             return SearchResponse(query.kind, True, [], ADVICE["foreign"].replace("{package}", package))
-        return SearchResponse(query.kind, True, results[:cut], advice(query, symptom, whole, partial), symptom)
+        return SearchResponse(query.kind, True, results[:cut], what_would_help(query, symptom, whole, partial), symptom)
     symptom, partial = scored[family[0]].symptom, scored[family[0]].partial
     lines = [line.text for line in (unskipped or query).lines] if output is None else clean_lines(output)
     view = TellText(lines)
@@ -246,7 +246,7 @@ def _respond(
     if len(chosen) < ANSWER.min_candidates:  # one known cause among unknown others: the closest entry, unconfirmed
         first = replace(results[chosen[0]], tell=_first_tell(index, scored[chosen[0]]))
         rest = [r for j, r in enumerate(results) if j != chosen[0]]
-        told = advice(query, symptom, whole, partial, lone=first.id)
+        told = what_would_help(query, symptom, whole, partial, lone=first.id)
         return SearchResponse(query.kind, True, [first, *rest][:cut], told, symptom)
     candidates = [
         replace(results[i], tell=Tell(fired[i]["says"], True) if i in fired else _first_tell(index, scored[i]))
@@ -257,7 +257,7 @@ def _respond(
         query.kind,
         True,
         [*candidates, *rest][: max(cut, len(candidates))],  # a differential is all its candidates, whatever the cut
-        advice(query, symptom, whole, partial),
+        what_would_help(query, symptom, whole, partial),
         symptom,
         "differential",
         None,
