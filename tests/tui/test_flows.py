@@ -31,7 +31,7 @@ async def bracketed_paste(pilot, app, text):
     for event in PasteParser().feed("\x1b[200~" + text + "\x1b[201~"):
         app._driver.process_message(event)
     await settle(pilot, app)
-    await pilot.pause(0.2)
+    await pilot.pause()
     await settle(pilot, app)
 
 
