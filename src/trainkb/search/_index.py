@@ -634,40 +634,34 @@ def _read_prebuilt(path: Path, digest: str) -> dict[str, Any] | None:
     data = _read_cache(shipped, digest)
     if data is None:
         return None
+    with contextlib.suppress(OSError):  # a read-only cache: the next search reads the prebuilt index again
+        _write_atomic(path, shipped.read_bytes())
+    return data
+
+
+def _write_atomic(path: Path, raw: bytes) -> None:
+    """Write ``raw`` through a temporary file beside ``path``, so no reader ever sees half a file; a
+    failure leaves no temporary behind and raises."""
     import tempfile  # only here: a warm `kb search` never writes
 
-    tmp = None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
     try:
-        raw = shipped.read_bytes()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
         with os.fdopen(fd, "wb") as handle:
             handle.write(raw)
         os.replace(tmp, path)
-        tmp = None
-    except OSError:  # a read-only cache: the next search reads the prebuilt index again
-        pass
-    finally:
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-    return data
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def _write_cache(path: Path, data: dict[str, Any]) -> None:
     """Write atomically and keep only the newest few indexes; never raise. A cache that cannot be
     written is said in one line (search still answers, building the index each time)."""
-    import tempfile  # only here: a warm `kb search` never writes
-
-    tmp = None
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
         stored = {**data, "postings": {term: marshal.dumps(found) for term, found in data["postings"].items()}}
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(marshal.dumps(stored))
-        os.replace(tmp, path)
-        tmp = None
+        _write_atomic(path, marshal.dumps(stored))
     except Exception as exc:  # read-only home, full disk
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         import logging  # only here: `kb search` on a warm cache stays light
@@ -679,10 +673,6 @@ def _write_cache(path: Path, data: dict[str, Any]) -> None:
             why,
         )
         return
-    finally:
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
     with contextlib.suppress(OSError):  # a racing writer may remove one first
         old = sorted(path.parent.glob("index-*.marshal"), key=lambda p: p.stat().st_mtime, reverse=True)
         for stale in old[_KEEP:]:
@@ -713,25 +703,11 @@ def _read_parts(path: Path) -> dict[str, dict[str, Any]]:
 def _write_parts(path: Path, parts: dict[str, dict[str, Any]]) -> None:
     """Keep ``parts`` at ``path`` atomically, and no other code's or Python's parts beside it (they would
     only pile up, one per upgrade); a cache that cannot be written only costs the next build."""
-    import tempfile  # only here: a warm `kb search` never writes
-
-    tmp = None
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(marshal.dumps({"format": FORMAT, "code": path.name, "parts": parts}))
-        os.replace(tmp, path)
-        tmp = None
+    with contextlib.suppress(OSError, ValueError):
+        _write_atomic(path, marshal.dumps({"format": FORMAT, "code": path.name, "parts": parts}))
         for stale in path.parent.glob("parts-*.marshal"):
             if stale != path:
                 stale.unlink()
-    except (OSError, ValueError):
-        pass
-    finally:
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
 
 
 def record_keys(entries: Sequence[Any], files: dict[str, Path]) -> list[str | None]:
