@@ -60,6 +60,19 @@ def record(
     return (MODELINE + "\n" if modeline else "") + body
 
 
+def build_ahead(root: Path, tmp_path: Path, monkeypatch) -> Path:
+    """Build ``root``'s index (and its records' parts) ahead into a folder of its own, as `make setup` does
+    for the shipped catalogue, with an empty user cache: the folder."""
+    from trainkb.search import _index as index_module
+    from trainkb.search._prebuild import prebuild
+
+    folder = tmp_path / "prebuilt"
+    monkeypatch.setattr(index_module, "PREBUILT", folder)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    prebuild(root, folder)
+    return folder
+
+
 def checks_yaml(*checks: dict) -> str:
     """A `checks:` block from dicts with at least code and expect (name/claim filled in)."""
     import copy

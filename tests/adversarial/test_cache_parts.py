@@ -8,13 +8,12 @@ import marshal
 from pathlib import Path
 
 import pytest
-from helpers import record
+from helpers import build_ahead, record
 
 from trainkb.catalogue import load_layers
 from trainkb.search import _index as index_module
 from trainkb.search import search
 from trainkb.search._index import build_data, load_index
-from trainkb.search._prebuild import prebuild
 
 PASTE = "A sample failure for tests"
 
@@ -23,11 +22,7 @@ PASTE = "A sample failure for tests"
 def shipped(make_catalogue, tmp_path, monkeypatch) -> tuple[Path, Path]:
     """Two records, their index and parts built ahead into a folder of their own, an empty user cache."""
     root = make_catalogue({"alpha/D1-sample.yaml": record(), "alpha/D2-other.yaml": record("D2")})
-    folder = tmp_path / "prebuilt"
-    monkeypatch.setattr(index_module, "PREBUILT", folder)
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    prebuild(root, folder)
-    return root, folder
+    return root, build_ahead(root, tmp_path, monkeypatch)
 
 
 def _parts_made(monkeypatch) -> list[str]:

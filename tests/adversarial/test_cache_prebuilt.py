@@ -7,12 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import record
+from helpers import build_ahead, record
 
 from trainkb.search import _index as index_module
 from trainkb.search import search
 from trainkb.search._index import load_index
-from trainkb.search._prebuild import prebuild
 
 PASTE = "A sample failure for tests"
 
@@ -21,11 +20,7 @@ PASTE = "A sample failure for tests"
 def shipped(make_catalogue, tmp_path, monkeypatch) -> tuple[Path, Path]:
     """A catalogue, its index built ahead into a folder of its own, and an empty user cache."""
     root = make_catalogue({"alpha/D1-sample.yaml": record()})
-    folder = tmp_path / "prebuilt"
-    monkeypatch.setattr(index_module, "PREBUILT", folder)
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    prebuild(root, folder)
-    return root, folder
+    return root, build_ahead(root, tmp_path, monkeypatch)
 
 
 def _builds(monkeypatch) -> list[int]:
