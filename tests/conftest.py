@@ -6,10 +6,18 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import signal
+
 import pytest
 from helpers import AREAS
 
 from trainkb.catalogue import render_schema
+
+# Tests press Ctrl-C on the commands they start. A suite launched as a background job (`make quick &`)
+# starts with SIGINT ignored and would hand that on to every child, so `kb run` would rightly keep it
+# ignored and those tests would wait on a command that cannot be interrupted.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture
