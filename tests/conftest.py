@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
-
-import signal
 
 import pytest
 from helpers import AREAS

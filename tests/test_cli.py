@@ -182,6 +182,7 @@ def test_show_puts_the_fix_first(make_catalogue, capsys):
     assert out.index("Apply the one-line remedy.") < out.index("Do the right thing.") < out.index("Something prints")
 
 
+@pytest.mark.slow  # the whole catalogue's lint
 def test_lint_families_json_is_one_document(capsys):
     """`kb lint --families --json` printed the families and then the findings: two JSON documents, parsed as none."""
     code = main(["lint", "--families", "--json"])

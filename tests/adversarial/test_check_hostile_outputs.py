@@ -48,8 +48,9 @@ def _kb(root, report, *extra, **popen):
     )
 
 
-# each is a kb check process with a pool of its own: the full disk waits for `make test`, a closed stderr is quick
-@pytest.mark.parametrize("stderr", ["closed", pytest.param("full", marks=pytest.mark.slow)])
+# each is a kb check process with a pool of its own, so both wait for `make test`
+@pytest.mark.slow
+@pytest.mark.parametrize("stderr", ["closed", "full"])
 def test_a_closed_or_full_stderr_costs_the_progress_only(make_catalogue, tmp_path, stderr):
     root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml({"code": "pass", "expect": "ok"}))})
     report = tmp_path / "r.json"

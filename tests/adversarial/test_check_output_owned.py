@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 
+import pytest
 from helpers import checks_yaml, record
 from leftovers import marked_tmpdir
 
@@ -23,6 +24,7 @@ FORGE = (
 )
 
 
+@pytest.mark.slow  # a real kb check process: what it guards is its own stdout and stderr
 def test_a_snippet_cannot_write_into_kbs_own_output(make_catalogue):
     root = make_catalogue({"alpha/D1-sample.yaml": record(checks=checks_yaml({"code": FORGE, "expect": "ok"}))})
     with marked_tmpdir() as tmp:

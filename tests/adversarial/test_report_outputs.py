@@ -249,8 +249,9 @@ def test_a_merge_to_a_missing_folder_is_refused_before_reading(tmp_path, capsys)
     assert err.startswith("kb: error: -o") and len(err.strip().splitlines()) == 1
 
 
-# both need a real process (its stdout is what fails); each starts a pool, so the full disk waits for `make test`
-@pytest.mark.parametrize("stdout", [pytest.param("full", marks=pytest.mark.slow), "closed"])
+# both need a real process (its stdout is what fails) and each starts a pool, so both wait for `make test`
+@pytest.mark.slow
+@pytest.mark.parametrize("stdout", ["full", "closed"])
 def test_a_stdout_that_fails_costs_the_printed_report_only(make_catalogue, tmp_path, stdout):
     """`kb check --json -o r.json --junit j.xml >/dev/full` (or `>&-`): both files are still written."""
     import subprocess

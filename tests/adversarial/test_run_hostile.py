@@ -19,7 +19,8 @@ def _pids_running(needle: str) -> list[int]:
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
-                cmd = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+                raw = Path(f"/proc/{entry}/cmdline").read_bytes()  # another program's arguments may be any bytes
+                cmd = raw.replace(b"\0", b" ").decode(errors="replace")
                 state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
             except (OSError, IndexError):
                 continue

@@ -49,6 +49,7 @@ def test_a_folder_name_that_is_not_utf8_is_searched(layer, paste, capsys):
     assert code == 0 and "Q1" in out
 
 
+@pytest.mark.slow  # a site build and a lint of the whole layered catalogue
 def test_a_record_file_name_that_is_not_utf8_is_searched_and_built(layer, paste, tmp_path, capsys):
     odd = layer / "cluster" / os.fsdecode(b"Q9-x\xff.yaml")
     odd.write_text(TEAM_RECORD.replace("id: Q1", "id: Q9"), encoding="utf-8")

@@ -25,7 +25,7 @@ server = int(open(f'/proc/{supervisor}/stat').read().rsplit(')', 1)[1].split()[1
 os.kill(server, signal.SIGSTOP)
 """
 
-pytestmark = pytest.mark.timeout(600)
+pytestmark = [pytest.mark.timeout(600), pytest.mark.slow]  # a real kb check process and a forkserver of its own
 
 
 def _default_stops() -> None:
