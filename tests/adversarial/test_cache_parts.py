@@ -1,16 +1,18 @@
-"""Each record's part of the index is kept under the SHA-256 of its file, in a file named (and stamped
-inside) with the code's digest and the Python version: an edit rebuilds only the edited record's part,
-and a part kept for other bytes, another code or in a file that is not one kb wrote is never used."""
+"""Each record's part of the index, and its parsed document, is kept under the SHA-256 of its file, in a
+file named (and stamped inside) with the code's digest and the Python version: an edit parses and rebuilds
+only the edited record, and a part or document kept for other bytes, another code or in a file that is
+not one kb wrote is never used."""
 
 from __future__ import annotations
 
+import datetime
 import marshal
 from pathlib import Path
 
 import pytest
 from helpers import build_ahead, record
 
-from trainkb.catalogue import load_layers
+from trainkb.catalogue import _yamlio, load_layers
 from trainkb.search import _index as index_module
 from trainkb.search import search
 from trainkb.search._index import build_data, load_index
@@ -36,6 +38,19 @@ def _parts_made(monkeypatch) -> list[str]:
 
     monkeypatch.setattr(index_module, "_entry_part", counted)
     return made
+
+
+def _parsed(monkeypatch) -> list[str]:
+    """The record files parsed from here on (a document kept under the file's digest is not parsed)."""
+    parsed: list[str] = []
+    real = _yamlio._decode
+
+    def counted(raw, shown):
+        parsed.append(Path(shown).name)
+        return real(raw, shown)
+
+    monkeypatch.setattr(_yamlio, "_decode", counted)
+    return parsed
 
 
 def _edit(root: Path, title: str) -> None:
@@ -132,3 +147,34 @@ def test_a_build_keeps_the_parts_in_the_users_cache(shipped, tmp_path, monkeypat
     assert _titles(root) == {"An edited title", "A sample failure for tests"}
     assert made == ["D2"]
     assert list((tmp_path / "cache" / "trainkb").glob("parts-*.marshal"))
+
+
+def test_an_edit_parses_only_the_edited_record(shipped, monkeypatch):
+    root, _folder = shipped
+    _edit(root, "An edited title")
+    parsed = _parsed(monkeypatch)
+    index = load_index(root)
+    assert parsed == ["areas.yaml", "D1-sample.yaml"]
+    assert index.entries == _fresh(root)["entries"]
+
+
+def test_a_kept_document_that_does_not_validate_is_read_from_its_file(shipped, monkeypatch):
+    """A document kept under D2's digest (tampered, or of an older record format) is not trusted: the file decides."""
+    root, folder = shipped
+    [kept] = folder.glob("parts-*.marshal")
+    stored = marshal.loads(kept.read_bytes())
+    assert len(stored["docs"]) == 2
+    stored["docs"] = {key: {"id": 5} for key in stored["docs"]}
+    kept.write_bytes(marshal.dumps(stored))
+    _edit(root, "An edited title")
+    parsed = _parsed(monkeypatch)
+    assert _titles(root) == {"An edited title", "A sample failure for tests"}
+    assert sorted(parsed) == ["D1-sample.yaml", "D2-other.yaml", "areas.yaml"]
+
+
+def test_a_document_marshal_cannot_write_is_left_out_and_the_rest_kept(tmp_path):
+    """A YAML date (or any value marshal refuses) costs that record a parse next time, not the whole file."""
+    path = tmp_path / index_module._parts_path(tmp_path).name
+    docs = {"a" * 64: {"id": "D1"}, "b" * 64: {"id": "D2", "when": datetime.date(2026, 1, 1)}}
+    index_module._write_parts(path, {}, docs)
+    assert index_module._read_parts(path) == ({}, {"a" * 64: {"id": "D1"}})

@@ -10,8 +10,9 @@ unless the record says ``overrides: <its id>``, and then it replaces the lower r
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -52,15 +53,16 @@ def layer_name(root: Path, cat: Catalogue) -> str:
     return parsed.name if parsed is not None and parsed.name else root.name
 
 
-def load_layers(roots: Sequence[Path]) -> Catalogue:
-    """One catalogue from a base folder and the layers over it (a single folder loads as before)."""
-    base = load_catalogue(Path(roots[0]))
+def load_layers(roots: Sequence[Path], known: Mapping[str, Any] | None = None) -> Catalogue:
+    """One catalogue from a base folder and the layers over it (a single folder loads as before);
+    ``known`` as ``load_catalogue`` takes it."""
+    base = load_catalogue(Path(roots[0]), known=known)
     if len(roots) == 1:
         return base
     base.base_problems = len(base.problems)
     base.layers.append((layer_name(base.root, base), base.root))
     for root in roots[1:]:
-        _add_layer(base, load_catalogue(Path(root), areas_required=False))
+        _add_layer(base, load_catalogue(Path(root), areas_required=False, known=known))
     return base
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -130,10 +130,25 @@ def _validate(model: type[BaseModel], located: Located, shown: str) -> tuple[Any
         return None, validation_problems(err, located, shown)
 
 
-def load_catalogue(root: Path, areas_required: bool = True) -> Catalogue:
+def _read_record(
+    path: Path, shown: str, known: Mapping[str, Any] | None
+) -> tuple[Entry | None, Located | None, list[YamlProblem]]:
+    """The record at ``path``, its document and what stopped it. A kept document (``known``) that does
+    not validate is read from the file again, which then decides, with positions for its problems."""
+    located, problems = load_yaml(path, shown, known)
+    if located is None:
+        return None, None, problems
+    entry, problems = _validate(Entry, located, shown)
+    if entry is None and known and located.digest in known:
+        return _read_record(path, shown, {})
+    return entry, located, problems
+
+
+def load_catalogue(root: Path, areas_required: bool = True, known: Mapping[str, Any] | None = None) -> Catalogue:
     """Load areas.yaml and every ``<area>/<ID>-<slug>.yaml`` (or ``.yml``) below ``root``.
 
-    A layer (``areas_required=False``) may leave areas.yaml out and use its base's areas.
+    A layer (``areas_required=False``) may leave areas.yaml out and use its base's areas. ``known``:
+    record documents read before, by the SHA-256 of their file (see ``load_yaml``).
     """
     root = root.resolve()
     cat = Catalogue(root=root)
@@ -150,13 +165,9 @@ def load_catalogue(root: Path, areas_required: bool = True) -> Catalogue:
         cat.problems.append(YamlProblem(_display(areas_path, root), 1, 1, "", "missing areas.yaml", areas_path))
     for path in record_files(root):
         shown = _display(path, root)
-        located, problems = load_yaml(path, shown)
+        entry, located, problems = _read_record(path, shown, known)
         cat.problems += in_file(problems, path)
-        if located is None:
-            continue
-        entry, problems = _validate(Entry, located, shown)
-        cat.problems += in_file(problems, path)
-        if entry is None:
+        if entry is None or located is None:
             continue
         if entry.id in cat.entries:
             cat.duplicates.setdefault(entry.id, [cat.files[entry.id]]).append(path)

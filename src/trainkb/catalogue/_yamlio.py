@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -52,6 +53,7 @@ class Located:
 
     data: Any
     positions: dict[Path_, tuple[int, int]] = field(default_factory=dict)
+    digest: str | None = None  # the SHA-256 of the file's bytes, where the caller asked for it
 
     def position_of(self, loc: Path_) -> tuple[Path_, tuple[int, int]]:
         """The deepest known prefix of ``loc`` and its position (falls back to 1:1)."""
@@ -173,11 +175,24 @@ class _Fail(Exception):
         self.problem = problem
 
 
-def load_yaml(file: Path, display: str | None = None) -> tuple[Located | None, list[YamlProblem]]:
-    """Read one YAML document; return it with positions, or the problems that stopped it."""
+def load_yaml(
+    file: Path, display: str | None = None, known: Mapping[str, Any] | None = None
+) -> tuple[Located | None, list[YamlProblem]]:
+    """Read one YAML document; return it with positions, or the problems that stopped it.
+
+    With ``known`` (documents read before, by the SHA-256 of their bytes) the result carries its
+    digest, and bytes read before are not parsed again: parsing is most of a catalogue's load. Such
+    a document comes without positions, so only a caller that reports no problem passes ``known``."""
     shown = display or str(file)
+    digest = None
     try:
         raw = _read_bounded(file, shown)
+        if known is not None:
+            import hashlib  # only here: the warm paths never hash a record
+
+            digest = hashlib.sha256(raw).hexdigest()
+            if digest in known:
+                return Located(known[digest], digest=digest), []
         text = _decode(raw, shown)
     except _Fail as fail:
         return None, [fail.problem]
@@ -192,7 +207,7 @@ def load_yaml(file: Path, display: str | None = None) -> tuple[Located | None, l
         node = loader.get_single_node()
         if node is None or (isinstance(node, yaml.ScalarNode) and not node.value):
             return None, [YamlProblem(shown, 1, 1, "", "file holds no YAML document")]
-        located = Located(None, {(): (node.start_mark.line + 1, node.start_mark.column + 1)})
+        located = Located(None, {(): (node.start_mark.line + 1, node.start_mark.column + 1)}, digest)
         walk = _Walk(loader, located, shown)
         data = walk.node(node, ())
         if walk.problems:

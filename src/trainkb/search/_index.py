@@ -599,9 +599,12 @@ def _code_digest() -> str:
     """A digest of the code that shapes the index, so an upgraded trainkb never reads a stale one: a
     CRC-32, as wide as the part of a SHA-256 this name once kept, without loading OpenSSL on a warm start."""
     digest = zlib.crc32(str(FORMAT).encode())
-    for name in ("_index.py", "_normalize.py", "_policy.py", "_sigregex.py", BACKGROUND.name):
+    here = Path(__file__).parent
+    for file in [*(here / name for name in ("_index.py", "_normalize.py", "_policy.py", "_sigregex.py")), BACKGROUND]:
         with contextlib.suppress(OSError):
-            digest = zlib.crc32((Path(__file__).parent / name).read_bytes(), digest)
+            digest = zlib.crc32(file.read_bytes(), digest)
+    with contextlib.suppress(OSError):  # the YAML reading rules: the kept documents are what they made
+        digest = zlib.crc32((here.parent / "catalogue" / "_yamlio.py").read_bytes(), digest)
     return f"{digest:08x}"
 
 
@@ -684,64 +687,76 @@ def _parts_path(folder: Path) -> Path:
     return folder / f"parts-{_code_digest()}-py{sys.version_info[0]}{sys.version_info[1]}.marshal"
 
 
-def _read_parts(path: Path) -> dict[str, dict[str, Any]]:
-    """The parts kept at ``path``, keyed by their records' content digests; none when the file is not
-    one this code and Python wrote (its format, code digest and Python are checked inside too)."""
+def _read_parts(path: Path) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
+    """The parts and the parsed record documents kept at ``path``, each keyed by its record's content
+    digest; none when the file is not one this code and Python wrote (its format, code digest and
+    Python are checked inside too)."""
     raw = read_regular(path, _MAX_CACHE_BYTES + 1, follow=False)
     if raw is None or len(raw) > _MAX_CACHE_BYTES:
-        return {}
+        return {}, {}
     try:
         data = marshal.loads(raw)
     except Exception:  # corrupt, partial or foreign: nothing reused
-        return {}
+        return {}, {}
     if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("code") != path.name:
-        return {}
-    parts = data.get("parts")
-    return parts if isinstance(parts, dict) else {}
+        return {}, {}
+    parts, docs = data.get("parts"), data.get("docs")
+    return (parts if isinstance(parts, dict) else {}), (docs if isinstance(docs, dict) else {})
 
 
-def _write_parts(path: Path, parts: dict[str, dict[str, Any]]) -> None:
-    """Keep ``parts`` at ``path`` atomically, and no other code's or Python's parts beside it (they would
-    only pile up, one per upgrade); a cache that cannot be written only costs the next build."""
+def _write_parts(path: Path, parts: dict[str, dict[str, Any]], docs: dict[str, Any]) -> None:
+    """Keep ``parts`` and ``docs`` at ``path`` atomically, and no other code's or Python's beside them
+    (they would only pile up, one per upgrade); a cache that cannot be written only costs the next build."""
+    kept = {"format": FORMAT, "code": path.name, "parts": parts, "docs": docs}
     with contextlib.suppress(OSError, ValueError):
-        _write_atomic(path, marshal.dumps({"format": FORMAT, "code": path.name, "parts": parts}))
+        try:
+            raw = marshal.dumps(kept)
+        except ValueError:
+            raw = marshal.dumps({**kept, "docs": {key: doc for key, doc in docs.items() if _marshalled(doc)}})
+        _write_atomic(path, raw)
         for stale in path.parent.glob("parts-*.marshal"):
             if stale != path:
                 stale.unlink()
 
 
-def record_keys(entries: Sequence[Any], files: dict[str, Path]) -> list[str | None]:
-    """The SHA-256 of each entry's record file as it reads now (None where it cannot be read): the key
-    under which the entry's part is kept."""
-    import hashlib  # only here: a warm `kb search` hashes nothing
-
-    from ..catalogue import MAX_RECORD_BYTES
-
-    keys: list[str | None] = []
-    for entry in entries:
-        file = files.get(entry.id)
-        raw = read_regular(file, MAX_RECORD_BYTES + 1) if file is not None else None
-        keys.append(hashlib.sha256(raw).hexdigest() if raw is not None else None)
-    return keys
-
-
-def _build(roots: list[Path], digest: str, use_cache: bool) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
-    """The index of the catalogue at ``roots``, and the part of each of its records. A part is taken from
-    the user's cache or the index built ahead only under its record's content digest; parts that do not
-    fit the index's shape are dropped and the index is built from the records alone."""
+def _build(
+    roots: list[Path], digest: str, use_cache: bool
+) -> tuple[dict[str, Any], dict[str, dict[str, Any]], dict[str, Any]]:
+    """The index of the catalogue at ``roots``, the part of each of its records and each record's
+    parsed document. A part or a document is taken from the user's cache or the index built ahead
+    only under its record's content digest (a document is still validated); parts that do not fit the
+    index's shape are dropped and the index is built from the records alone."""
     from ..catalogue import load_layers  # pydantic and YAML only on a cache miss
 
-    cat = load_layers(roots)
+    kept_parts: dict[str, dict[str, Any]] = {}
+    kept_docs: dict[str, Any] = {}
+    for folder in [PREBUILT, cache_dir()] if use_cache else []:
+        parts, docs = _read_parts(_parts_path(folder))
+        kept_parts.update(parts)
+        kept_docs.update(docs)
+    cat = load_layers(roots, kept_docs)
     entries = cat.ordered()
-    keys = record_keys(entries, cat.files)
-    kept = {**_read_parts(_parts_path(PREBUILT)), **_read_parts(_parts_path(cache_dir()))} if use_cache else {}
-    parts = {key: kept[key] for key in keys if key is not None and key in kept}
+    keys = [cat.positions[entry.id].digest for entry in entries]
+    parts = {key: kept_parts[key] for key in keys if key is not None and key in kept_parts}
     try:
         data = build_data(entries, digest, cat.origin, parts, keys)
     except Exception:  # a kept part not of this shape: build every record again
         parts = {}
         data = build_data(entries, digest, cat.origin, parts, keys)
-    return data, parts
+    return data, parts, kept_documents(cat, keys)
+
+
+def kept_documents(cat: Any, keys: Sequence[str | None]) -> dict[str, Any]:
+    """Each record's parsed document under its content digest, as the parts file keeps them."""
+    return {key: cat.positions[entry.id].data for entry, key in zip(cat.ordered(), keys, strict=True) if key}
+
+
+def _marshalled(document: Any) -> bool:
+    try:
+        marshal.dumps(document)
+    except ValueError:  # a YAML date and the like: that record is parsed again next time
+        return False
+    return True
 
 
 _SETTLED_NS = 2_000_000_000  # a file untouched this long has times that any later write changes
@@ -843,10 +858,10 @@ def load_index(roots: str | os.PathLike[str] | Sequence[Path], use_cache: bool =
         # a write between the hash and here shows in the hash taken again after the build; one
         # from here on (undone or not by then) changes a file's inode, size or times
         with status("kb: building the search index (once after each catalogue change)"):
-            data, parts = _build(roots, digest, use_cache)
+            data, parts, docs = _build(roots, digest, use_cache)
         if use_cache and _stamp(roots) == stamps and layers_digest(roots) == digest:
             _write_cache(path, data)
-            _write_parts(_parts_path(path.parent), parts)
+            _write_parts(_parts_path(path.parent), parts, docs)
             if known is not None:
                 _remember_digest(known, roots, stamps, path)
     return Index(data)

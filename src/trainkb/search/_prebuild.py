@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..catalogue import AREA_FILE, layers_digest, load_layers, shipped_folder
-from ._index import PREBUILT, _cache_path, _parts_path, _write_cache, _write_parts, build_data, record_keys
+from ._index import PREBUILT, _cache_path, _parts_path, _write_cache, _write_parts, build_data, kept_documents
 
 __all__ = ["prebuild"]
 
@@ -26,9 +26,9 @@ def prebuild(root: Path, folder: Path = PREBUILT) -> Path:
     """Write the index of the catalogue at ``root`` into ``folder``, the only index kept there."""
     roots = [root.resolve()]
     digest = layers_digest(roots)
-    cat = load_layers(roots)
+    cat = load_layers(roots, {})  # nothing known: every record parsed, each with its digest
     entries = cat.ordered()
-    keys = record_keys(entries, cat.files)
+    keys = [cat.positions[entry.id].digest for entry in entries]
     parts: dict[str, dict[str, Any]] = {}
     data = build_data(entries, digest, cat.origin, parts, keys)
     if layers_digest(roots) != digest:
@@ -39,7 +39,8 @@ def prebuild(root: Path, folder: Path = PREBUILT) -> Path:
         raise RuntimeError(f"cannot write the index to {folder}")
     path.chmod(0o644)  # a shared install's users read it (the cache's own files are private)
     kept = _parts_path(folder)
-    _write_parts(kept, parts)  # each record's part: a layer or an edit over this catalogue rebuilds only its own
+    _write_parts(kept, parts, kept_documents(cat, keys))  # a layer or an edit over this catalogue parses
+    # and rebuilds only its own records
     if kept.is_file():
         kept.chmod(0o644)
     for stale in [*folder.glob("index-*.marshal"), *folder.glob("parts-*.marshal")]:
