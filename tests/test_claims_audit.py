@@ -19,6 +19,7 @@ AUDIT = Path(__file__).resolve().parents[1] / "benchmarks" / "claims_audit"
 HEADING = re.compile(r"^#{2,3} (?P<ids>[A-Z]{1,2}\d+(?:\s*(?:,|and|/)\s*[A-Z]{1,2}\d+)*) — ", re.MULTILINE)
 # the verdicts README.md defines, as a row's verdict cell starts
 VERDICTS = ("holds", "wrong → fixed", "over-general → narrowed", "stale → updated", "manual", "removed", "see ")
+_CELL_BORDER = re.compile(r"(?<!\\)\|")  # a `\|` inside a cell is a literal bar, as Markdown tables read it
 CHECK_REF = re.compile(r"`(?P<entry>[A-Z]{1,2}\d+):(?P<check>[a-z0-9][a-z0-9-]*)`")
 
 
@@ -45,7 +46,7 @@ def _rows(section: str) -> list[list[str]]:
     for line in section.splitlines():
         if not line.startswith("|") or set(line) <= {"|", "-", " "}:
             continue
-        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        cells = [cell.strip() for cell in _CELL_BORDER.split(line.strip().strip("|"))]
         if cells[:2] != ["claim", "verdict"]:
             rows.append(cells)
     return rows
