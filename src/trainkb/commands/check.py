@@ -19,7 +19,8 @@ from ._exit import Exit, UsageError, report_usage_error
 from ._output import checked_output, write_atomic
 
 if TYPE_CHECKING:
-    from ..check import CheckSession
+    from ..catalogue import Catalogue
+    from ..check import CheckSession, CheckTask
 
 _SIZE = re.compile(r"^(\d+(?:\.\d+)?)([KMG]?)$", re.IGNORECASE)
 
@@ -152,60 +153,8 @@ def run(args: argparse.Namespace) -> int:
         os.getcwd()
     except FileNotFoundError:
         raise UsageError("the current folder no longer exists; run kb check from one that does") from None
-    to_stdout, report_file = _report_targets(args)
-    if report_file == "-":
-        raise UsageError("-o -: give a file name; `--json` prints the report on stdout")
-    json_path = checked_output(report_file, "-o" if args.output else "--json") if report_file else None
-    junit_path = checked_output(args.junit, "--junit") if args.junit else None
-    if json_path is not None and junit_path is not None and _same_file(json_path, junit_path):
-        raise UsageError(f"the JSON and the JUnit report both go to {args.junit}: give each its own file")
-    ref = args.changed_since
-    if ref is not None and (not isinstance(ref, str) or not ref or ref.startswith("-")):
-        # argparse hands `--changed-since=--` over as [] (it drops the "--"): that is no ref either
-        shown = ref if isinstance(ref, str) else "--"
-        raise UsageError(f"--changed-since {shown!r}: give a git ref; one cannot be empty or start with '-'")
-    try:
-        shard = checker.parse_shard(args.shard) if args.shard else None
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-    cat = open_catalogue(args)
-    if cat.problems:
-        for problem in cat.problems:
-            say(f"{problem}\n")
-        raise UsageError("the catalogue has invalid records; fix them first (`kb lint`)")
-    unknown = [i for i in args.ids if i.upper() not in {e.upper() for e in cat.entries}]
-    if unknown:
-        raise UsageError(f"unknown entry id(s): {', '.join(unknown)}")
-    if args.area and cat.area(args.area) is None:
-        raise UsageError(f"unknown area {args.area!r}")
-    only = None
-    if args.changed_since:
-        try:
-            only = checker.changed_entry_ids(cat, args.changed_since)
-        except subprocess.CalledProcessError as exc:  # git's own words, not the command line that failed
-            said = (exc.stderr or "").strip().splitlines()
-            raise UsageError(f"--changed-since {args.changed_since}: {said[-1] if said else exc}") from None
-        except Exception as exc:
-            raise UsageError(f"--changed-since {args.changed_since}: {exc}") from None
-    if args.layer:
-        names = [name for name, _root in cat.layers[1:]]
-        if args.layer not in names:
-            raise UsageError(f"no layer named {args.layer!r}; layers: {', '.join(names) or 'none'}")
-        mine = {entry_id for entry_id, name in cat.origin.items() if name == args.layer}
-        only = mine if only is None else only & mine
-    tasks = checker.select_tasks(cat, args.ids or None, args.area, only, shard)
-    if shard is not None:
-        selected = checker.select_tasks(cat, args.ids or None, args.area, only)
-        _check_shard(shard, len(checker.select_tasks(cat)), len(selected), len(tasks))
-    mutants = args.mutants or args.mutants_only
-    if mutants:
-        from ..catalogue import mutation_problems
-
-        broken = [f"{t.path}:{t.line}: {t.key}: {p}" for t in tasks for p in mutation_problems(t.check)]
-        if broken:
-            say("\n".join(broken) + "\n")
-            raise UsageError("some mutations break the rules; fix them first (`kb lint`)")
-
+    to_stdout, json_path, junit_path = _report_paths(args)
+    tasks, cat = _selected(args)
     _check_hard_memory_limit(args.memory_limit)
     if importlib.util.find_spec("torch") is None:  # before the pool takes seconds to find out
         raise UsageError(_no_torch("No module named 'torch'"))
@@ -233,6 +182,79 @@ def run(args: argparse.Namespace) -> int:
     if unwritten:
         return Exit.USAGE
     return Exit.FINDINGS if session.failed(args.strict) else Exit.SUCCESS
+
+
+def _report_paths(args: argparse.Namespace) -> tuple[bool, Path | None, Path | None]:
+    """(whether the JSON report goes to stdout, the -o file, the --junit file), each checked writable."""
+    to_stdout, report_file = _report_targets(args)
+    if report_file == "-":
+        raise UsageError("-o -: give a file name; `--json` prints the report on stdout")
+    json_path = checked_output(report_file, "-o" if args.output else "--json") if report_file else None
+    junit_path = checked_output(args.junit, "--junit") if args.junit else None
+    if json_path is not None and junit_path is not None and _same_file(json_path, junit_path):
+        raise UsageError(f"the JSON and the JUnit report both go to {args.junit}: give each its own file")
+    return to_stdout, json_path, junit_path
+
+
+def _selected(args: argparse.Namespace) -> tuple[list[CheckTask], Catalogue]:
+    """The checks the options select (ids, area, --changed-since, --layer, --shard) and their catalogue;
+    a usage error for an option that names nothing, an invalid catalogue or a mutation that breaks the rules."""
+    from .. import check as checker
+
+    ref = args.changed_since
+    if ref is not None and (not isinstance(ref, str) or not ref or ref.startswith("-")):
+        # argparse hands `--changed-since=--` over as [] (it drops the "--"): that is no ref either
+        shown = ref if isinstance(ref, str) else "--"
+        raise UsageError(f"--changed-since {shown!r}: give a git ref; one cannot be empty or start with '-'")
+    try:
+        shard = checker.parse_shard(args.shard) if args.shard else None
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    cat = open_catalogue(args)
+    if cat.problems:
+        for problem in cat.problems:
+            say(f"{problem}\n")
+        raise UsageError("the catalogue has invalid records; fix them first (`kb lint`)")
+    unknown = [i for i in args.ids if i.upper() not in {e.upper() for e in cat.entries}]
+    if unknown:
+        raise UsageError(f"unknown entry id(s): {', '.join(unknown)}")
+    if args.area and cat.area(args.area) is None:
+        raise UsageError(f"unknown area {args.area!r}")
+    only = _only(args, cat)
+    tasks = checker.select_tasks(cat, args.ids or None, args.area, only, shard)
+    if shard is not None:
+        selected = checker.select_tasks(cat, args.ids or None, args.area, only)
+        _check_shard(shard, len(checker.select_tasks(cat)), len(selected), len(tasks))
+    if args.mutants or args.mutants_only:
+        from ..catalogue import mutation_problems
+
+        broken = [f"{t.path}:{t.line}: {t.key}: {p}" for t in tasks for p in mutation_problems(t.check)]
+        if broken:
+            say("\n".join(broken) + "\n")
+            raise UsageError("some mutations break the rules; fix them first (`kb lint`)")
+    return tasks, cat
+
+
+def _only(args: argparse.Namespace, cat: Catalogue) -> set[str] | None:
+    """The entry ids --changed-since and --layer keep (None: every entry)."""
+    from ..check import changed_entry_ids
+
+    only = None
+    if args.changed_since:
+        try:
+            only = changed_entry_ids(cat, args.changed_since)
+        except subprocess.CalledProcessError as exc:  # git's own words, not the command line that failed
+            said = (exc.stderr or "").strip().splitlines()
+            raise UsageError(f"--changed-since {args.changed_since}: {said[-1] if said else exc}") from None
+        except Exception as exc:
+            raise UsageError(f"--changed-since {args.changed_since}: {exc}") from None
+    if args.layer:
+        names = [name for name, _root in cat.layers[1:]]
+        if args.layer not in names:
+            raise UsageError(f"no layer named {args.layer!r}; layers: {', '.join(names) or 'none'}")
+        mine = {entry_id for entry_id, name in cat.origin.items() if name == args.layer}
+        only = mine if only is None else only & mine
+    return only
 
 
 def _output(
