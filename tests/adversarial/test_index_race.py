@@ -48,9 +48,9 @@ def test_an_edit_that_lands_while_the_index_is_built_is_not_cached_under_the_old
     record_file = cat / "alpha" / "D1-sample.yaml"
     real = trainkb.catalogue.load_layers
 
-    def edited_mid_build(roots):  # the editor saves after kb hashed the catalogue, before it parsed it
+    def edited_mid_build(roots, known=None):  # the editor saves after kb hashed the catalogue, before it parsed it
         record_file.write_text(_text(NEW), encoding="utf-8")
-        return real(roots)
+        return real(roots, known)
 
     monkeypatch.setattr(trainkb.catalogue, "load_layers", edited_mid_build)
     assert _title(cat) == NEW[len("title: ") :]  # this search answers from what it parsed
