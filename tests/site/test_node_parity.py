@@ -40,7 +40,7 @@ from trainkb.search._index import build_data
 from trainkb.search._input import parse
 from trainkb.search._normalize import normalize, terms
 from trainkb.search._policy import PASTE, SCORE
-from trainkb.search._score import _prose
+from trainkb.search._score import score_entries
 from trainkb.site import export_index
 from trainkb.triage import to_json, triage_text
 from trainkb.triage._report import _when
@@ -347,9 +347,10 @@ def _known_terms(index: Index, text: str) -> tuple[set[str], set[str]]:
     return counted, {t for t in counted if t in index.idf}
 
 
-def _strong_prose(index: Index, text: str) -> bool:
-    """Some entry's prose score for ``text`` is above the cap that noise puts on it."""
-    return max(_prose(index, parse(text)).values(), default=0.0) > SCORE.unknown_error_cap
+def _cap_shows(index: Index, text: str) -> bool:
+    """The cap noise puts on prose would change a score kb shows for ``text``: one of the first ten entries has
+    prose above the cap and less than a full score."""
+    return any(s.prose > SCORE.unknown_error_cap and s.score < 100 for s in score_entries(index, parse(text))[:10])
 
 
 def _unknown(rng: random.Random, index: Index, taken: set[str], size: int) -> str:
@@ -387,7 +388,7 @@ def _noise_edges(index: Index, cases: list[Case], records: list[tuple[str, list[
         edge = round(len(known) / SCORE.noise_known_share)  # exactly the share: the known words are not fewer
         if SCORE.noise_known_share * edge != len(known) or edge < SCORE.noise_min_terms or edge - 4 < len(counted):
             continue
-        if not _strong_prose(index, line):
+        if not _cap_shows(index, line):
             continue
         if search(line, catalogue=index).status != "answered":
             continue
@@ -403,7 +404,7 @@ def _noise_edges(index: Index, cases: list[Case], records: list[tuple[str, list[
             counted, known = _known_terms(index, text)
             if len(known) >= SCORE.noise_known_share * SCORE.noise_min_terms or len(counted) >= SCORE.noise_min_terms:
                 continue
-            if not _strong_prose(index, text):
+            if not _cap_shows(index, text):
                 continue
             for distinct in (SCORE.noise_min_terms - 1, SCORE.noise_min_terms):
                 out.append((f"noise floor {found}: {distinct} words", _drowned_to(rng, index, text, distinct)))
@@ -442,11 +443,12 @@ def _cut_signatures(index: Index, size: int, typed: bool) -> list[Case]:
 def _edge_cases(index: Index, cases: list[Case]) -> list[Case]:
     """Inputs at the parser's and the fuzzy step's limits, built from an answered failure line: as many newlines as
     MAX_LINES (the first line is dropped) and one fewer; a paste over MAX_CHARS whose first newline after the cut is
-    NEWLINE_SEARCH characters on, and one fewer; one prefix more than MAX_PREFIXES; a message that runs on for
+    NEWLINE_SEARCH characters on (its first line's tail, a failure, is read only when the cut stays there), and one
+    fewer; one prefix more than MAX_PREFIXES; a message that runs on for
     MAX_CONTINUATION lines before another exception; and signature texts cut to the shortest lengths aligned,
     a plain line of them twice (the later copy is the one aligned)."""
     line = _answered_line(index, cases)
-    other = next(t for _l, t in cases if "Error: " in t and line not in t).strip().splitlines()[-1]
+    other = next(t for _l, t in cases if "Error: " in t and line not in t).strip().splitlines()[-1].strip()
     out: list[Case] = [
         ("MAX_LINES newlines", line + "\n" * PASTE.max_lines),
         ("MAX_LINES - 1 newlines", line + "\n" * (PASTE.max_lines - 1)),
@@ -458,7 +460,8 @@ def _edge_cases(index: Index, cases: list[Case]) -> list[Case]:
         rest = PASTE.max_chars - reach - 1  # the cut falls ``reach`` characters before the first newline
         body = (filler + "\n") * ((rest - len(line)) // (len(filler) + 1))
         body = "x" * (rest - len(line) - len(body)) + body + line
-        out.append((f"newline {reach} past the cut", "y" * (reach + 10) + "\n" + body))
+        first = ("step 1 loss 0.5 " * (reach // 16 + 2) + other)[-(reach + 10) :]  # its failure survives the cut
+        out.append((f"newline {reach} past the cut", first + "\n" + body))
     frames = 'Traceback (most recent call last):\n  File "x.py", line 3, in f\n'
     for run in (PASTE.max_continuation, PASTE.max_continuation - 1):
         out.append((f"message running on {run} lines", frames + line + "\n" + "step 1 loss 0.5\n" * run + other))
