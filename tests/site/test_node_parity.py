@@ -444,9 +444,9 @@ def _edge_cases(index: Index, cases: list[Case]) -> list[Case]:
     """Inputs at the parser's and the fuzzy step's limits, built from an answered failure line: as many newlines as
     MAX_LINES (the first line is dropped) and one fewer; a paste over MAX_CHARS whose first newline after the cut is
     NEWLINE_SEARCH characters on (its first line's tail, a failure, is read only when the cut stays there), and one
-    fewer; one prefix more than MAX_PREFIXES; a message that runs on for
-    MAX_CONTINUATION lines before another exception; and signature texts cut to the shortest lengths aligned,
-    a plain line of them twice (the later copy is the one aligned)."""
+    fewer; one prefix more than MAX_PREFIXES; a message that runs on for MAX_CONTINUATION lines before another
+    failure's words (a line of its own, or one more line of the message); and signature texts cut to the shortest
+    lengths aligned, a plain line of them twice (the later copy is the one aligned)."""
     line = _answered_line(index, cases)
     other = next(t for _l, t in cases if "Error: " in t and line not in t).strip().splitlines()[-1].strip()
     out: list[Case] = [
@@ -464,7 +464,8 @@ def _edge_cases(index: Index, cases: list[Case]) -> list[Case]:
         out.append((f"newline {reach} past the cut", first + "\n" + body))
     frames = 'Traceback (most recent call last):\n  File "x.py", line 3, in f\n'
     for run in (PASTE.max_continuation, PASTE.max_continuation - 1):
-        out.append((f"message running on {run} lines", frames + line + "\n" + "step 1 loss 0.5\n" * run + other))
+        runs_on = "step 1 loss 0.5\n" * run + other.split(": ", 1)[-1]  # the last, a known message, without its type
+        out.append((f"message running on {run} lines", frames + line + "\n" + runs_on))
     out += _cut_signatures(index, SCORE.min_fuzzy_chars, typed=True)
     plain = _cut_signatures(index, SCORE.min_line_chars, typed=False)
     out += plain + [(f"{label}, twice", f"{text}\n\n{text}") for label, text in plain[:6]]
