@@ -14,7 +14,7 @@
   /* The engine contract this file reads: its version and every field it relies on. An index of
    * another version, or one lacking a field, is refused with an Error rather than searched wrongly.
    * Bump with ENGINE_CONTRACT_VERSION in src/trainkb/search/contract.py (docs/search.md says when). */
-  var CONTRACT_VERSION = 7;
+  var CONTRACT_VERSION = 8;
   var CONTRACT = {
     version: CONTRACT_VERSION,
     fields: ["version", "constants", "patterns", "advice", "entries", "sigs", "phrases", "excludes", "tells",
@@ -22,7 +22,7 @@
     constants: ["MAX_CHARS", "MAX_LINES", "MAX_LINE_CHARS", "MAX_CONTINUATION", "NEWLINE_SEARCH", "MAX_PREFIXES",
                 "ROOT_CAUSE_LINES", "SENTENCE_WORDS", "MIN_DUMP_ITEMS", "FAILURE_WEIGHT", "OTHER_WEIGHT",
                 "WRAPPER_WEIGHT", "WRAPPER_TYPES", "RAW_LINE_CHARS", "MIN_OPTIONS", "WARNING_SUFFIX", "WHAT_TYPE",
-                "NCCL_TYPE", "QUOTES", "NO_TRACEBACK", "STOP", "STEM_SUFFIXES", "STEM_KEEP_CHARS", "STEM_MIN_CHARS",
+                "NCCL_TYPE", "QUOTES", "NO_TRACEBACK", "CODE_QUOTES", "RUNS_ON", "STOP", "STEM_SUFFIXES", "STEM_KEEP_CHARS", "STEM_MIN_CHARS",
                 "PART_MIN_CHARS", "MAX_HITS_PER_SIG", "EXACT_STRENGTH", "FUZZY_STRENGTH",
                 "TYPE_BONUS", "MIN_FUZZY_CHARS", "MIN_SHARED_TERMS", "SHARED_TERMS_SHARE", "MIN_LINE_CHARS",
                 "MAX_TERM_REPEATS", "FULL_ALIAS_WORDS", "MIN_ALIAS_WORDS", "PROSE_SATURATION", "BM25_SHARE", "COVER_SHARE",
@@ -35,7 +35,7 @@
                 "RISE_MIN_POINTS", "RISE_RATIO", "RISE_MAJORITY", "MAX_SERIES", "SIZE_UNITS",
                 "BETWEEN_WORDS", "OWN_MARK", "RANKS_NOTE", "RANKS_BEHIND_NOTE", "RANKS_TEARDOWN", "RANKS_SILENT_BASES",
                 "RANKS_WAITED", "RANKS_RUN", "RANKS_OWN_NOTE", "RANKS_SIGNAL_NOTE", "RANKS_OWN_BASIS", "RANKS_OWN_HOW",
-                "RANKS_SUMMARY_ROOT"],
+                "RANKS_SUMMARY_ROOT", "RANKS_ONE", "RANKS_MANY", "RANKS_SPAN", "RANKS_JOINER"],
     patterns: ["ANSI", "CONTROL", "PREFIX", "BOX", "TB_HEADER", "FRAME", "FRAME_START", "CHAIN", "NCCL_LINE",
                "EXC_LINE", "WARN_LINE", "WHAT", "EXC_INLINE", "WRAPPER", "ROOT_CAUSE", "LAUNCHER_FAILED", "FIELD",
                "LOGGY", "SENTENCE", "PROGRESS", "COMMAND", "OPTION", "DUMP_ITEM", "DUMP_START", "SETTING",
@@ -137,6 +137,19 @@
     var low = text.charCodeAt(i - 1);
     if ((low & 0xFC00) === 0xDC00 && i >= 2 && (text.charCodeAt(i - 2) & 0xFC00) === 0xD800) return text.codePointAt(i - 2);
     return low;
+  }
+  /* int() of a run of decimal digits of any script, as a contract regex's \d finds them (Unicode's decimal
+   * digits come in runs of ten, 0 to 9); parseInt reads only ASCII ones */
+  var DIGIT = /\p{Nd}/u, ASCII_DIGITS = /^[0-9]+$/, DIGITS = /^\p{Nd}+/u;
+  function pyInt(digits) {
+    if (ASCII_DIGITS.test(digits)) return parseInt(digits, 10);
+    var n = 0;
+    Array.from(digits).forEach(function (d) {
+      var cp = d.codePointAt(0), zero = cp;
+      while (DIGIT.test(String.fromCodePoint(zero - 1))) zero--;
+      n = n * 10 + (cp - zero) % 10;
+    });
+    return n;
   }
   function stripChars(text, chars) {
     var start = 0, end = text.length;
@@ -307,7 +320,7 @@
     for (var i = 0; i < C.MAX_PREFIXES; i++) {
       var m = matchStart(this.prefix, raw);
       if (!m || !m[0] || (m[2] !== undefined && !pyStrip(raw.slice(m[0].length)))) break;  // a bar alone stays
-      if (m[1] !== undefined) rank = parseInt(m[1], 10);
+      if (m[1] !== undefined) rank = pyInt(m[1]);
       raw = raw.slice(m[0].length);
     }
     return [pyRstrip(pySlice(raw.replace(this.box, ""), C.MAX_LINE_CHARS)), rank];
@@ -334,7 +347,7 @@
   };
 
   Parser.prototype.exceptionAt = function (text, inTraceback) {
-    var stripped = stripChars(pyStrip(text), "`");
+    var stripped = stripChars(pyStrip(text), this.C.CODE_QUOTES);
     var pats = [this.warnLine, this.excLine];
     for (var i = 0; i < 2; i++) {
       var m = matchStart(pats[i], stripped);
@@ -380,7 +393,7 @@
       var kind = hit[0], message = hit[1];
       out.push(withRole(line, "message"));
       var at = out.length - 1, extra = 0;
-      var runsOn = inTb || !message || message.endsWith(":");
+      var runsOn = inTb || !message || message.endsWith(C.RUNS_ON);
       i++;
       while (i < lines.length && extra < C.MAX_CONTINUATION && !this.isStructural(lines[i].text) &&
              (runsOn || SPACE_FIRST.test(lines[i].text)) &&
@@ -412,8 +425,8 @@
         var m = matchStart(this.field, lines[j].text);
         if (!m) continue;
         if (m[1] === "rank") {
-          var digits = /^\d+/.exec(m[2]);
-          rank = digits ? parseInt(digits[0], 10) : null;
+          var digits = DIGITS.exec(m[2]);
+          rank = digits ? pyInt(digits[0]) : null;
         } else if (m[1] === "traceback" && m[2].indexOf(this.C.NO_TRACEBACK) < 0) {
           extra.push([pyStrip(m[2]), j]);
         }
@@ -1326,25 +1339,26 @@
     var behind = found.culprits.some(function (r) { return timedOut.has(r); });
     var victims = Array.from(timedOut.keys()).filter(function (r) { return found.culprits.indexOf(r) < 0; });
     if (!victims.length) victims = Array.from(timedOut.keys());
-    var note = (behind ? C.RANKS_BEHIND_NOTE : C.RANKS_NOTE).split("{culprit}").join(rankList(found.culprits, C.RANKS_RUN))
-      .split("{victims}").join(rankList(victims, C.RANKS_RUN))
+    var note = (behind ? C.RANKS_BEHIND_NOTE : C.RANKS_NOTE).split("{culprit}").join(rankList(found.culprits, C))
+      .split("{victims}").join(rankList(victims, C))
       .split("{teardown}").join(C.RANKS_TEARDOWN[aborted ? 0 : 1]);
     return { skip: skip, note: note };
   };
 
-  /* _ranks._ranks: sorted, RANKS_RUN or more in a row as a range */
-  function rankList(list, run) {
+  /* _ranks._ranks: sorted, RANKS_RUN or more in a row as a range, in the contract's words */
+  function rankList(list, C) {
     list = list.slice().sort(function (a, b) { return a - b; });
-    if (list.length === 1) return "rank " + list[0];
+    if (list.length === 1) return C.RANKS_ONE.split("{rank}").join(String(list[0]));
     var parts = [], start = 0;
     for (var end = 0; end < list.length; end++) {
       if (end + 1 < list.length && list[end + 1] === list[end] + 1) continue;
       var row = list.slice(start, end + 1);
-      if (row.length >= run) parts.push(row[0] + "\u2013" + row[row.length - 1]);
-      else row.forEach(function (r) { parts.push(String(r)); });
+      if (row.length >= C.RANKS_RUN) {
+        parts.push(C.RANKS_SPAN.split("{first}").join(String(row[0])).split("{last}").join(String(row[row.length - 1])));
+      } else row.forEach(function (r) { parts.push(String(r)); });
       start = end + 1;
     }
-    return "ranks " + parts.join(", ");
+    return C.RANKS_MANY.split("{ranks}").join(parts.join(C.RANKS_JOINER));
   }
 
   /* _ranks._summary_blocks: line number -> rank, for the untagged lines of each rank's block in torchrun's summary */
@@ -1361,7 +1375,7 @@
       } else if (block.length) {
         block.push(line.number);
         var m = rank === null ? self.ranksBlockRank.exec(line.text) : null;
-        if (m) rank = parseInt(m[1], 10);
+        if (m) rank = pyInt(m[1]);
       }
     });
     close();
@@ -1393,7 +1407,7 @@
     if (!skip.size) return null;
     var shown = found.ranks.filter(function (v) { return v.rank === culprit; })[0];
     var said = shown && shown.how === "signal" ? C.RANKS_SIGNAL_NOTE : C.RANKS_OWN_NOTE;
-    var note = said.split("{culprit}").join(rankList([culprit], C.RANKS_RUN)).split("{victims}").join(rankList(others, C.RANKS_RUN));
+    var note = said.split("{culprit}").join(rankList([culprit], C)).split("{victims}").join(rankList(others, C));
     return { skip: skip, note: note };
   };
 

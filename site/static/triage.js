@@ -32,23 +32,26 @@
    * (window.TRAINKB_INDEX.search.triage), which src/trainkb/search/contract.py writes from the objects
    * `kb triage` runs (src/trainkb/ranklog/_rules.py); this file holds the algorithm only. A version or
    * field this file does not find is an Error, never a triage with undefined rules. */
-  var RULES_VERSION = 2;
+  var RULES_VERSION = 3;
   var RULES = {
     read: ["context_chars", "max_events", "tail_lines", "max_summary_lines", "max_inferred_rank", "last_line_chars",
-           "error_chars", "keywords", "prefix", "nccl_rank", "exc", "summary_field", "summary_rank", "exitcode", "sent",
+           "error_chars", "max_prefixes", "keywords", "prefix", "nccl_rank", "exc", "summary_field", "summary_rank", "exitcode", "sent",
            "watchdog", "enqueued", "fingerprint", "signal_trace", "fatal", "iso", "glog", "timeout", "connection",
            "mismatch", "barrier", "wrappers", "summary_start", "summary_root", "summary_end",
-           "mismatch_report"],
-    decide: ["tie_seconds", "victim_kinds", "waited", "timed_out", "frame", "aborted", "gloo", "nccl", "signal", "killed", "how", "basis",
-             "tips"],
+           "mismatch_report", "watchdog_end", "no_error_file", "summary_traceback", "summary_indent"],
+    decide: ["tie_seconds", "victim_kinds", "waited", "timed_out", "frame", "aborted", "gloo", "nccl", "signal", "killed", "some_signal", "no_majority_ranks",
+             "launcher_signal", "launcher_exitcode", "library_paths", "call_site", "call_code", "suspect_site",
+             "suspect_sites", "sites_joiner", "tee_tags", "how", "basis", "tips"],
     tips: ["no_majority", "tie", "barrier", "ended_first", "all_victims", "flight_recorder", "detail", "stack", "summary",
            "tee", "record"]
   };
   var loaded = null;
-  var CONTEXT_CHARS, MAX_EVENTS, TAIL_LINES, MAX_SUMMARY_LINES, MAX_INFERRED_RANK, LAST_LINE_CHARS, ERROR_CHARS;
+  var CONTEXT_CHARS, MAX_EVENTS, TAIL_LINES, MAX_SUMMARY_LINES, MAX_INFERRED_RANK, LAST_LINE_CHARS, ERROR_CHARS, MAX_PREFIXES;
   var GLOO, NCCL, SIGNAL, KILLED, ABORTED, KEYWORDS, PREFIX, PREFIX_ANY, NCCL_RANK, EXC, SUMMARY_FIELD, SUMMARY_RANK, EXITCODE, SENT, WATCHDOG, ENQUEUED;
   var FINGERPRINT, SIGNAL_TRACE, FATAL, ISO, GLOG, TIMEOUT, CONNECTION, MISMATCH, BARRIER, FRAME;
-  var SUMMARY_START, SUMMARY_ROOT, SUMMARY_END, MISMATCH_REPORT;
+  var SUMMARY_START, SUMMARY_ROOT, SUMMARY_END, MISMATCH_REPORT, WATCHDOG_END, NO_ERROR_FILE, SUMMARY_TRACEBACK, SUMMARY_INDENT;
+  var SOME_SIGNAL, LAUNCHER_SIGNAL, LAUNCHER_EXITCODE, LIBRARY_PATHS, CALL_SITE, CALL_CODE, SUSPECT_SITE, SUSPECT_SITES;
+  var SITES_JOINER, TEE_TAGS, NO_MAJORITY_RANKS;
   var WRAPPERS, VICTIM_KINDS, WAITED, TIMED_OUT, TIE_SECONDS, HOW, BASIS, TIPS;
   function set(list) { var out = {}; list.forEach(function (k) { out[k] = 1; }); return out; }
   function load() {
@@ -71,7 +74,7 @@
     function re(pair, extra) { return new RegExp(pair[0], pair[1] + (extra || "")); }
     CONTEXT_CHARS = r.context_chars; MAX_EVENTS = r.max_events; TAIL_LINES = r.tail_lines;
     MAX_SUMMARY_LINES = r.max_summary_lines; MAX_INFERRED_RANK = r.max_inferred_rank;
-    LAST_LINE_CHARS = r.last_line_chars; ERROR_CHARS = r.error_chars;
+    LAST_LINE_CHARS = r.last_line_chars; ERROR_CHARS = r.error_chars; MAX_PREFIXES = r.max_prefixes;
     KEYWORDS = re(r.keywords);
     PREFIX = new RegExp("^(?:" + r.prefix[0] + ")", r.prefix[1]);  // re.match: at the start only
     PREFIX_ANY = re(r.prefix);
@@ -81,9 +84,14 @@
     ISO = re(r.iso); GLOG = re(r.glog); TIMEOUT = re(r.timeout); CONNECTION = re(r.connection);
     MISMATCH = re(r.mismatch); BARRIER = re(r.barrier); WRAPPERS = set(r.wrappers);
     SUMMARY_START = r.summary_start; SUMMARY_ROOT = r.summary_root; SUMMARY_END = r.summary_end;
-    MISMATCH_REPORT = r.mismatch_report;
+    MISMATCH_REPORT = r.mismatch_report; WATCHDOG_END = r.watchdog_end; NO_ERROR_FILE = r.no_error_file;
+    SUMMARY_TRACEBACK = r.summary_traceback; SUMMARY_INDENT = r.summary_indent;
     TIE_SECONDS = d.tie_seconds; VICTIM_KINDS = d.victim_kinds; WAITED = d.waited; TIMED_OUT = d.timed_out;
     FRAME = re(d.frame); ABORTED = re(d.aborted); GLOO = re(d.gloo); NCCL = re(d.nccl); SIGNAL = re(d.signal); KILLED = d.killed; HOW = d.how; BASIS = d.basis; TIPS = d.tips;
+    SOME_SIGNAL = d.some_signal; LAUNCHER_SIGNAL = d.launcher_signal; LAUNCHER_EXITCODE = d.launcher_exitcode;
+    LIBRARY_PATHS = d.library_paths; CALL_SITE = d.call_site; CALL_CODE = d.call_code; SUSPECT_SITE = d.suspect_site;
+    SUSPECT_SITES = d.suspect_sites; SITES_JOINER = d.sites_joiner; TEE_TAGS = d.tee_tags;
+    NO_MAJORITY_RANKS = d.no_majority_ranks;
     loaded = data;
   }
 
@@ -151,7 +159,7 @@
   }
   function strip(raw) {
     var rank = null, prefixed = false, text = raw;
-    for (var i = 0; i < 2; i++) {
+    for (var i = 0; i < MAX_PREFIXES; i++) {
       var m = PREFIX.exec(text);
       if (!m) break;
       if (m[1] === "rank" || rank === null || !prefixed) rank = num(m[2]);
@@ -163,7 +171,7 @@
   function clip(text, n) { var cps = Array.from(text); return cps.length <= n ? text : cps.slice(0, n).join(""); }
   function stripPrefixes(line) {
     var out = line;
-    for (var i = 0; i < 2; i++) { var m = PREFIX_ANY.exec(out); if (!m) break; out = out.slice(0, m.index) + out.slice(m.index + m[0].length); }
+    for (var i = 0; i < MAX_PREFIXES; i++) { var m = PREFIX_ANY.exec(out); if (!m) break; out = out.slice(0, m.index) + out.slice(m.index + m[0].length); }
     return out;
   }
 
@@ -202,7 +210,7 @@
     var state = this.rank(rank);
     if ((m = WATCHDOG.exec(text))) {
       state.seq.seq_num = num(m[1]); state.seq.op = m[2]; state.seq.numel_in = m[3] ? num(m[3]) : null;
-      addEvent(state, { kind: "timeout", text: text.slice(m.index).split(" ran for")[0], line: number, time: when, source: "nccl" });
+      addEvent(state, { kind: "timeout", text: text.slice(m.index).split(WATCHDOG_END)[0], line: number, time: when, source: "nccl" });
     }
     if ((m = ENQUEUED.exec(text))) { state.seq.last_enqueued = num(m[1]); state.seq.last_completed = num(m[2]); }
     this.fingerprints(text, state);
@@ -231,7 +239,7 @@
       found.push([num(m[1]), m[3] + " SequenceNumber=" + (m[2] || "?") + " TensorShape=" + (m[4] || "?")]);
     }
     found.forEach(function (f) { state.fingerprints.set(f[0], f[1]); });
-    if (found.length >= 2 && text.indexOf(MISMATCH_REPORT) >= 0 && !this.inferred.has(found[0][0] + "," + found[1][0])) {
+    if (found.length > 1 && text.indexOf(MISMATCH_REPORT) >= 0 && !this.inferred.has(found[0][0] + "," + found[1][0])) {
       this.inferred.add(found[0][0] + "," + found[1][0]);
       for (var r = 0; r < Math.min(found[1][0], MAX_INFERRED_RANK); r++) {
         if (!state.fingerprints.has(r)) state.fingerprints.set(r, found[0][1]);
@@ -251,9 +259,9 @@
     }
     var m = SUMMARY_FIELD.exec(text), state;
     if (!m) {
-      if (this.summaryTraceback && this.summaryRank !== null && text.startsWith("  ")) {
+      if (this.summaryTraceback && this.summaryRank !== null && text.startsWith(SUMMARY_INDENT)) {
         var t = pyStrip(text);
-        if (EXC.test(t) && text[2] !== " ") {
+        if (EXC.test(t) && text[SUMMARY_INDENT.length] !== " ") {
           addEvent(this.rank(this.summaryRank), { kind: classify(t), text: clip(t, ERROR_CHARS), line: number, time: this.summaryTime, source: "summary" });
           this.fingerprints(text, this.rank(this.summaryRank));
           return true;
@@ -273,9 +281,9 @@
       state = this.rank(this.summaryRank);
       var e, sg;
       if (key === "exitcode" && (e = EXITCODE.exec(value))) { state.exitcode = num(e[1]); state.pid = num(e[2]); }
-      else if (key === "error_file" && value !== "<N/A>") state.errorFile = value;
+      else if (key === "error_file" && value !== NO_ERROR_FILE) state.errorFile = value;
       else if (key === "traceback") {
-        this.summaryTraceback = value.startsWith("Traceback");
+        this.summaryTraceback = value.startsWith(SUMMARY_TRACEBACK);
         if ((sg = SIGNAL_TRACE.exec(value))) addEvent(state, { kind: "signal", text: sg[0], line: number, time: this.summaryTime, source: "summary" });
       }
     }
@@ -285,7 +293,7 @@
   /* --- decide (_decide.py) ------------------------------------------------------------------ */
   function signalKind(state, ev, reader) {
     var launcher = state.pid !== null ? reader.sent.get(state.pid) : undefined;
-    if (ev.text.indexOf("SIGTERM") >= 0 || launcher === "SIGTERM") return "sigterm";
+    if (ev.text.indexOf(LAUNCHER_SIGNAL) >= 0 || launcher === LAUNCHER_SIGNAL) return "sigterm";
     if (launcher) return "sigterm";
     if (ABORTED.test(ev.text) && state.events.some(function (e) { return VICTIM_KINDS.indexOf(e.kind) >= 0; })) return "abort";
     return "signal";
@@ -306,7 +314,7 @@
     }
     if (signals.length) return [signals[0][1], signals[0][0]];
     if (state.exitcode !== null && state.exitcode > 0) return ["exited", null];
-    if (state.exitcode === -15 || (state.pid !== null && reader.sent.has(state.pid))) return ["sigterm", null];
+    if (state.exitcode === LAUNCHER_EXITCODE || (state.pid !== null && reader.sent.has(state.pid))) return ["sigterm", null];
     return ["none", null];
   }
   function eventTime(state, ev) {
@@ -326,7 +334,7 @@
     ops.forEach(function (o) { counts.set(o[1], (counts.get(o[1]) || 0) + 1); });
     var ranked = Array.from(counts.entries()).map(function (c, i) { return [c[0], c[1], i]; })
       .sort(function (a, b) { return b[1] - a[1] || a[2] - b[2]; });
-    if (ranked.length < 2) return [];
+    if (ranked.length <= 1) return [];
     var all = ops.map(function (o) { return o[0]; }).sort(function (a, b) { return a - b; });
     if (ranked[0][1] === ranked[1][1]) return all;
     return ops.filter(function (o) { return o[1] !== ranked[0][0]; }).map(function (o) { return o[0]; })
@@ -360,14 +368,14 @@
     var distinct = new Set(enqueued.map(function (e) { return e[1]; }));
     if (own.length) { basis = "own-error"; culprits = first(own, when); }
     else if (fingerprints.length && (odd = oddOnesOut(fingerprints)).length) { basis = "mismatch"; culprits = odd; }
-    else if (enqueued.length >= 2 && distinct.size > 1) {
+    else if (enqueued.length > 1 && distinct.size > 1) {
       var low = Math.min.apply(null, enqueued.map(function (e) { return e[1]; }));
       basis = "behind"; culprits = enqueued.filter(function (e) { return e[1] === low; }).map(function (e) { return e[0]; });
-    } else if (watchdog.length >= 2 && (odd = oddOnesOut(watchdog)).length) { basis = "behind"; culprits = odd; }
+    } else if (watchdog.length > 1 && (odd = oddOnesOut(watchdog)).length) { basis = "behind"; culprits = odd; }
     else if (victims.length && silent.length && victims.some(function (r) { return WAITED.indexOf(how.get(r)) >= 0; }) &&
              (how.get(silent[0]) === "none" || victims.some(function (r) { return TIMED_OUT.indexOf(how.get(r)) >= 0; }))) {
       basis = "silent"; culprits = silent;
-    } else if (ranks.length >= 2 && !victims.length && having(["exited"]).length) {
+    } else if (ranks.length > 1 && !victims.length && having(["exited"]).length) {
       basis = "own-error"; culprits = first(having(["exited"]), when);
     }
     culprits = culprits.slice().sort(function (a, b) { return a - b; });
@@ -389,10 +397,13 @@
     var rcVictim = reader.rootCause !== null && culprits.indexOf(reader.rootCause) < 0 &&
       verdicts.some(function (v) { return v.rank === reader.rootCause && v.role === "victim"; });
     var tips = collect(reader, basis, victims, how);
-    if (basis === "mismatch" && culprits.length > 1 && culprits.length === 2 && ranks.length === 2) {
+    if (basis === "mismatch" && culprits.length > 1 && culprits.length === NO_MAJORITY_RANKS && ranks.length === NO_MAJORITY_RANKS) {
       var sites = [];
-      culprits.forEach(function (r) { var site = callSite(reader.ranks.get(r)); if (site) sites.push("rank " + r + ": " + site); });
-      tips.unshift(TIPS.no_majority + (sites.length ? " (" + sites.join("; ") + ")" : ""));
+      culprits.forEach(function (r) {
+        var site = callSite(reader.ranks.get(r));
+        if (site) sites.push(SUSPECT_SITE.split("{rank}").join(String(r)).split("{site}").join(site));
+      });
+      tips.unshift(TIPS.no_majority + (sites.length ? SUSPECT_SITES.split("{sites}").join(sites.join(SITES_JOINER)) : ""));
     } else if (basis === "mismatch" && culprits.length > 1) tips.unshift(TIPS.tie);
     return { culprits: culprits, sole_culprit: sole, basis: basis, reason: reason(basis, sole, verdicts), root_cause_rank: reader.rootCause,
              root_cause_is_victim: rcVictim, gap_seconds: gap, collect: tips, ranks: verdicts };
@@ -402,7 +413,7 @@
     var v = verdicts.filter(function (x) { return x.rank === sole; })[0];
     if (basis === "own-error" && sole !== null && v && v.how === "signal") {
       var found = SIGNAL.exec(v.error || "");
-      return KILLED.split("{signal}").join(found ? found[1] : "a signal");
+      return KILLED.split("{signal}").join(found ? found[1] : SOME_SIGNAL);
     }
     return BASIS[basis];
   }
@@ -411,9 +422,11 @@
     var lines = state.tail;
     for (var i = lines.length - 1; i >= 0; i--) {
       var m = FRAME.exec(lines[i]);
-      if (m && m[1].indexOf("site-packages") < 0 && m[1].indexOf("/torch/") < 0) {
+      var path = m ? m[1] : "";
+      if (m && !LIBRARY_PATHS.some(function (part) { return path.indexOf(part) >= 0; })) {
         var code = i + 1 < lines.length ? pyStrip(lines[i + 1]) : "";
-        return m[1].split("/").pop() + " line " + m[2] + (code ? ", `" + code + "`" : "");
+        var site = CALL_SITE.split("{file}").join(path.split("/").pop()).split("{line}").join(m[2]);
+        return site + (code ? CALL_CODE.split("{code}").join(code) : "");
       }
     }
     return null;
@@ -443,8 +456,10 @@
       tips.push(TIPS.summary);
     }
     var tagged = false;
-    reader.ranks.forEach(function (s) { if (s.tag.startsWith("[default") || s.tag.startsWith("file")) tagged = true; });
-    if (reader.ranks.size < 2 || !tagged) tips.push(TIPS.tee);
+    reader.ranks.forEach(function (s) {
+      if (TEE_TAGS.some(function (tag) { return s.tag.startsWith(tag); })) tagged = true;
+    });
+    if (reader.ranks.size <= 1 || !tagged) tips.push(TIPS.tee);
     var exited = false;
     how.forEach(function (h) { if (h === "exited") exited = true; });
     if (exited) tips.push(TIPS.record);
@@ -456,7 +471,7 @@
     load();
     var reader = new Reader();
     reader.feed(String(text || ""));
-    var multi = reader.ranks.size >= 2 || (reader.summarySeen && reader.ranks.size > 0 &&
+    var multi = reader.ranks.size > 1 || (reader.summarySeen && reader.ranks.size > 0 &&
       Math.max.apply(null, Array.from(reader.ranks.keys())) >= 1);
     if (!multi) return null;
     var result = decide(reader);

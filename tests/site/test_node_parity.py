@@ -4,7 +4,8 @@ The browser tier (test_parity.py) drives Chromium and is left out of `make quick
 the same two scripts unchanged in one Node process per test session, fed the search-index.js a site
 build writes, on every benchmark case, the checks' captured evidence, every signature's own text,
 the triage fixtures and seeded variations of all of them (splices, cuts, edits, Unicode, word soups
-at the noise rule's edge). Whole responses are compared, field by field: a field either side adds
+at the noise rule's edge), and inputs built at the edges of the rules that seeded ones seldom reach
+(``_noise_edges``, ``_edge_cases``). Whole responses are compared, field by field: a field either side adds
 is a difference until the other side has it too. The exceptions, each with its reason: the fields in
 ``PYTHON_ONLY``; a rank's time, epoch seconds in the browser (``_node_triage``). Evidence of equal
 strength is compared in order too: both engines keep it in signature order. kb's answers also gain
@@ -36,6 +37,10 @@ from trainkb.catalogue import Catalogue
 from trainkb.ranklog import READ
 from trainkb.search import Index, search
 from trainkb.search._index import build_data
+from trainkb.search._input import parse
+from trainkb.search._normalize import normalize, terms
+from trainkb.search._policy import PASTE, SCORE
+from trainkb.search._score import score_entries
 from trainkb.site import export_index
 from trainkb.triage import to_json, triage_text
 from trainkb.triage._report import _when
@@ -336,6 +341,137 @@ def _generated(cases: list[Case], vocabulary: list[str], titles: list[str], seed
     return out
 
 
+def _known_terms(index: Index, text: str) -> tuple[set[str], set[str]]:
+    """The paste's distinct words as the noise rule counts them, and those the catalogue uses."""
+    counted = {t for t in terms(parse(text).prose) if len(t) >= SCORE.noise_min_chars}
+    return counted, {t for t in counted if t in index.idf}
+
+
+def _cap_shows(index: Index, text: str) -> bool:
+    """The cap noise puts on prose would change a score kb shows for ``text``: one of the first ten entries has
+    prose above the cap and less than a full score."""
+    return any(s.prose > SCORE.unknown_error_cap and s.score < 100 for s in score_entries(index, parse(text))[:10])
+
+
+def _unknown(rng: random.Random, index: Index, taken: set[str], size: int) -> str:
+    """A word of ``size`` letters that is one search term, no word of the catalogue and not yet in ``taken``."""
+    while True:
+        word = "".join(rng.choice("bcdfghjklmnpqrstvwxz") for _ in range(size))
+        if terms(word) == [word] and word not in index.idf and word not in taken:
+            taken.add(word)
+            return word
+
+
+def _drowned_to(rng: random.Random, index: Index, text: str, distinct: int, short: int = 0) -> str:
+    """``text`` under a line of unknown words that brings its distinct counted words to ``distinct``
+    (``short`` of them as short as a counted word may be)."""
+    counted, _known = _known_terms(index, text)
+    taken = set(counted)
+    words = [_unknown(rng, index, taken, SCORE.noise_min_chars) for _ in range(short)]
+    words += [_unknown(rng, index, taken, 5) for _ in range(distinct - len(counted) - short)]
+    rng.shuffle(words)
+    return " ".join(words) + "\n" + text
+
+
+def _noise_edges(index: Index, cases: list[Case], records: list[tuple[str, list[str]]]) -> list[Case]:
+    """The noise rule's three edges where it decides the score: a paste whose prose is above the cap is capped
+    only when noisy. A known failure line (real, answered by kb) of k catalogue words under unknown words making
+    exactly k / NOISE_KNOWN_SHARE distinct words, one fewer and one more (and with the shortest counted words); and a
+    record's own title or alias of at most two catalogue words (no exception: a known failure) under enough
+    unknown words to reach NOISE_MIN_TERMS distinct words, and one fewer."""
+    rng = random.Random(SEED)
+    out: list[Case] = []
+    lines = dict.fromkeys(line.strip() for _l, t in cases for line in t.splitlines() if "Error:" in line)
+    found = 0
+    for line in lines:
+        counted, known = _known_terms(index, line)
+        edge = round(len(known) / SCORE.noise_known_share)  # exactly the share: the known words are not fewer
+        if SCORE.noise_known_share * edge != len(known) or edge < SCORE.noise_min_terms or edge - 4 < len(counted):
+            continue
+        if not _cap_shows(index, line):
+            continue
+        if search(line, catalogue=index).status != "answered":
+            continue
+        for distinct in (edge - 1, edge, edge + 1):
+            out.append((f"noise edge {found}: {distinct} words", _drowned_to(rng, index, line, distinct)))
+        out.append((f"noise edge {found}: short words", _drowned_to(rng, index, line, edge + 1, short=3)))
+        found += 1
+        if found == 4:
+            break
+    found = 0
+    for _id, texts in records:
+        for text in texts:
+            counted, known = _known_terms(index, text)
+            if len(known) >= SCORE.noise_known_share * SCORE.noise_min_terms or len(counted) >= SCORE.noise_min_terms:
+                continue
+            if not _cap_shows(index, text):
+                continue
+            for distinct in (SCORE.noise_min_terms - 1, SCORE.noise_min_terms):
+                out.append((f"noise floor {found}: {distinct} words", _drowned_to(rng, index, text, distinct)))
+            found += 1
+            break
+        if found == 4:
+            break
+    return out
+
+
+def _answered_line(index: Index, cases: list[Case]) -> str:
+    """The first failure line of the cases that kb answers on its own."""
+    for _label, text in cases:
+        for line in text.splitlines():
+            if "Error: " in line and search(line.strip(), catalogue=index).status == "answered":
+                return line.strip()
+    raise AssertionError("no benchmark line is answered on its own")
+
+
+def _cut_signatures(index: Index, size: int, typed: bool) -> list[Case]:
+    """Signature texts cut to ``size`` characters (as normalised) that still share enough words to be aligned:
+    a line exactly as long as the shortest one aligned, and one character shorter."""
+    out: list[Case] = []
+    for n, sig in enumerate(index.sigs):
+        for length in (size, size - 1):
+            cut = sig.texts[0][:length].strip() if sig.texts else ""
+            needed = max(SCORE.min_shared_terms, SCORE.shared_terms_share * len(sig.terms))
+            if len(normalize(cut)) != length or len(set(terms(cut)) & sig.terms) < needed:
+                break
+            out.append((f"signature {n} cut to {length}", f"{sig.type}: {cut}" if typed and sig.type else cut))
+        if len(out) >= 24:
+            break
+    return out
+
+
+def _edge_cases(index: Index, cases: list[Case]) -> list[Case]:
+    """Inputs at the parser's and the fuzzy step's limits, built from an answered failure line: as many newlines as
+    MAX_LINES (the first line is dropped) and one fewer; a paste over MAX_CHARS whose first newline after the cut is
+    NEWLINE_SEARCH characters on (its first line's tail, a failure, is read only when the cut stays there), and one
+    fewer; one prefix more than MAX_PREFIXES; a message that runs on for MAX_CONTINUATION lines before another
+    failure's words (a line of its own, or one more line of the message); and signature texts cut to the shortest
+    lengths aligned, a plain line of them twice (the later copy is the one aligned)."""
+    line = _answered_line(index, cases)
+    other = next(t for _l, t in cases if "Error: " in t and line not in t).strip().splitlines()[-1].strip()
+    out: list[Case] = [
+        ("MAX_LINES newlines", line + "\n" * PASTE.max_lines),
+        ("MAX_LINES - 1 newlines", line + "\n" * (PASTE.max_lines - 1)),
+        ("MAX_PREFIXES + 1 prefixes", "[default1]:[rank1]: > | " + line),
+        ("MAX_PREFIXES prefixes", "[default1]:[rank1]: | " + line),
+    ]
+    filler = ("step 1 loss 0.5 " * (PASTE.max_line_chars // 16))[: PASTE.max_line_chars - 1]
+    for reach in (PASTE.newline_search, PASTE.newline_search - 1):
+        rest = PASTE.max_chars - reach - 1  # the cut falls ``reach`` characters before the first newline
+        body = (filler + "\n") * ((rest - len(line)) // (len(filler) + 1))
+        body = "x" * (rest - len(line) - len(body)) + body + line
+        first = ("step 1 loss 0.5 " * (reach // 16 + 2) + other)[-(reach + 10) :]  # its failure survives the cut
+        out.append((f"newline {reach} past the cut", first + "\n" + body))
+    frames = 'Traceback (most recent call last):\n  File "x.py", line 3, in f\n'
+    for run in (PASTE.max_continuation, PASTE.max_continuation - 1):
+        runs_on = "step 1 loss 0.5\n" * run + other.split(": ", 1)[-1]  # the last, a known message, without its type
+        out.append((f"message running on {run} lines", frames + line + "\n" + runs_on))
+    out += _cut_signatures(index, SCORE.min_fuzzy_chars, typed=True)
+    plain = _cut_signatures(index, SCORE.min_line_chars, typed=False)
+    out += plain + [(f"{label}, twice", f"{text}\n\n{text}") for label, text in plain[:6]]
+    return out
+
+
 def _vary_run(rng: random.Random, lines: list[str], logs: list[Case]) -> list[str]:
     """One seeded change to a multi-rank run's lines."""
     op = rng.randrange(11)
@@ -418,6 +554,23 @@ def _tie_variants(logs: list[Case]) -> list[Case]:
     return out
 
 
+_OTHER_DIGITS = str.maketrans("0123456789", "\u0660\u0661\u0662\u0663\u0664\u0665\u0666\u0667\u0668\u0669")
+_TAG = re.compile(r"^\[default(\d+)\]:")
+
+
+def _spelt_otherwise(logs: list[Case]) -> list[Case]:
+    """Each captured run with its digits in another script (ranks, counters and clocks read as int() reads them),
+    with every clock at its last second, and with every other line tagged by torch instead of torchrun."""
+    out: list[Case] = []
+    for label, log in logs:
+        out.append((f"{label} in Arabic-Indic digits", log.translate(_OTHER_DIGITS)))
+        out.append((f"{label} at second 59", _CLOCK.sub(lambda m: f"{m[1]}:{m[2]}:59", log)))
+        lines = log.splitlines()
+        mixed = [_TAG.sub(r"[rank\1]:", line) if i % 2 else line for i, line in enumerate(lines)]
+        out.append((f"{label} with mixed tags", "\n".join(mixed) + "\n"))
+    return out
+
+
 def _split_keep(line: str, words: dict[str, str]) -> list[str]:
     """``line`` cut before and after each occurrence of a key of ``words`` (left to right, longest first)."""
     parts, i, start = [], 0, 0
@@ -490,15 +643,21 @@ def _unmarked(text: str, index: Index) -> Json:
     return search(text.replace(OWN.mark, "-- kb"), catalogue=index).to_json()
 
 
-def test_search_agrees_on_generated_inputs(node: NodeEngines, index: Index) -> None:
-    """Variations of the cases, titles, each signature's text, odd characters, word soups; varied top and first line."""
+def test_search_agrees_on_generated_inputs(node: NodeEngines, index: Index, real_catalogue: Catalogue) -> None:
+    """Variations of the cases, titles, each signature's text, odd characters, word soups, the noise rule's edges;
+    varied top and first line."""
     titles = [e["title"] for e in index.entries]
-    cases = _generated(_benchmark_cases(), sorted(index.idf), titles, SEED)
+    benchmark = _benchmark_cases()
+    records = [(r.id, [r.title, *r.aliases]) for r in real_catalogue.ordered()]
+    cases = _generated(benchmark, sorted(index.idf), titles, SEED)
     cases += [(f"title of {e['id']}", e["title"]) for e in index.entries]
     cases += [(f"signature {n} of {s.entry}", f"{s.type}: {s.texts[0]}") for n, s in enumerate(index.sigs) if s.texts]
     rng = random.Random(SEED)
     options = [(rng.choice((0, 1, 3, 5, 10, 10)), rng.choice((1, 1, 1, 2, 97, 10_000))) for _ in cases]
-    _search_both(node, index, cases, options)
+    edges = _noise_edges(index, benchmark, records)  # every result shown: the noise rule changes scores
+    assert len(edges) >= 16, "too few inputs at the noise rule's edges"
+    edges += _edge_cases(index, benchmark)
+    _search_both(node, index, cases + edges, options + [(10, 1)] * len(edges))
 
 
 def test_search_agrees_on_a_leading_bom_and_nul_bytes(node: NodeEngines, index: Index) -> None:
@@ -519,7 +678,7 @@ def test_triage_agrees_on_captured_runs_and_their_variants(node: NodeEngines, in
     logs = [(str(p.relative_to(ROOT)), p.read_text(encoding="utf-8")) for p in TRIAGE_FIXTURES]
     ties = _tie_variants(logs)
     assert len(ties) >= 7, "no captured run has a rank that raises: the tie rule goes untested"
-    cases = logs + _triage_variants(logs, SEED) + ties + _benchmark_cases()
+    cases = logs + _triage_variants(logs, SEED) + ties + _spelt_otherwise(logs) + _benchmark_cases()
     answers, expected = node.ask(
         [{"op": "triage", "text": text} for _label, text in cases],
         lambda: [_python_triage(text, index) for _label, text in cases],

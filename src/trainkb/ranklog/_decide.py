@@ -84,7 +84,7 @@ class Triage:
 def _signal_kind(state: RankState, event: Event, reader: Reader) -> str:
     """A signal the rank brought on itself ("signal") or one it received as a consequence."""
     launcher = reader.sent.get(state.pid) if state.pid is not None else None
-    if "SIGTERM" in event.text or launcher == "SIGTERM":
+    if DECIDE.launcher_signal in event.text or launcher == DECIDE.launcher_signal:
         return "sigterm"
     if launcher:  # torchrun escalates to SIGKILL when SIGTERM is ignored
         return "sigterm"
@@ -110,7 +110,7 @@ def _classify(state: RankState, reader: Reader) -> tuple[str, Event | None]:
         return kind, event
     if state.exitcode is not None and state.exitcode > 0:
         return "exited", None
-    if state.exitcode == -15 or (state.pid is not None and state.pid in reader.sent):
+    if state.exitcode == DECIDE.launcher_exitcode or (state.pid is not None and state.pid in reader.sent):
         return "sigterm", None
     return "none", None
 
@@ -227,9 +227,14 @@ def decide(reader: Reader) -> Triage:
     if culprit_times and victim_times:
         gap = round(min(victim_times) - min(culprit_times), 3)
     tips = _collect(reader, basis, victims, how)
-    if basis == "mismatch" and len(culprits) > 1 and len(culprits) == len(states) == 2:
-        sites = [f"rank {r}: {site}" for r in culprits if (site := _call_site(states[r]))]
-        tips.insert(0, DECIDE.tips["no_majority"] + (f" ({'; '.join(sites)})" if sites else ""))
+    if basis == "mismatch" and len(culprits) > 1 and len(culprits) == len(states) == DECIDE.no_majority_ranks:
+        sites = [
+            DECIDE.suspect_site.replace("{rank}", str(r)).replace("{site}", site)
+            for r in culprits
+            if (site := _call_site(states[r]))
+        ]
+        joined = DECIDE.suspect_sites.replace("{sites}", DECIDE.sites_joiner.join(sites))
+        tips.insert(0, DECIDE.tips["no_majority"] + (joined if sites else ""))
     elif basis == "mismatch" and len(culprits) > 1:
         tips.insert(0, DECIDE.tips["tie"])
     return Triage(verdicts, culprits, basis, reader.root_cause, gap, tips)
@@ -240,9 +245,10 @@ def _call_site(state: RankState) -> str | None:
     lines = list(state.tail)
     for i in range(len(lines) - 1, -1, -1):
         m = DECIDE.frame.match(lines[i])
-        if m and "site-packages" not in m["path"] and "/torch/" not in m["path"]:
+        if m and not any(part in m["path"] for part in DECIDE.library_paths):
             code = lines[i + 1].strip() if i + 1 < len(lines) else ""
-            return f"{m['path'].rsplit('/', 1)[-1]} line {m['line']}" + (f", `{code}`" if code else "")
+            site = DECIDE.call_site.replace("{file}", m["path"].rsplit("/", 1)[-1]).replace("{line}", m["line"])
+            return site + (DECIDE.call_code.replace("{code}", code) if code else "")
     return None
 
 
@@ -268,7 +274,7 @@ def _collect(reader: Reader, basis: Basis, victims: list[int], how: dict[int, st
     if basis == "silent" and len([r for r in how if how[r] in ("none", "sigterm")]) > 1 and not reader.summary_seen:
         tips.append(tip["summary"])
     # only tracebacks carry torch's [rankN]: prefix; --tee tags every line, so a quiet rank is seen too
-    if len(reader.ranks) < 2 or not any(s.tag.startswith(("[default", "file")) for s in reader.ranks.values()):
+    if len(reader.ranks) < 2 or not any(s.tag.startswith(DECIDE.tee_tags) for s in reader.ranks.values()):
         tips.append(tip["tee"])
     if any(how[r] == "exited" for r in how):  # a rank failed with an exit code and no traceback anywhere
         tips.append(tip["record"])

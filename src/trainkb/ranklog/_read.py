@@ -221,7 +221,7 @@ class Reader:
             state.tag = state.tag or "file"  # a per-rank log file: every line is this rank's
             last = text.rstrip("\n").rsplit("\n", 1)[-1]
             if last.strip():
-                state.last_line = READ.prefix.sub("", last, count=2)[: READ.last_line_chars]
+                state.last_line = READ.prefix.sub("", last, count=READ.max_prefixes)[: READ.last_line_chars]
             return
         self._chunks += 1
         whole = self._chunks == 1 or len(text) <= 2 * RANK_SCAN
@@ -235,7 +235,7 @@ class Reader:
                 if at >= 0:
                     end = text.find("\n", at)
                     line = text[at : end if end >= 0 else len(text)]
-                    state.last_line = READ.prefix.sub("", line, count=2)[: READ.last_line_chars]
+                    state.last_line = READ.prefix.sub("", line, count=READ.max_prefixes)[: READ.last_line_chars]
                     state.tag = tag
                     break
 
@@ -260,7 +260,7 @@ class Reader:
     def _strip(self, raw: str, default_rank: int | None) -> tuple[str, int | None, bool]:
         """The line without rank prefixes, the rank it belongs to, and whether a prefix said so."""
         rank, prefixed, text = default_rank, False, raw
-        for _ in range(2):
+        for _ in range(READ.max_prefixes):
             m = READ.prefix.match(text)
             if not m:
                 break
@@ -291,7 +291,8 @@ class Reader:
             state.last_time = when
         if m := READ.watchdog.search(text):
             state.seq.update(seq_num=int(m[1]), op=m[2], numel_in=int(m[3]) if m[3] else None)
-            state.add(Event("timeout", text[m.start() :].split(" ran for")[0], number, when, "nccl", self.origin))
+            said = text[m.start() :].split(READ.watchdog_end)[0]
+            state.add(Event("timeout", said, number, when, "nccl", self.origin))
         if m := READ.enqueued.search(text):
             state.seq.update(last_enqueued=int(m[1]), last_completed=int(m[2]))
         self._fingerprints(text, state)
@@ -343,9 +344,9 @@ class Reader:
             return True
         m = READ.summary_field.match(text)
         if m is None:
-            if self._summary_traceback and self._summary_rank is not None and text.startswith("  "):
+            if self._summary_traceback and self._summary_rank is not None and text.startswith(READ.summary_indent):
                 exc = READ.exc.match(text.strip())
-                if exc and text[2:3] != " ":
+                if exc and text[len(READ.summary_indent) : len(READ.summary_indent) + 1] != " ":
                     state = self._rank(self._summary_rank)
                     state.add(
                         Event(
@@ -377,10 +378,10 @@ class Reader:
             state = self._rank(self._summary_rank)
             if key == "exitcode" and (e := READ.exitcode.match(value)):
                 state.exitcode, state.pid = int(e[1]), int(e[2])
-            elif key == "error_file" and value != "<N/A>":
+            elif key == "error_file" and value != READ.no_error_file:
                 state.error_file = value
             elif key == "traceback":
-                self._summary_traceback = value.startswith("Traceback")
+                self._summary_traceback = value.startswith(READ.summary_traceback)
                 if s := READ.signal_trace.search(value):
                     state.add(Event("signal", s[0], number, self._summary_time, "summary", self.origin))
         return True

@@ -53,6 +53,7 @@ class ReadRules:
     max_inferred_rank: int  # agreements implied by one mismatch error, at most (hostile input stays cheap)
     last_line_chars: int  # characters kept of each rank's last line
     error_chars: int  # characters kept of an error line
+    max_prefixes: int  # rank prefixes read off the front of one line (torchrun's tag, then torch's own)
     keywords: re.Pattern[str]  # a line holding none of these is progress, not looked at
     prefix: re.Pattern[str]  # torch's `[rank3]:` and `torchrun --tee`'s `[default3]:`
     nccl_rank: re.Pattern[str]  # NCCL's own "[Rank 3]" inside a line
@@ -77,6 +78,10 @@ class ReadRules:
     summary_root: str  # ... and the one that opens its root-cause part
     summary_end: str  # what the line that closes it starts with
     mismatch_report: str  # a line holding this reports a mismatch: its fingerprints imply other ranks' collectives
+    watchdog_end: str  # the watchdog's line is kept up to this (what follows is the time it ran and the timeout)
+    no_error_file: str  # the summary's error_file field when the rank wrote none
+    summary_traceback: str  # the summary's traceback field starts with this when it holds the rank's traceback
+    summary_indent: str  # that traceback's lines are indented by this; its exception line by exactly this
 
 
 @dataclass(frozen=True)
@@ -93,6 +98,17 @@ class DecideRules:
     nccl: re.Pattern[str]  # an error or watchdog line of the NCCL backend
     signal: re.Pattern[str]  # the signal's name in the error of a rank killed by a signal
     killed: str  # the reason given for a culprit killed by a signal, in place of its basis's
+    some_signal: str  # {signal} of ``killed`` when the error names none
+    no_majority_ranks: int  # ranks of a job that, all suspects of a mismatch, leave no third to side with either
+    launcher_signal: str  # the signal torchrun sends a worker when it tears the job down
+    launcher_exitcode: int  # the exit code of a worker that signal ended
+    library_paths: tuple[str, ...]  # a frame whose file path holds one of these is not the rank's own code
+    call_site: str  # where a suspect's code called its collective: {file}, {line}, then ``call_code`` when known
+    call_code: str  # the source line of that call, {code}
+    suspect_site: str  # one suspect's call site in the no-majority tip, {rank} and {site}
+    suspect_sites: str  # the suspects' call sites after that tip, {sites} joined by ``sites_joiner``
+    sites_joiner: str
+    tee_tags: tuple[str, ...]  # a rank whose last line starts with one of these had every line tagged (--tee, a file)
     how: Mapping[str, str]  # how a rank ended, as a person reads it
     basis: Mapping[str, str]  # why the culprits were named, by the basis of the verdict
     tips: Mapping[str, str]  # what to collect next time, by the situation that calls for it
@@ -106,6 +122,7 @@ READ = ReadRules(
     max_inferred_rank=1024,
     last_line_chars=300,
     error_chars=400,
+    max_prefixes=2,
     keywords=re.compile("|".join(re.escape(k) for k in _KEYWORDS)),
     prefix=re.compile(r"\[(default|rank)(\d+)\]:\s?"),
     nccl_rank=re.compile(r"\bRank (\d+)\]"),
@@ -152,6 +169,10 @@ READ = ReadRules(
     summary_root="Root Cause (first observed failure)",
     summary_end="=====",
     mismatch_report="Detected mismatch",
+    watchdog_end=" ran for",
+    no_error_file="<N/A>",
+    summary_traceback="Traceback",
+    summary_indent="  ",
 )
 
 DECIDE = DecideRules(
@@ -165,6 +186,17 @@ DECIDE = DecideRules(
     nccl=re.compile(r"NCCL"),
     signal=re.compile(r"\b(SIG[A-Z0-9]+)\b"),
     killed="it was killed by {signal}",
+    some_signal="a signal",
+    no_majority_ranks=2,
+    launcher_signal="SIGTERM",
+    launcher_exitcode=-15,
+    library_paths=("site-packages", "/torch/"),
+    call_site="{file} line {line}",
+    call_code=", `{code}`",
+    suspect_site="rank {rank}: {site}",
+    suspect_sites=" ({sites})",
+    sites_joiner="; ",
+    tee_tags=("[default", "file"),
     how=MappingProxyType(
         {
             "timeout": "timed out waiting in a collective",

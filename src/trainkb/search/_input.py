@@ -165,7 +165,7 @@ def _split(text: str | bytes, first_line: int, skip: frozenset[int] = frozenset(
 
 def _exception_at(text: str, in_traceback: bool) -> tuple[str, str] | None:
     """(type, message) when ``text`` is an exception or warning line."""
-    stripped = text.strip().strip("`")
+    stripped = text.strip().strip(PASTE.code_quotes)
     for pattern in (PASTE.warn_line, PASTE.exc_line):
         match = pattern.match(stripped)
         if match and (match.group("msg") or in_traceback or pattern is PASTE.warn_line or "." in match.group("type")):
@@ -228,7 +228,7 @@ def _collect(lines: list[Line]) -> tuple[list[Line], list[tuple[str, str, int, i
         at = len(out) - 1
         i += 1
         extra = 0
-        runs_on = in_tb or not message or message.endswith(":")
+        runs_on = in_tb or not message or message.endswith(PASTE.runs_on)
         while (
             i < len(lines)
             and extra < PASTE.max_continuation

@@ -63,6 +63,8 @@ class PasteRules:
     quotes: str  # stripped from the end of a message quoted inline
     no_traceback: str  # a torchrun summary's traceback field holding this names no traceback
     between_words: str  # a character that stands between words (NUL: a padded or binary field), read as a space
+    code_quotes: str  # stripped from both ends of a line before it is read as an exception: a message pasted as code
+    runs_on: str  # a message ending in this continues on the lines below it
     ansi: re.Pattern[str]
     control: re.Pattern[str]
     prefix: re.Pattern[str]
@@ -473,6 +475,8 @@ PASTE = PasteRules(
     quotes="`'\"",
     no_traceback="enable traceback",
     between_words="\x00",
+    code_quotes="`",
+    runs_on=":",
     ansi=_ANSI,
     control=_CONTROL,
     prefix=_PREFIX,

@@ -41,6 +41,10 @@ class RankRules:
     silent_bases: tuple[str, ...]  # triage found no rank with an error of its own
     waited: str  # a victim that timed out waiting in a collective (its watchdog line is kept)
     run: int  # ranks in a row written as a range ("ranks 0–4320, 4322"): a job of thousands named them one by one
+    one: str  # how a single rank is named, {rank} its number
+    many: str  # how several are named, {ranks} the numbers and ranges joined by ``joiner``
+    span: str  # ranks in a row, {first} to {last}
+    joiner: str
     note: str  # said with the answer: which rank broke and why the aborts below the timeout are not the cause
     behind_note: str  # said instead when the culprit timed out too but stands behind its peers in the sequence
     own_note: str  # said when one rank failed on its own first: its peers' errors are left out of the match
@@ -60,6 +64,10 @@ RANKS = RankRules(
     silent_bases=("behind", "silent"),
     waited="timeout",
     run=3,
+    one="rank {rank}",
+    many="ranks {ranks}",
+    span="{first}–{last}",
+    joiner=", ",
     note=(
         "Triage: {culprit} printed no error of its own while {victims} timed out waiting in a collective, so "
         "{culprit} is where the job broke; {teardown} and torchrun's summary after the timeout are "
@@ -101,15 +109,16 @@ class Teardown:
 def _ranks(ranks: list[int]) -> str:
     """``ranks`` (sorted) as words; ``RANKS.run`` or more in a row as a range."""
     if len(ranks) == 1:
-        return f"rank {ranks[0]}"
+        return RANKS.one.replace("{rank}", str(ranks[0]))
     parts, start = [], 0
     for end in range(len(ranks)):
         if end + 1 < len(ranks) and ranks[end + 1] == ranks[end] + 1:
             continue
         run = ranks[start : end + 1]
-        parts.extend([f"{run[0]}–{run[-1]}"] if len(run) >= RANKS.run else [str(r) for r in run])
+        span = RANKS.span.replace("{first}", str(run[0])).replace("{last}", str(run[-1]))
+        parts.extend([span] if len(run) >= RANKS.run else [str(r) for r in run])
         start = end + 1
-    return "ranks " + ", ".join(parts)
+    return RANKS.many.replace("{ranks}", RANKS.joiner.join(parts))
 
 
 def teardown(text: str, query: Query, first_line: int = 1) -> Teardown | None:

@@ -42,8 +42,9 @@ __all__ = [
 ]
 
 # 2: tells, status, why, candidates; 3: kb's own blocks, ranks' teardown; 4: all rules; 5: a culprit's own error;
-# 6: ranks in a row named as a range (RANKS_RUN); 7: BETWEEN_WORDS, the character read as a space
-ENGINE_CONTRACT_VERSION = 7
+# 6: ranks in a row named as a range (RANKS_RUN); 7: BETWEEN_WORDS, the character read as a space;
+# 8: CODE_QUOTES, RUNS_ON and the words ranks are named with (RANKS_ONE, RANKS_MANY, RANKS_SPAN, RANKS_JOINER)
+ENGINE_CONTRACT_VERSION = 8
 # the rules engine.js reads, every field of each, named by its prefix and upper-cased field name
 RULES = (
     ("", PASTE),
@@ -55,7 +56,8 @@ RULES = (
     ("OWN_", OWN),
     ("RANKS_", RANKS),
 )
-TRIAGE_RULES_VERSION = 2  # the ``triage`` part, which site/static/triage.js reads (and declares the version of)
+# 3: the reader's prefix count and summary wording, the launcher's signal, library paths, call-site words, tee tags
+TRIAGE_RULES_VERSION = 3  # the ``triage`` part, which site/static/triage.js reads (and declares the version of)
 
 
 class EntryContract(TypedDict):

@@ -21,7 +21,7 @@ def reason(triage: Triage) -> str:
         and verdict.how == "signal"
     ):
         found = DECIDE.signal.search(verdict.error or "")
-        return DECIDE.killed.replace("{signal}", found[1] if found else "a signal")
+        return DECIDE.killed.replace("{signal}", found[1] if found else DECIDE.some_signal)
     return DECIDE.basis[triage.basis]
 
 
@@ -112,7 +112,8 @@ def to_text(triage: Triage, heading: str = "kb triage", first_line: int = 1) -> 
     for v in order:
         what = _clip(v.error) if v.error and v.how not in ("silent",) else v.description
         if v.how == "silent" and v.exitcode is not None:
-            what += f" (exit code {v.exitcode}{', sent by the launcher' if v.exitcode == -15 else ''})"
+            sent = ", sent by the launcher" if v.exitcode == DECIDE.launcher_exitcode else ""
+            what += f" (exit code {v.exitcode}{sent})"
         if v.how in ("timeout", "connection", "abort", "barrier", "sigterm") and v.error:
             what = f"{v.description}: {_clip(v.error, 110)}"
         where = _where(_line(v.line, first_line), v.origin, v.time)
