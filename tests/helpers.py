@@ -13,6 +13,7 @@ import textwrap
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import SimpleNamespace
 
 from trainkb.catalogue import MODELINE
 
@@ -265,3 +266,10 @@ def tui_on_pty(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], int, b
             tui.kill()
             tui.wait()
         os.close(master)
+
+
+def bare_record(entry_id: str, **fields: object) -> SimpleNamespace:
+    """A record with only the fields the index reads, empty unless given: enough for build_data."""
+    record = {"title": "", "area": "a", "aliases": [], "tags": [], "symptom": "", "root_cause": ""}
+    record |= {"fix": "", "fix_summary": "", "signatures": []}
+    return SimpleNamespace(id=entry_id, **(record | fields))

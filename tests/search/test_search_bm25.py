@@ -6,6 +6,8 @@ import heapq
 import random
 from types import SimpleNamespace
 
+from helpers import bare_record
+
 from trainkb.search import _score
 from trainkb.search._index import Index, build_data
 from trainkb.search._policy import SCORE
@@ -21,20 +23,7 @@ def _records(count: int) -> list[SimpleNamespace]:
     for number in range(count):
         words = lambda n: " ".join(rng.choices(WORDS, weights, k=n))  # noqa: E731
         text = records[rng.randrange(number)].symptom if number % 5 == 4 else words(rng.randint(5, 60))
-        records.append(
-            SimpleNamespace(
-                id=f"R{number}",
-                title=words(3),
-                area="a",
-                aliases=[],
-                tags=[],
-                symptom=text,
-                root_cause=words(10),
-                fix="",
-                fix_summary="",
-                signatures=[],
-            )
-        )
+        records.append(bare_record(f"R{number}", title=words(3), symptom=text, root_cause=words(10)))
     return records
 
 

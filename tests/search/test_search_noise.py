@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from types import SimpleNamespace
+from helpers import bare_record
 
 from trainkb.search import _score
 from trainkb.search._index import Index, build_data
@@ -11,17 +11,11 @@ from trainkb.search._policy import SCORE
 
 
 def _index() -> Index:
-    record = SimpleNamespace(
-        id="R0",
+    record = bare_record(
+        "R0",
         title="unused parameters in ddp",
-        area="a",
-        aliases=[],
-        tags=[],
         symptom="reduction did not finish before the next iteration",
         root_cause="a parameter never reaches the loss",
-        fix="",
-        fix_summary="",
-        signatures=[],
     )
     return Index(build_data([record], "synthetic"))
 

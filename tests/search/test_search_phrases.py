@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import random
-from types import SimpleNamespace
+
+from helpers import bare_record
 
 from trainkb.search._index import Index, build_data
 
@@ -18,21 +19,7 @@ ALIASES = [
 
 
 def _index() -> Index:
-    records = [
-        SimpleNamespace(
-            id=f"R{number}",
-            title="a record",
-            area="a",
-            aliases=[alias],
-            tags=[],
-            symptom="",
-            root_cause="",
-            fix="",
-            fix_summary="",
-            signatures=[],
-        )
-        for number, alias in enumerate(ALIASES)
-    ]
+    records = [bare_record(f"R{number}", title="a record", aliases=[alias]) for number, alias in enumerate(ALIASES)]
     return Index(build_data(records, "phrases"))
 
 

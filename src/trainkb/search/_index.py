@@ -743,12 +743,13 @@ def _build(
     except Exception:  # a kept part not of this shape: build every record again
         parts = {}
         data = build_data(entries, digest, cat.origin, parts, keys)
-    return data, parts, kept_documents(cat, keys)
+    return data, parts, kept_documents(cat, entries, keys)
 
 
-def kept_documents(cat: Any, keys: Sequence[str | None]) -> dict[str, Any]:
-    """Each record's parsed document under its content digest, as the parts file keeps them."""
-    return {key: cat.positions[entry.id].data for entry, key in zip(cat.ordered(), keys, strict=True) if key}
+def kept_documents(cat: Any, entries: Sequence[Any], keys: Sequence[str | None]) -> dict[str, Any]:
+    """Each entry's parsed document under its content digest (``keys``, in ``entries``' order), as the
+    parts file keeps them."""
+    return {key: cat.positions[entry.id].data for entry, key in zip(entries, keys, strict=True) if key}
 
 
 def _marshalled(document: Any) -> bool:

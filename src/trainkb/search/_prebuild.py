@@ -39,7 +39,7 @@ def prebuild(root: Path, folder: Path = PREBUILT) -> Path:
         raise RuntimeError(f"cannot write the index to {folder}")
     path.chmod(0o644)  # a shared install's users read it (the cache's own files are private)
     kept = _parts_path(folder)
-    _write_parts(kept, parts, kept_documents(cat, keys))  # a layer or an edit over this catalogue parses
+    _write_parts(kept, parts, kept_documents(cat, entries, keys))  # a layer or an edit over this catalogue parses
     # and rebuilds only its own records
     if kept.is_file():
         kept.chmod(0o644)
