@@ -85,9 +85,9 @@ def _kind_messages() -> dict[str, str]:
 def _two_tells() -> list[Case]:
     """One error line that two victim patterns read, for every pair: the order classify tries them in decides.
 
-    torch prints a wrapped error and its cause on one line in some releases and on two in others (a barrier
-    failure and its transport timeout: the gloo fixtures' error.json; one line: "NCCL communicator was aborted
-    ... Watchdog caught collective operation timeout", https://github.com/zai-org/GLM-130B/issues/132).
+    torch prints a wrapped error and its cause on one line ("NCCL communicator was aborted ... Watchdog caught
+    collective operation timeout", https://github.com/zai-org/GLM-130B/issues/132) or on two (the gloo
+    fixtures' barrier failure, then its transport timeout).
     """
     said = _kind_messages()
     return [
@@ -105,9 +105,7 @@ def _event_limit() -> list[Case]:
     hang = _log("nccl/hang-n2-r1")
     watchdog = _first(hang, lambda line: line.startswith("[default0]:") and READ.watchdog.search(line))
     peer = _first(hang, lambda line: line.startswith("[default1]:"))
-    raised = _first(
-        _log("nccl/raise-n2-r0"), lambda line: line.startswith("[default0]:[rank0]: torch.OutOfMemoryError")
-    )
+    raised = _oom_line()
     out = []
     for before in (READ.max_events - 1, READ.max_events):
         timeouts = [re.sub(r"SeqNum=\d+", f"SeqNum={n}", watchdog) for n in range(1, before + 1)]
@@ -121,7 +119,6 @@ class _Mismatch:
 
     def __init__(self) -> None:
         lines = _log("nccl/collective-n2-r0")
-        self.lines = lines
         own = [line for line in lines if line.startswith("[default0]:[rank0]: ")]
         end = next(i for i, line in enumerate(own) if READ.mismatch.search(line))
         self.rank0 = own[: end + 1]  # its traceback, up to and with its error
@@ -176,7 +173,7 @@ def _context_limit() -> list[Case]:
     the context searched for its traceback begins there, and a line that starts exactly there is not in it.
     Last, the frame after a vertical tab on the line before it, the context beginning on that line, or that line
     the paste's first: the context's first line is cut where str.splitlines cuts it, so the frame is in it."""
-    run = _Mismatch()
+    run, vt = _Mismatch(), "\x0b"
     frame, error = run.rank0[run.user], run.rank0[-1]
     out = []
     for reach in (READ.context_chars - 1, READ.context_chars, READ.context_chars + 1):
@@ -184,12 +181,11 @@ def _context_limit() -> list[Case]:
         text = run.paste(run.pad(reach - (bare.index(error) - bare.index(frame))))
         assert text.index(error) - text.index(frame) == reach
         out.append((f"edge: own frame {reach} characters before the error", text))
-    bare = run.paste([], joined="\x0b")
+    bare = run.paste([], joined=vt)
     reach = READ.context_chars - 3  # the context begins 3 characters before the vertical tab
-    text = run.paste(run.pad(reach - (bare.index(error) - bare.index("\x0b"))), joined="\x0b")
-    assert text.index(error) - text.index("\x0b") == reach
+    text = run.paste(run.pad(reach - (bare.index(error) - bare.index(vt))), joined=vt)
+    assert text.index(error) - text.index(vt) == reach
     out.append(("edge: own frame after a vertical tab in the context's first line", text))
-    vt = "\x0b"
     first = vt.join([run.rank0[run.user - 1], frame, run.rank0[run.user + 1]])  # the context from the paste's start
     out.append(("edge: own frame after a vertical tab on the line before its error", _text([first, error, *run.rank1])))
     return out
