@@ -168,7 +168,7 @@
     }
     return { text: text.replace(/\r+$/, ""), rank: rank, prefixed: prefixed };
   }
-  function clip(text, n) { var cps = Array.from(text); return cps.length <= n ? text : cps.slice(0, n).join(""); }
+  function clip(text, n) { return Array.from(text).slice(0, n).join(""); }  // text[:n]
   function stripPrefixes(line) {
     var out = line;
     for (var i = 0; i < MAX_PREFIXES; i++) { var m = PREFIX_ANY.exec(out); if (!m) break; out = out.slice(0, m.index) + out.slice(m.index + m[0].length); }
@@ -217,10 +217,11 @@
     var exc = LEADING.test(text) ? null : EXC.exec(text);
     if (exc && !WRAPPERS[exc[1].split(".").pop()]) {
       addEvent(state, { kind: classify(text), text: clip(text, ERROR_CHARS), line: number, time: when, source: "log" });
-      var lo = Math.max(0, starts[i] - CONTEXT_CHARS);
-      for (var j = 0; j < i; j++) {
-        if (starts[j] <= lo || starts[j] >= starts[i]) continue;
-        lines[j].split(SPLITLINES).forEach(function (piece) {
+      if (i > 0) {  // _read.py: chunk[lo:start].splitlines()[1:], the context cut at lo less its first (cut) line
+        var lo = Math.max(0, starts[i] - CONTEXT_CHARS), k = i - 1, context = "";
+        while (starts[k] > lo) context = lines[k--] + "\n" + context;
+        context = Array.from(lines[k]).slice(lo - starts[k]).join("") + "\n" + context;
+        context.split(SPLITLINES).slice(1, -1).forEach(function (piece) {
           var p = strip(piece);
           if (p.rank === rank) pushTail(state, p.text);
         });
@@ -239,7 +240,7 @@
       found.push([num(m[1]), m[3] + " SequenceNumber=" + (m[2] || "?") + " TensorShape=" + (m[4] || "?")]);
     }
     found.forEach(function (f) { state.fingerprints.set(f[0], f[1]); });
-    if (found.length > 1 && text.indexOf(MISMATCH_REPORT) >= 0 && !this.inferred.has(found[0][0] + "," + found[1][0])) {
+    if (found.length > 1 && text.includes(MISMATCH_REPORT) && !this.inferred.has(found[0][0] + "," + found[1][0])) {
       this.inferred.add(found[0][0] + "," + found[1][0]);
       for (var r = 0; r < Math.min(found[1][0], MAX_INFERRED_RANK); r++) {
         if (!state.fingerprints.has(r)) state.fingerprints.set(r, found[0][1]);
@@ -247,7 +248,7 @@
     }
   };
   Reader.prototype.summary = function (text, number) {
-    if (text.indexOf(SUMMARY_ROOT) >= 0) {
+    if (text.includes(SUMMARY_ROOT)) {
       this.inSummary = this.inRootCause = this.summarySeen = true;
       return true;
     }
@@ -293,9 +294,9 @@
   /* --- decide (_decide.py) ------------------------------------------------------------------ */
   function signalKind(state, ev, reader) {
     var launcher = state.pid !== null ? reader.sent.get(state.pid) : undefined;
-    if (ev.text.indexOf(LAUNCHER_SIGNAL) >= 0 || launcher === LAUNCHER_SIGNAL) return "sigterm";
+    if (ev.text.includes(LAUNCHER_SIGNAL) || launcher === LAUNCHER_SIGNAL) return "sigterm";
     if (launcher) return "sigterm";
-    if (ABORTED.test(ev.text) && state.events.some(function (e) { return VICTIM_KINDS.indexOf(e.kind) >= 0; })) return "abort";
+    if (ABORTED.test(ev.text) && state.events.some(function (e) { return VICTIM_KINDS.includes(e.kind); })) return "abort";
     return "signal";
   }
   function classifyRank(state, reader) {
@@ -324,16 +325,14 @@
     return times.length ? Math.min.apply(null, times) : null;
   }
   function first(ranks, when) {
-    var known = ranks.filter(function (r) { return when.get(r) !== null; });
-    if (ranks.length <= 1 || known.length < ranks.length) return ranks;
-    var earliest = Math.min.apply(null, known.map(function (r) { return when.get(r); }));
-    return ranks.filter(function (r) { return (when.get(r) || 0) - earliest < TIE_SECONDS; });
+    if (ranks.some(function (r) { return when.get(r) === null; })) return ranks;
+    var earliest = Math.min.apply(null, ranks.map(function (r) { return when.get(r); }));
+    return ranks.filter(function (r) { return when.get(r) - earliest < TIE_SECONDS; });
   }
   function oddOnesOut(ops) {  /* ops: array of [rank, key] in insertion order */
     var counts = new Map();
     ops.forEach(function (o) { counts.set(o[1], (counts.get(o[1]) || 0) + 1); });
-    var ranked = Array.from(counts.entries()).map(function (c, i) { return [c[0], c[1], i]; })
-      .sort(function (a, b) { return b[1] - a[1] || a[2] - b[2]; });
+    var ranked = Array.from(counts.entries()).sort(function (a, b) { return b[1] - a[1]; });
     if (ranked.length <= 1) return [];
     var all = ops.map(function (o) { return o[0]; }).sort(function (a, b) { return a - b; });
     if (ranked[0][1] === ranked[1][1]) return all;
@@ -350,12 +349,12 @@
     var how = new Map(), shown = new Map(), when = new Map();
     ranks.forEach(function (r) { var c = classifyRank(reader.ranks.get(r), reader); how.set(r, c[0]); shown.set(r, c[1]); });
     ranks.forEach(function (r) { when.set(r, eventTime(reader.ranks.get(r), shown.get(r))); });
-    function having(list) { return ranks.filter(function (r) { return list.indexOf(how.get(r)) >= 0; }); }
+    function having(list) { return ranks.filter(function (r) { return list.includes(how.get(r)); }); }
     var own = having(["exception", "signal"]), victims = having(WAITED.concat(["mismatch"]));
     var silent = having(["none", "sigterm"]);
     var endedAlone = silent.filter(function (r) { return how.get(r) === "none"; });
     // a rank that ended on its own while its peers waited comes before one the launcher killed
-    if (endedAlone.length && endedAlone.length < silent.length) silent = endedAlone;
+    if (endedAlone.length) silent = endedAlone;
     var fpMap = new Map(), enqueued = [], watchdog = [];
     ranks.forEach(function (r) {
       var s = reader.ranks.get(r);
@@ -367,40 +366,40 @@
     var basis = "none", culprits = [], odd;
     var distinct = new Set(enqueued.map(function (e) { return e[1]; }));
     if (own.length) { basis = "own-error"; culprits = first(own, when); }
-    else if (fingerprints.length && (odd = oddOnesOut(fingerprints)).length) { basis = "mismatch"; culprits = odd; }
-    else if (enqueued.length > 1 && distinct.size > 1) {
+    else if ((odd = oddOnesOut(fingerprints)).length) { basis = "mismatch"; culprits = odd; }
+    else if (distinct.size > 1) {  // two ranks or more, at different counts
       var low = Math.min.apply(null, enqueued.map(function (e) { return e[1]; }));
       basis = "behind"; culprits = enqueued.filter(function (e) { return e[1] === low; }).map(function (e) { return e[0]; });
-    } else if (watchdog.length > 1 && (odd = oddOnesOut(watchdog)).length) { basis = "behind"; culprits = odd; }
-    else if (victims.length && silent.length && victims.some(function (r) { return WAITED.indexOf(how.get(r)) >= 0; }) &&
-             (how.get(silent[0]) === "none" || victims.some(function (r) { return TIMED_OUT.indexOf(how.get(r)) >= 0; }))) {
+    } else if ((odd = oddOnesOut(watchdog)).length) { basis = "behind"; culprits = odd; }
+    else if (victims.length && silent.length && victims.some(function (r) { return WAITED.includes(how.get(r)); }) &&
+             (how.get(silent[0]) === "none" || victims.some(function (r) { return TIMED_OUT.includes(how.get(r)); }))) {
       basis = "silent"; culprits = silent;
-    } else if (ranks.length > 1 && !victims.length && having(["exited"]).length) {
+    } else if (!victims.length && having(["exited"]).length) {
       basis = "own-error"; culprits = first(having(["exited"]), when);
     }
     culprits = culprits.slice().sort(function (a, b) { return a - b; });
     var verdicts = ranks.map(function (r) {
       var s = reader.ranks.get(r), ev = shown.get(r), role;
-      if (culprits.indexOf(r) >= 0) role = culprits.length === 1 || basis === "own-error" ? "culprit" : "suspect";
+      if (culprits.includes(r)) role = culprits.length === 1 || basis === "own-error" ? "culprit" : "suspect";
       else role = how.get(r) === "none" ? "unharmed" : "victim";
-      var h = culprits.indexOf(r) >= 0 && (how.get(r) === "none" || how.get(r) === "sigterm") ? "silent" : how.get(r);
+      var h = culprits.includes(r) && (how.get(r) === "none" || how.get(r) === "sigterm") ? "silent" : how.get(r);
       return { rank: r, role: role, how: h, description: HOW[h], error: ev ? ev.text : null, line: ev ? ev.line : null,
                time: when.get(r), exitcode: s.exitcode, collective: Object.keys(s.seq).length ? s.seq : null,
                last_line: s.lastLine };
     });
-    var ct = culprits.filter(function (r) { return when.get(r) !== null && ["exception", "signal", "exited"].indexOf(how.get(r)) >= 0; })
+    var ct = culprits.filter(function (r) { return when.get(r) !== null && ["exception", "signal", "exited"].includes(how.get(r)); })
       .map(function (r) { return when.get(r); });
-    var vt = victims.filter(function (r) { return when.get(r) !== null && culprits.indexOf(r) < 0; })
+    var vt = victims.filter(function (r) { return when.get(r) !== null && !culprits.includes(r); })
       .map(function (r) { return when.get(r); });
     var gap = ct.length && vt.length ? Math.round((Math.min.apply(null, vt) - Math.min.apply(null, ct)) * 1000) / 1000 : null;
     var sole = culprits.length === 1 ? culprits[0] : null;
-    var rcVictim = reader.rootCause !== null && culprits.indexOf(reader.rootCause) < 0 &&
+    var rcVictim = reader.rootCause !== null && !culprits.includes(reader.rootCause) &&
       verdicts.some(function (v) { return v.rank === reader.rootCause && v.role === "victim"; });
     var tips = collect(reader, basis, victims, how);
     if (basis === "mismatch" && culprits.length > 1 && culprits.length === NO_MAJORITY_RANKS && ranks.length === NO_MAJORITY_RANKS) {
       var sites = [];
-      culprits.forEach(function (r) {
-        var site = callSite(reader.ranks.get(r));
+      culprits.forEach(function (r) {  // a rank only others' errors name printed no frame
+        var state = reader.ranks.get(r), site = state ? callSite(state) : null;
         if (site) sites.push(SUSPECT_SITE.split("{rank}").join(String(r)).split("{site}").join(site));
       });
       tips.unshift(TIPS.no_majority + (sites.length ? SUSPECT_SITES.split("{sites}").join(sites.join(SITES_JOINER)) : ""));
@@ -413,7 +412,7 @@
     var v = verdicts.filter(function (x) { return x.rank === sole; })[0];
     if (basis === "own-error" && sole !== null && v && v.how === "signal") {
       var found = SIGNAL.exec(v.error || "");
-      return KILLED.split("{signal}").join(found ? found[1] : SOME_SIGNAL);
+      return KILLED.split("{signal}").join(found ? found[0] : SOME_SIGNAL);
     }
     return BASIS[basis];
   }
@@ -423,7 +422,7 @@
     for (var i = lines.length - 1; i >= 0; i--) {
       var m = FRAME.exec(lines[i]);
       var path = m ? m[1] : "";
-      if (m && !LIBRARY_PATHS.some(function (part) { return path.indexOf(part) >= 0; })) {
+      if (m && !LIBRARY_PATHS.some(function (part) { return path.includes(part); })) {
         var code = i + 1 < lines.length ? pyStrip(lines[i + 1]) : "";
         var site = CALL_SITE.split("{file}").join(path.split("/").pop()).split("{line}").join(m[2]);
         return site + (code ? CALL_CODE.split("{code}").join(code) : "");
@@ -438,9 +437,9 @@
     return texts.some(function (t) { return GLOO.test(t); }) && !texts.some(function (t) { return NCCL.test(t); });
   }
   function collect(reader, basis, victims, how) {
-    var tips = [], barrier = Array.from(how.values()).indexOf("barrier") >= 0;
+    var tips = [], barrier = Array.from(how.values()).includes("barrier");
     if (basis === "none" && barrier) tips.push(TIPS.barrier);
-    else if (basis === "none" && Array.from(how.values()).indexOf("sigterm") >= 0 &&
+    else if (basis === "none" && Array.from(how.values()).includes("sigterm") &&
              victims.some(function (r) { return how.get(r) === "connection"; })) {
       tips.push(TIPS.ended_first);
     } else if (basis === "none" && victims.length && victims.length === how.size) {
@@ -459,7 +458,7 @@
     reader.ranks.forEach(function (s) {
       if (TEE_TAGS.some(function (tag) { return s.tag.startsWith(tag); })) tagged = true;
     });
-    if (reader.ranks.size <= 1 || !tagged) tips.push(TIPS.tee);
+    if (!tagged) tips.push(TIPS.tee);
     var exited = false;
     how.forEach(function (h) { if (h === "exited") exited = true; });
     if (exited) tips.push(TIPS.record);
@@ -480,10 +479,10 @@
       : result.culprits.length && result.basis === "own-error" ? result.culprits[0] : null;
     result.explained_rank = explained;
     var v = result.ranks.filter(function (x) { return x.rank === explained; })[0];
-    if (engine && v && ["exception", "signal", "exited"].indexOf(v.how) >= 0 && v.error) {
+    if (engine && v && ["exception", "signal", "exited"].includes(v.how) && v.error) {
       var state = reader.ranks.get(v.rank);
       var body = state.tail.length ? state.tail.join("\n") : v.error;
-      if (body.indexOf(v.error) < 0) body += "\n" + v.error;
+      if (!body.includes(v.error)) body += "\n" + v.error;
       // one rank failed first with its own error: search's first entry for the whole paste, which reads
       // that failure without its peers' lines (_input.explain with the whole paste)
       if (engine.ownFailure(result)) body = String(text || "");

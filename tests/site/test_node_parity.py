@@ -10,6 +10,7 @@ is a difference until the other side has it too. The exceptions, each with its r
 ``PYTHON_ONLY``; a rank's time, epoch seconds in the browser (``_node_triage``). Evidence of equal
 strength is compared in order too: both engines keep it in signature order. kb's answers also gain
 what the browser's carry beyond `--json`: the search's ``symptom`` and each rank's ``last_line``.
+Pastes at the edges of triage's rules come from _triage_edges.py.
 
 Node is needed (``node`` on PATH; .ci/run installs Debian's nodejs when it is missing). Without it
 the module is skipped with the reason, except under ``CI=true``, where it fails, as the browser
@@ -31,6 +32,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 import pytest
+from _triage_edges import triage_edges
 
 from trainkb._ownoutput import OWN
 from trainkb.catalogue import Catalogue
@@ -678,7 +680,7 @@ def test_triage_agrees_on_captured_runs_and_their_variants(node: NodeEngines, in
     logs = [(str(p.relative_to(ROOT)), p.read_text(encoding="utf-8")) for p in TRIAGE_FIXTURES]
     ties = _tie_variants(logs)
     assert len(ties) >= 7, "no captured run has a rank that raises: the tie rule goes untested"
-    cases = logs + _triage_variants(logs, SEED) + ties + _spelt_otherwise(logs) + _benchmark_cases()
+    cases = logs + _triage_variants(logs, SEED) + ties + _spelt_otherwise(logs) + _benchmark_cases() + triage_edges()
     answers, expected = node.ask(
         [{"op": "triage", "text": text} for _label, text in cases],
         lambda: [_python_triage(text, index) for _label, text in cases],

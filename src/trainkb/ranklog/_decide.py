@@ -129,11 +129,11 @@ def _first(ranks: list[int], when: dict[int, float | None]) -> list[int]:
     torchrun's "Root Cause" is no tie-breaker: it is the first exit the agent noticed, not the
     first failure, and ranks failing on their own within a second are all worth reading.
     """
-    known = [t for r in ranks if (t := when[r]) is not None]
-    if len(ranks) <= 1 or len(known) < len(ranks):
+    known = {r: t for r in ranks if (t := when[r]) is not None}
+    if len(known) < len(ranks):
         return ranks
-    earliest = min(known)
-    return [r for r in ranks if (when[r] or 0.0) - earliest < DECIDE.tie_seconds]
+    earliest = min(known.values())
+    return [r for r, t in known.items() if t - earliest < DECIDE.tie_seconds]
 
 
 def _odd_ones_out(ops: Mapping[int, object]) -> list[int]:
@@ -147,6 +147,7 @@ def _odd_ones_out(ops: Mapping[int, object]) -> list[int]:
 
 
 def decide(reader: Reader) -> Triage:
+    """The verdict on a multi-rank reader (``is_multirank``): it holds two ranks or more once quiet ones are added."""
     if reader.summary_seen and reader.ranks:
         # ranks number from 0, and torchrun's summary lists every rank that failed: a rank below the
         # highest one seen that left no trace exited without an error (or is still running)
@@ -167,7 +168,7 @@ def decide(reader: Reader) -> Triage:
     watchdog = {r: (s.seq.get("seq_num"), s.seq.get("op")) for r, s in states.items() if "seq_num" in s.seq}
     silent = [r for r in states if how[r] in ("none", "sigterm")]
     ended_alone = [r for r in silent if how[r] == "none"]
-    if ended_alone and len(ended_alone) < len(silent):
+    if ended_alone:
         # a rank that ended on its own while its peers waited comes before one the launcher killed
         # while tearing the job down (that one lost a race to print its own timeout)
         silent = ended_alone
@@ -176,12 +177,12 @@ def decide(reader: Reader) -> Triage:
     culprits: list[int] = []
     if own:
         basis, culprits = "own-error", _first(own, when)
-    elif fingerprints and (odd := _odd_ones_out(fingerprints)):
+    elif odd := _odd_ones_out(fingerprints):
         basis, culprits = "mismatch", odd
-    elif len(enqueued) >= 2 and len(set(enqueued.values())) > 1:
+    elif len(set(enqueued.values())) > 1:  # two ranks or more, at different counts
         low = min(enqueued.values())
         basis, culprits = "behind", sorted(r for r, v in enqueued.items() if v == low)
-    elif len(watchdog) >= 2 and (odd := _odd_ones_out(watchdog)):
+    elif odd := _odd_ones_out(watchdog):
         basis, culprits = "behind", odd
     elif (
         victims
@@ -192,7 +193,7 @@ def decide(reader: Reader) -> Triage:
         # a rank the launcher stopped was alive until a peer failed: it can be the cause only by hanging,
         # and a hang makes its peers time out; lost connections alone come from a rank that ended first
         basis, culprits = "silent", silent
-    elif len(states) >= 2 and not victims and any(how[r] == "exited" for r in states):
+    elif not victims and any(how[r] == "exited" for r in states):
         basis, culprits = "own-error", _first([r for r in states if how[r] == "exited"], when)
 
     verdicts = []
@@ -231,7 +232,7 @@ def decide(reader: Reader) -> Triage:
         sites = [
             DECIDE.suspect_site.replace("{rank}", str(r)).replace("{site}", site)
             for r in culprits
-            if (site := _call_site(states[r]))
+            if r in states and (site := _call_site(states[r]))  # a rank only others' errors name printed no frame
         ]
         joined = DECIDE.suspect_sites.replace("{sites}", DECIDE.sites_joiner.join(sites))
         tips.insert(0, DECIDE.tips["no_majority"] + (joined if sites else ""))
@@ -274,7 +275,7 @@ def _collect(reader: Reader, basis: Basis, victims: list[int], how: dict[int, st
     if basis == "silent" and len([r for r in how if how[r] in ("none", "sigterm")]) > 1 and not reader.summary_seen:
         tips.append(tip["summary"])
     # only tracebacks carry torch's [rankN]: prefix; --tee tags every line, so a quiet rank is seen too
-    if len(reader.ranks) < 2 or not any(s.tag.startswith(DECIDE.tee_tags) for s in reader.ranks.values()):
+    if not any(s.tag.startswith(DECIDE.tee_tags) for s in reader.ranks.values()):
         tips.append(tip["tee"])
     if any(how[r] == "exited" for r in how):  # a rank failed with an exit code and no traceback anywhere
         tips.append(tip["record"])

@@ -21,7 +21,7 @@ def reason(triage: Triage) -> str:
         and verdict.how == "signal"
     ):
         found = DECIDE.signal.search(verdict.error or "")
-        return DECIDE.killed.replace("{signal}", found[1] if found else DECIDE.some_signal)
+        return DECIDE.killed.replace("{signal}", found[0] if found else DECIDE.some_signal)
     return DECIDE.basis[triage.basis]
 
 
