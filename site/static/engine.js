@@ -1411,19 +1411,21 @@
     return { skip: skip, note: note };
   };
 
+  /* _search._confidence: high needs a high score, a clear lead and a signature that names the entry's cause */
+  Engine.prototype.confidence = function (score, runnerUp, cause) {
+    var C = this.C;
+    if (score >= C.HIGH && cause >= C.KNOWN_FAILURE && score - runnerUp >= C.SIGNATURE_LEAD) return "high";
+    return score >= C.MEDIUM && cause >= C.SOME_EVIDENCE ? "medium" : "low";
+  };
+
   /* _search._respond: the response for a parsed paste; unskipped: the paste before triage blanked the
    * victims' teardown (tells read all of it) */
   Engine.prototype.respond = function (query, top, output, unskipped) {
     var C = this.C, self = this;
     var scored = this.scoreEntries(query).filter(function (s) { return s.score >= C.MIN_SCORE; });
-    /* high needs a high score, a clear lead and a signature that names the entry's cause */
-    function confidence(score, runnerUp, cause) {
-      if (score >= C.HIGH && cause >= C.KNOWN_FAILURE && score - runnerUp >= C.SIGNATURE_LEAD) return "high";
-      return score >= C.MEDIUM && cause >= C.SOME_EVIDENCE ? "medium" : "low";
-    }
     var results = scored.map(function (s, rank) {
       var runnerUp = rank === 0 ? (scored.length > 1 ? scored[1].score : 0) : scored[0].score;
-      return self.result(s, confidence(s.score, runnerUp, s.cause));
+      return self.result(s, self.confidence(s.score, runnerUp, s.cause));
     });
     var symptom = scored.length ? scored[0].symptom : null, partial = scored.length ? scored[0].partial : false;
     var cut = Math.max(top === undefined ? 10 : top, 0), whole = output !== undefined && output !== null;
@@ -1484,7 +1486,7 @@
   };
 
   var api = { Engine: Engine, CONTRACT: CONTRACT, checkContract: checkContract, partialRatio: partialRatio,
-              alignment: alignment };
+              alignment: alignment, round1: round1 };
   root.TrainkbEngine = api;
   if (typeof module !== "undefined" && module.exports) module.exports = api;
 })(typeof window !== "undefined" ? window : globalThis);

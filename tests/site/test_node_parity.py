@@ -10,7 +10,8 @@ is a difference until the other side has it too. The exceptions, each with its r
 ``PYTHON_ONLY``; a rank's time, epoch seconds in the browser (``_node_triage``). Evidence of equal
 strength is compared in order too: both engines keep it in signature order. kb's answers also gain
 what the browser's carry beyond `--json`: the search's ``symptom`` and each rank's ``last_line``.
-Pastes at the edges of triage's rules come from _triage_edges.py.
+Pastes at the edges of triage's rules come from _triage_edges.py; engine.js's rule functions are also called
+on their own at their exact edges (_engine_edges.py).
 
 Node is needed (``node`` on PATH; .ci/run installs Debian's nodejs when it is missing). Without it
 the module is skipped with the reason, except under ``CI=true``, where it fails, as the browser
@@ -32,6 +33,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 import pytest
+from _engine_edges import node_args, python_rule, rule_cases
 from _triage_edges import triage_edges
 
 from trainkb._ownoutput import OWN
@@ -672,6 +674,18 @@ def test_search_agrees_on_a_leading_bom_and_nul_bytes(node: NodeEngines, index: 
         ("bom and nul", "\ufeff" + d8.replace(" ", "\x00")),
     ]
     _search_both(node, index, cases, [(5, 1), (5, 7), (5, 1), (3, 1)])
+
+
+def test_rules_agree_at_their_exact_edges(node: NodeEngines) -> None:
+    """Thresholds that whole pastes seldom land on exactly: confidence bands and lead, strengths of exactly
+    60 and 40, rounding ties, the combined score's caps, a series' rise."""
+    rules = rule_cases()
+    requests = [{"op": "rule", "name": name, "args": node_args(name, args)} for _label, name, args in rules]
+    answers, expected = node.ask(requests, lambda: [python_rule(name, args) for _label, name, args in rules])
+    cases = [(label, json.dumps(args)[:300]) for label, _name, args in rules]
+    _compare("rule", cases, answers, expected)
+    fired = [want for (_label, name, _args), want in zip(rules, expected, strict=True) if name == "fires"]
+    assert any(fired) and not all(fired), "the rise edges must hold on one side and fail on the other"
 
 
 def test_triage_agrees_on_captured_runs_and_their_variants(node: NodeEngines, index: Index) -> None:

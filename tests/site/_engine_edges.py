@@ -1,0 +1,214 @@
+"""engine.js's rule functions on their own, at their exact edges, for the Node parity test (test_node_parity.py).
+
+Whole pastes reach most rules only through scores and strengths that seldom land exactly on a threshold: a
+strength of exactly 60.0, a lead of exactly 3.0, a series whose last value is exactly 1.10 times its first. A
+one-character change there (``>=`` to ``>``) gives the same answers on every real paste and still breaks the
+rule. Here each rule is called directly with values on, just below and just above every edge it reads, in
+kb's Python and in engine.js under Node, and the two verdicts must match: evidence and messages as plain
+objects on the Node side, as the dataclasses _score.py uses on the Python side.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from itertools import product
+from typing import Any
+
+from trainkb.search._input import FAILURE_WEIGHT, Message
+from trainkb.search._policy import ANSWER, SCORE
+from trainkb.search._score import (
+    Evidence,
+    _combined,
+    _hits_on_failure,
+    _on_the_failure,
+    _Paste,
+    _symptom_messages,
+)
+from trainkb.search._search import _confidence
+from trainkb.search._tells import TELLS, TellText, fired
+from trainkb.search.contract import _condition
+
+Json = Any
+Rule = tuple[str, str, list[Json]]  # (label, rule name in node_engines.js, its arguments as JSON)
+
+
+def _around(*edges: float) -> list[float]:
+    """Each edge, a tenth below and a tenth above (scores are rounded to tenths)."""
+    return sorted({round(e + d, 1) for e in edges for d in (-0.1, 0.0, 0.1)})
+
+
+def _owners() -> list[Json]:
+    """Four lines: one in no message, a warning, a weak message and the failure the paste ends in."""
+    return [
+        None,
+        {"type": "UserWarning", "line": 1, "weight": FAILURE_WEIGHT},
+        {"type": "ValueError", "line": 2, "weight": FAILURE_WEIGHT / 2},
+        {"type": "RuntimeError", "line": 3, "weight": FAILURE_WEIGHT},
+    ]
+
+
+def _evidence(strengths: list[float]) -> list[Json]:
+    """One piece of evidence per strength and line, some via an alias."""
+    out = []
+    for n, (strength, at) in enumerate(product(strengths, range(4))):
+        out.append(
+            {
+                "id": n,
+                "strength": strength,
+                "at": at,
+                "via": "alias" if n % 5 == 4 else "signature",
+                "signature": f"s{n % 3}",
+                "ambiguous": n % 2 == 1,
+                "namesCause": n % 3 == 0,
+            }
+        )
+    return out
+
+
+def _paste(cut: bool) -> Json:
+    return {"owners": _owners(), "cut": cut, "noFailure": False}
+
+
+def rule_cases() -> list[Rule]:
+    """Every rule below at every edge it reads."""
+    out: list[Rule] = []
+    scores = _around(ANSWER.medium, ANSWER.high)
+    for score, cause in product(scores, _around(SCORE.some_evidence, SCORE.known_failure)):
+        for lead in _around(ANSWER.signature_lead):
+            out.append(
+                (f"confidence {score} lead {lead} cause {cause}", "confidence", [score, round(score - lead, 1), cause])
+            )
+    ties = [k / 4 for k in range(-12, 400)]  # every exact tie of round(x, 1) up to 100
+    out += [(f"round1 {x}", "round1", [x]) for x in [*ties, 0.05, 0.15, 0.35, 2.675, 1e-9, 99.95, 100.05]]
+    for signature, prose in product(_around(SCORE.some_evidence, 100.0), _around(SCORE.unknown_error_cap, 100.0)):
+        for capped in (False, True):
+            out.append((f"combined {signature} {prose} {capped}", "combined", [signature, prose, capped]))
+    strengths = _around(SCORE.some_evidence, SCORE.known_failure)
+    evidence = _evidence(strengths)
+    out.append(
+        (
+            "hits on the failure",
+            "hitsOnFailure",
+            [_owners(), [evidence[: len(evidence) // 2]], [evidence[len(evidence) // 2 :]]],
+        )
+    )
+    for cut in (False, True):
+        out.append((f"on the failure, cut {cut}", "onTheFailure", [evidence, _paste(cut)]))
+        out.append((f"symptom messages, cut {cut}", "symptomMessages", [evidence, _paste(cut)]))
+    for strength in _around(SCORE.some_evidence):  # one strength alone: no stronger witness on the same line
+        out.append((f"symptom messages at {strength}", "symptomMessages", [_evidence([strength]), _paste(False)]))
+    out += _rises()
+    return out
+
+
+def _rises() -> list[Rule]:
+    """Series of figures at the edges of a rise: as many points as it needs and one fewer, a last value exactly
+    RISE_RATIO times the first and a little less, rises exactly RISE_MAJORITY times the falls and one fewer,
+    a series cut at MAX_SERIES values."""
+    tell = {"says": "", "when": [{"rises": r"mem (?P<value>\d+(?:\.\d+)?) GiB"}]}
+
+    def lines(values: list[float]) -> list[str]:
+        return [f"step {i} mem {v} GiB" for i, v in enumerate(values)]
+
+    first, ratio, need, majority = 10.0, TELLS.rise_ratio, TELLS.rise_min_points, TELLS.rise_majority
+    last = round(first * ratio, 6)
+    series = {
+        "min points": [first, first + 0.5, first * 2][:need] + [first * 2] * (need - 3),
+        "one point short": [first, first * 2, first * 3][: need - 1],
+        "last exactly ratio": [first, first + 0.2, first + 0.4, last],
+        "last a little under ratio": [first, first + 0.2, first + 0.4, last - 0.01],
+    }
+    for falls in (1, 2):  # rises exactly majority x falls, and one rise fewer
+        for rises in (majority * falls, majority * falls - 1):
+            values, v = [first], first
+            for _ in range(falls):
+                v -= 0.5
+                values.append(v)
+            for _ in range(rises):
+                v += 2.0
+                values.append(v)
+            series[f"{rises} rises {falls} falls"] = values
+    flat_then_up = [first] * (TELLS.max_series - 1) + [first * 3, first * 4]
+    series["cut at max series"] = flat_then_up
+    series["one inside max series"] = [first] * (TELLS.max_series - 2) + [first * 3, first * 4]
+    series["flat at zero"] = [0.0] * need  # no rise at all, though the last value is RISE_RATIO times the first
+    series["two values a line"] = [first, first * 2]  # below, each line carries two figures
+    out: list[Rule] = []
+    for label, values in series.items():
+        text = lines(values) if label != "two values a line" else [f"mem {first} GiB mem {v} GiB" for v in values]
+        out.append((f"rises: {label}", "fires", [tell, text]))
+    return out
+
+
+def _message(owner: Json) -> Message | None:
+    if owner is None:
+        return None
+    return Message(type=owner["type"], text="", line_index=owner["line"], weight=owner["weight"])
+
+
+def _as_evidence(e: Json) -> Evidence:
+    return Evidence(
+        line=e["at"] + 1,
+        text="",
+        signature=e["signature"],
+        span=None,
+        strength=e["strength"],
+        at=e["at"],
+        via=e["via"],
+        ambiguous=e["ambiguous"],
+        names_cause=e["namesCause"],
+    )
+
+
+def _as_paste(p: Json) -> _Paste:
+    return _Paste(
+        owners=[_message(o) for o in p["owners"]],
+        cut=p["cut"],
+        no_failure=p["noFailure"],
+        failure_known=False,
+        ambiguously_known=False,
+        noise=False,
+        excluded=frozenset(),
+    )
+
+
+def _hits(own: list[Json], exact: list[list[Json]], fuzzy: list[list[Json]]) -> list[int]:
+    given = [e for evs in [*exact, *fuzzy] for e in evs]
+    built = {id(e): e for e in given}
+    as_ev = {k: _as_evidence(v) for k, v in built.items()}
+    exact_hits = {n: [as_ev[id(e)] for e in evs] for n, evs in enumerate(exact)}
+    fuzzy_hits = {n: [as_ev[id(e)] for e in evs] for n, evs in enumerate(fuzzy)}
+    back = {id(ev): built[k]["id"] for k, ev in as_ev.items()}
+    return [back[id(ev)] for ev in _hits_on_failure([_message(o) for o in own], exact_hits, fuzzy_hits)]
+
+
+def _on_it(evidence: list[Json], paste: Json) -> list[int]:
+    built = [_as_evidence(e) for e in evidence]
+    back = {id(b): e["id"] for b, e in zip(built, evidence, strict=True)}
+    return [back[id(b)] for b in _on_the_failure(built, _as_paste(paste))]
+
+
+PYTHON: dict[str, Callable[..., Json]] = {
+    "confidence": _confidence,
+    "round1": lambda x: round(x, 1),
+    "combined": _combined,
+    "hitsOnFailure": _hits,
+    "onTheFailure": _on_it,
+    "symptomMessages": lambda witnesses, paste: list(
+        _symptom_messages([_as_evidence(e) for e in witnesses], _as_paste(paste))
+    ),
+    "fires": lambda tell, lines: fired(tell, TellText(lines)),
+}
+
+
+def python_rule(name: str, args: list[Json]) -> Json:
+    """What kb's Python answers for the rule ``name`` of engine.js on ``args``."""
+    return PYTHON[name](*args)
+
+
+def node_args(name: str, args: list[Json]) -> list[Json]:
+    """The arguments as engine.js takes them: a tell's conditions as the contract ships them."""
+    if name == "fires":
+        tell, lines = args
+        return [{"says": "", "when": [_condition(c) for c in tell["when"]]}, lines]
+    return args
