@@ -5,6 +5,7 @@
  * Loads the search-index.js a site build writes and STATIC_DIR's engine.js and triage.js unchanged,
  * then answers one JSON line per request line on stdin:
  *   {"id": 3, "op": "search", "text": "...", "top": 10, "first_line": 1} -> {"id": 3, "result": {...}}
+ *     ("output": the whole output the text is the tail of, as kb run passes it, when present)
  *   {"id": 4, "op": "triage", "text": "..."}                             -> {"id": 4, "result": {...} | null}
  *   {"id": 5, "op": "rule", "name": "confidence", "args": [...]}        -> {"id": 5, "result": ...}
  * (one of engine.js's rule functions called on its own, with evidence and messages as plain objects;
@@ -45,7 +46,9 @@ function answer(line) {
     return { id: null, error: "unreadable request: " + error.message };
   }
   try {
-    if (request.op === "search") return { id: request.id, result: engine.search(request.text, request.top, request.first_line) };
+    if (request.op === "search") {
+      return { id: request.id, result: engine.search(request.text, request.top, request.first_line, request.output) };
+    }
     if (request.op === "triage") return { id: request.id, result: triage(request.text, engine) };
     if (request.op === "rule" && Object.hasOwn(RULES, request.name)) {
       return { id: request.id, result: RULES[request.name](...request.args) };

@@ -21,6 +21,7 @@ tests do.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import random
@@ -674,6 +675,42 @@ def test_search_agrees_on_a_leading_bom_and_nul_bytes(node: NodeEngines, index: 
         ("bom and nul", "\ufeff" + d8.replace(" ", "\x00")),
     ]
     _search_both(node, index, cases, [(5, 1), (5, 7), (5, 1), (3, 1)])
+
+
+OOM_CAPTURES = sorted((ROOT / "tests" / "fixtures" / "oom").glob("*.txt"))
+OOM_CAUSES = ("m1", "m2", "m3", "m4", "m5", "m7")  # captures whose signs are tells of one OOM family
+
+
+def test_search_agrees_on_a_tail_read_with_its_whole_output(node: NodeEngines, index: Index) -> None:
+    """As `kb run` and the excepthook ask: the last lines as the paste, tells reading the whole output (kb's
+    own blocks in it blank, only its last MAX_OUTPUT_CHARS read)."""
+    wholes = [p.read_text(encoding="utf-8") for p in [*OOM_CAPTURES, *OWN_OUTPUT, *TRIAGE_FIXTURES[:6]]]
+    wholes += [t for _label, t in _benchmark_cases() if t.count("\n") >= 8][:40]
+    ooms = {p.stem[:2]: p.read_text(encoding="utf-8") for p in OOM_CAPTURES if p.stem[:2] in OOM_CAUSES}
+    wholes += [a + "\n" + b for a, b in itertools.combinations(ooms.values(), 2)]  # two causes' signs: two tells
+    wholes += [w[w.index(OWN.mark) :] for w in wholes if OWN.mark in w]  # an output that opens with kb's block
+    filler = "step 1 | mem 9.00 GiB | loss 0.5\n"
+    pad = filler * (PASTE.max_output_chars // len(filler) + 1)  # longer than what tells read
+    wholes += ["x" * 7 + pad[: -len(filler)] + ooms["m1"]]  # cut inside a line
+    wholes += [ooms["m2"] + "\n" + pad + ooms["m1"]]  # a rising series only before the cut
+    requests, runs = [], []
+    for whole in wholes:
+        lines = whole.split("\n")
+        for keep in (3, 12):
+            tail, first = "\n".join(lines[-keep:]), max(len(lines) - keep, 0) + 1
+            requests.append({"op": "search", "text": tail, "top": 10, "first_line": first, "output": whole})
+            runs.append((tail, first, whole))
+
+    def python() -> list[Json]:
+        out = []
+        for tail, first, whole in runs:
+            response = search(tail, catalogue=index, first_line=first, output=whole)
+            out.append({**response.to_json(), "symptom": response.symptom})
+        return out
+
+    answers, expected = node.ask(requests, python)
+    _compare("search", [(f"tail {i}", t) for i, (t, _f, _w) in enumerate(runs)], answers, expected)
+    assert any(want["status"] != "unknown" for want in expected)
 
 
 def test_rules_agree_at_their_exact_edges(node: NodeEngines) -> None:
