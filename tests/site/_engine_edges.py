@@ -10,10 +10,12 @@ objects on the Node side, as the dataclasses _score.py uses on the Python side.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from itertools import product
 from typing import Any
 
+from trainkb.search import Index, search
 from trainkb.search._input import FAILURE_WEIGHT, Message
 from trainkb.search._policy import ANSWER, SCORE
 from trainkb.search._score import (
@@ -212,3 +214,36 @@ def node_args(name: str, args: list[Json]) -> list[Json]:
         tell, lines = args
         return [{"says": "", "when": [_condition(c) for c in tell["when"]]}, lines]
     return args
+
+
+def why_edges(index: Index) -> list[tuple[str, str]]:
+    """Cause-naming lines whose matched words are exactly ``why_chars`` long and one longer: a number inside
+    the match of an answered signature example, grown digit by digit (``\\d+`` takes any length)."""
+    out: list[tuple[str, str]] = []
+    for sig in index.sigs:
+        for example in sig.texts[:1]:
+            found = _digits_in_why(index, example)
+            if found is None:
+                continue
+            matched, digits = found
+            for length in (ANSWER.why_chars, ANSWER.why_chars + 1):
+                grow = length - len(matched)
+                if grow < 0:
+                    continue
+                longer = matched[: digits.end()] + "7" * grow + matched[digits.end() :]
+                grown = example.replace(matched, longer, 1)
+                if search(grown, catalogue=index).status == "answered":
+                    out.append((f"why of {length} characters", grown))
+            if len(out) >= 6:
+                return out
+    return out
+
+
+def _digits_in_why(index: Index, line: str) -> tuple[str, re.Match[str]] | None:
+    response = search(line, catalogue=index)
+    why = response.why or ""
+    quoted = re.search(r"`(.+)`", why)
+    if response.status != "answered" or quoted is None or quoted[1].endswith("…") or quoted[1] not in line:
+        return None
+    digits = re.search(r"\d+", quoted[1])
+    return None if digits is None else (quoted[1], digits)

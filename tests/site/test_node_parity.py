@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 import pytest
-from _engine_edges import node_args, python_rule, rule_cases
+from _engine_edges import node_args, python_rule, rule_cases, why_edges
 from _triage_edges import triage_edges
 
 from trainkb._ownoutput import OWN
@@ -662,6 +662,9 @@ def test_search_agrees_on_generated_inputs(node: NodeEngines, index: Index, real
     edges = _noise_edges(index, benchmark, records)  # every result shown: the noise rule changes scores
     assert len(edges) >= 16, "too few inputs at the noise rule's edges"
     edges += _edge_cases(index, benchmark)
+    whys = why_edges(index)
+    assert len(whys) >= 2, "no answered line whose quoted match can grow to why_chars"
+    edges += whys
     _search_both(node, index, cases + edges, options + [(10, 1)] * len(edges))
 
 
