@@ -130,8 +130,7 @@ def _rises() -> list[Rule]:
                 v += 2.0
                 values.append(v)
             series[f"{rises} rises {falls} falls"] = values
-    flat_then_up = [first] * (TELLS.max_series - 1) + [first * 3, first * 4]
-    series["cut at max series"] = flat_then_up
+    series["cut at max series"] = [first] * (TELLS.max_series - 1) + [first * 3, first * 4]
     series["one inside max series"] = [first] * (TELLS.max_series - 2) + [first * 3, first * 4]
     series["flat at zero"] = [0.0] * need  # no rise at all, though the last value is RISE_RATIO times the first
     series["two values a line"] = [first, first * 2]  # below, each line carries two figures
@@ -174,19 +173,22 @@ def _as_paste(p: Json) -> _Paste:
     )
 
 
+def _built(given: list[Json]) -> tuple[list[Evidence], dict[int, int]]:
+    """The evidence as _score.py holds it, and each one's id in the request, by identity."""
+    built = [_as_evidence(e) for e in given]
+    return built, {id(b): e["id"] for b, e in zip(built, given, strict=True)}
+
+
 def _hits(own: list[Json], exact: list[list[Json]], fuzzy: list[list[Json]]) -> list[int]:
-    given = [e for evs in [*exact, *fuzzy] for e in evs]
-    built = {id(e): e for e in given}
-    as_ev = {k: _as_evidence(v) for k, v in built.items()}
-    exact_hits = {n: [as_ev[id(e)] for e in evs] for n, evs in enumerate(exact)}
-    fuzzy_hits = {n: [as_ev[id(e)] for e in evs] for n, evs in enumerate(fuzzy)}
-    back = {id(ev): built[k]["id"] for k, ev in as_ev.items()}
+    built, back = _built([e for evs in [*exact, *fuzzy] for e in evs])
+    parts = iter(built)
+    exact_hits = {n: [next(parts) for _ in evs] for n, evs in enumerate(exact)}
+    fuzzy_hits = {n: [next(parts) for _ in evs] for n, evs in enumerate(fuzzy)}
     return [back[id(ev)] for ev in _hits_on_failure([_message(o) for o in own], exact_hits, fuzzy_hits)]
 
 
 def _on_it(evidence: list[Json], paste: Json) -> list[int]:
-    built = [_as_evidence(e) for e in evidence]
-    back = {id(b): e["id"] for b, e in zip(built, evidence, strict=True)}
+    built, back = _built(evidence)
     return [back[id(b)] for b in _on_the_failure(built, _as_paste(paste))]
 
 
