@@ -70,10 +70,12 @@ def test_preemption_signals_reach_the_job_and_kb_run_survives(tmp_path, signum):
 
 
 def test_ctrl_z_stops_the_job_and_fg_resumes_it(tmp_path):
-    ticks, ready = tmp_path / "ticks", tmp_path / "ready"
+    ticks, ready, done = tmp_path / "ticks", tmp_path / "ready", tmp_path / "done"
+    # It ticks until told it is done (or 8 s pass), so the test waits for no fixed run time.
     script = (
         f"import os, time\nfrom pathlib import Path\nPath({str(ready)!r}).write_text(str(os.getpid()))\n"
-        f"for i in range(400):\n    Path({str(ticks)!r}).write_text(str(i))\n    time.sleep(0.02)\n"
+        f"for i in range(400):\n    Path({str(ticks)!r}).write_text(str(i))\n"
+        f"    if Path({str(done)!r}).exists(): break\n    time.sleep(0.02)\n"
     )
     # Its own process group, as a job-control shell gives each job (the stop is then not ignored).
     kb = subprocess.Popen(
@@ -90,6 +92,12 @@ def test_ctrl_z_stops_the_job_and_fg_resumes_it(tmp_path):
         assert ticks.read_text() == frozen
         kb.send_signal(signal.SIGCONT)  # `fg`
         assert _wait_state(child, "S") in {"S", "R"}
+        resumed = ticks.read_text()
+        deadline = time.monotonic() + 60
+        while ticks.read_text() == resumed and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert ticks.read_text() != resumed  # it ticks again after `fg`
+        done.touch()
         assert kb.wait(timeout=120) == 0
     finally:
         if kb.poll() is None:

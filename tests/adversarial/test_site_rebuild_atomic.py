@@ -36,6 +36,9 @@ def _built(catalogue: Path, out: Path) -> int:
         kb.kill()
 
 
+# Three builds of 120 pages: `make test` runs it; a killed build leaving the old site is in
+# test_site_in_place.py's quick test_a_killed_in_place_build_leaves_the_old_site_readable
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
 @pytest.mark.timeout(1800)
 def test_a_build_killed_midway_leaves_the_old_site_and_no_litter(make_catalogue, tmp_path):

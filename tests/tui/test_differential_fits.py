@@ -88,7 +88,10 @@ async def test_five_candidates_fit_without_scrolling(real_app: TrainKBApp, which
         _all_on_screen(app)
 
 
-@pytest.mark.parametrize("name", sorted(PASTES))
+# The NCCL timeout is the same kind of paste as the OOM (a long real one): it runs in `make test`
+@pytest.mark.parametrize(
+    "name", [pytest.param(n, marks=pytest.mark.slow) if n == "nccl-timeout" else n for n in sorted(PASTES)]
+)
 async def test_real_pastes_fill_the_pane_within_the_screen(real_app: TrainKBApp, name: str) -> None:
     """A real CUDA OOM, the NCCL timeout and an in-place autograd error, pasted as a terminal sends them."""
     app = real_app
