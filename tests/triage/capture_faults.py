@@ -16,8 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from faultgrid import run_fault
-from faultjob import FAULTS
+from faultgrid import FAULTS, run_fault
 
 
 def main() -> int:

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 JOB = Path(__file__).with_name("faultjob.py")
+# what faultjob.py can do to a rank; here, not there, so naming them does not import torch
+FAULTS = ("raise", "sigkill", "exit", "hang", "collective", "nan")
 
 
 @dataclass(frozen=True)

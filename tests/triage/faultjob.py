@@ -17,7 +17,6 @@ import torch
 import torch.distributed as dist
 from torch.distributed.elastic.multiprocessing.errors import record
 
-FAULTS = ("raise", "sigkill", "exit", "hang", "collective", "nan")
 FAULT_STEP = 2
 
 

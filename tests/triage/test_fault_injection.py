@@ -1,6 +1,6 @@
 """Fault injection: real torchrun jobs on gloo (CPU) with 2, 3 and 4 processes, one faulty rank each.
 
-Every rank k of every size suffers each fault of faultjob.FAULTS (raise, SIGKILL, early exit,
+Every rank k of every size suffers each fault of faultgrid.FAULTS (raise, SIGKILL, early exit,
 hang before a collective, a different collective, NaN turned into a raise), and triage reads
 what torchrun printed and its --log-dir. Goals: the culprit named correctly in at
 least 95% of runs, and a victim never named as the sole culprit. The figures are printed.
@@ -27,8 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from faultgrid import Captured, run_fault
-from faultjob import FAULTS
+from faultgrid import FAULTS, Captured, run_fault
 
 from trainkb.triage import Triage, to_text, triage_path, triage_text
 

@@ -9,7 +9,6 @@ import io
 import time
 
 import pytest
-import torch
 from helpers import TRACEBACK
 from test_flows import bracketed_paste
 from textual import events
@@ -67,6 +66,8 @@ async def test_control_characters_in_a_paste_are_not_keys(real_app: TrainKBApp) 
 
 def _checkpoint_bytes() -> bytes:
     """A real binary: a saved checkpoint of ~200 KB, as `cat model.pt` would put on the screen."""
+    import torch  # here: importing it for the whole module would cost every test worker ~1.5 s
+
     buffer = io.BytesIO()
     torch.save({"weight": torch.linspace(-1, 1, 50_000)}, buffer)
     return buffer.getvalue()
