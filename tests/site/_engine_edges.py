@@ -5,7 +5,9 @@ strength of exactly 60.0, a lead of exactly 3.0, a series whose last value is ex
 one-character change there (``>=`` to ``>``) gives the same answers on every real paste and still breaks the
 rule. Here each rule is called directly with values on, just below and just above every edge it reads, in
 kb's Python and in engine.js under Node, and the two verdicts must match: evidence and messages as plain
-objects on the Node side, as the dataclasses _score.py uses on the Python side.
+objects on the Node side, as the dataclasses _score.py uses on the Python side. Whole inputs built from
+captured output stand where a search rule's edge needs one: a quoted match of ``why_chars``, an output
+opening with kb's block, a multi-rank run that leaves triage's note as all the advice.
 """
 
 from __future__ import annotations
@@ -15,9 +17,13 @@ from collections.abc import Callable
 from itertools import product
 from typing import Any
 
+from trainkb._ownoutput import OWN
+from trainkb._present import block
+from trainkb._runguard import how_it_ended
 from trainkb.search import Index, search
-from trainkb.search._input import FAILURE_WEIGHT, Message
+from trainkb.search._input import FAILURE_WEIGHT, Message, parse
 from trainkb.search._policy import ANSWER, SCORE
+from trainkb.search._ranks import teardown
 from trainkb.search._score import (
     Evidence,
     _combined,
@@ -249,3 +255,38 @@ def _digits_in_why(index: Index, line: str) -> tuple[str, re.Match[str]] | None:
         return None
     digits = re.search(r"\d+", quoted[1])
     return None if digits is None else (quoted[1], digits)
+
+
+def kb_block_first(index: Index, failed: str, then: str, keep: int) -> str:
+    """An output that opens with the block `kb run` printed for the run ``failed`` and goes on with the run
+    ``then`` (a log appended to run after run, read from kb's block on). The block quotes the words only
+    ``failed``'s cause prints, which that cause's tell reads: blank from the output's first character, or
+    the tell fires on kb's own words when ``then``'s last ``keep`` lines are searched."""
+    said = block(search(failed, top=3, catalogue=index, output=failed), f"kb run: python {how_it_ended(1)}")
+    whole = said + then
+    lines = whole.split("\n")
+    tail, first = "\n".join(lines[-keep:]), len(lines) - keep + 1
+    read = search(tail, catalogue=index, first_line=first, output=whole.replace(OWN.mark, "-- kb", 1))
+    if search(tail, catalogue=index, first_line=first, output=whole).to_json() == read.to_json():
+        raise AssertionError("no tell reads kb's block: an output opening with it goes untested")
+    return whole
+
+
+def summary_never_came(index: Index, logs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The captured multi-rank runs cut before torchrun's own traceback and summary (the job killed first). In
+    one, a rank died of a signal with no traceback, and once its peers' lines are left out no line of the paste is
+    a symptom: search abstains with advice, which is triage's note alone (nothing to paste a rank never printed)."""
+    out = []
+    for label, log in logs:
+        lines = log.splitlines()
+        end = next((i for i, line in enumerate(lines) if line.startswith(("Traceback", "===="))), len(lines))
+        out.append((f"{label} before the summary", "\n".join(lines[:end]) + "\n"))
+    if not any(_note_alone(index, text) for _label, text in out):
+        raise AssertionError("no cut run leaves triage's note as all the advice: that rule goes untested")
+    return out
+
+
+def _note_alone(index: Index, text: str) -> bool:
+    ranks = teardown(text, parse(text))
+    response = search(text, catalogue=index)
+    return ranks is not None and response.abstained and response.symptom is None and response.advice == ranks.note

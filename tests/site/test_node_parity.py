@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 import pytest
-from _engine_edges import node_args, python_rule, rule_cases, why_edges
+from _engine_edges import kb_block_first, node_args, python_rule, rule_cases, summary_never_came, why_edges
 from _triage_edges import triage_edges
 
 from trainkb._ownoutput import OWN
@@ -631,14 +631,15 @@ def test_search_agrees_on_every_benchmark_case(node: NodeEngines, index: Index) 
 
 
 def test_search_agrees_on_multirank_logs_and_saved_kb_output(node: NodeEngines, index: Index) -> None:
-    """The triage fixtures (a silent rank's peers' teardown is left out) and logs holding kb's own blocks
-    (left out too), whole and as their tails; the own-output logs do hold blocks that change the answer."""
+    """The triage fixtures (a silent rank's peers' teardown is left out), also cut before torchrun's summary, and
+    logs holding kb's own blocks (left out too), whole and as their tails; the own-output logs do hold blocks that
+    change the answer."""
     logs = [(str(p.relative_to(ROOT)), p.read_text(encoding="utf-8")) for p in TRIAGE_FIXTURES]
     own = [(str(p.relative_to(ROOT)), p.read_text(encoding="utf-8")) for p in OWN_OUTPUT]
     assert own and all(OWN.mark in text for _label, text in own), "no saved output with kb's blocks in tests/own_output"
     kept = [text for _label, text in own if search(text, catalogue=index).to_json() != _unmarked(text, index)]
     assert kept, "no saved kb block changes the answer: the rule that skips them goes untested"
-    cases = logs + own
+    cases = logs + own + summary_never_came(index, logs)
     cases += [(f"{label} (tail)", "\n".join(text.split("\n")[len(text.split("\n")) // 3 :])) for label, text in cases]
     _search_both(node, index, cases, [(10, 1 + i % 2 * 40) for i in range(len(cases))])
 
@@ -692,6 +693,7 @@ def test_search_agrees_on_a_tail_read_with_its_whole_output(node: NodeEngines, i
     ooms = {p.stem[:2]: p.read_text(encoding="utf-8") for p in OOM_CAPTURES if p.stem[:2] in OOM_CAUSES}
     wholes += [a + "\n" + b for a, b in itertools.combinations(ooms.values(), 2)]  # two causes' signs: two tells
     wholes += [w[w.index(OWN.mark) :] for w in wholes if OWN.mark in w]  # an output that opens with kb's block
+    wholes += [kb_block_first(index, ooms["m7"], ooms["m2"], keep=3)]  # one a tell would read
     filler = "step 1 | mem 9.00 GiB | loss 0.5\n"
     pad = filler * (PASTE.max_output_chars // len(filler) + 1)  # longer than what tells read
     wholes += ["x" * 7 + pad[: -len(filler)] + ooms["m1"]]  # cut inside a line
