@@ -19,7 +19,7 @@ from oom_family import family_records
 
 from trainkb._ownoutput import OWN
 from trainkb.catalogue import find_catalogue, load_catalogue
-from trainkb.search import Index, _hint
+from trainkb.search import Index, _hint, get_index
 from trainkb.search._hint import HINT
 from trainkb.search._index import build_data
 from trainkb.search._jsregex import js_regex
@@ -51,8 +51,7 @@ ITEMS = {
 
 @pytest.fixture(scope="module")
 def contract() -> EngineContract:
-    cat = load_catalogue(find_catalogue())
-    return engine_contract(Index(build_data(cat.ordered(), cat.content_hash(), cat.origin)))
+    return engine_contract(get_index(find_catalogue()))  # the bundled catalogue's index, as `kb search` reads it
 
 
 @pytest.fixture

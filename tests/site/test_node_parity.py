@@ -40,8 +40,7 @@ from _triage_edges import triage_edges
 from trainkb._ownoutput import OWN
 from trainkb.catalogue import Catalogue
 from trainkb.ranklog import READ
-from trainkb.search import Index, search
-from trainkb.search._index import build_data
+from trainkb.search import Index, get_index, search
 from trainkb.search._input import parse
 from trainkb.search._normalize import normalize, terms
 from trainkb.search._policy import PASTE, SCORE
@@ -135,9 +134,9 @@ class NodeEngines:
 
 @pytest.fixture(scope="session")
 def index(real_catalogue: Catalogue) -> Index:
-    """The Python engine's index of the catalogue the site is built from, built as the site build does."""
-    cat = real_catalogue
-    return Index(build_data(cat.ordered(), cat.content_hash(), cat.origin))
+    """The Python engine's index of the catalogue the site is built from, as `kb search` reads it (prebuilt or
+    cached; the site's own copy is built afresh, so the two builds are compared too)."""
+    return get_index(real_catalogue.root)
 
 
 @pytest.fixture(scope="session")
