@@ -52,12 +52,13 @@ pytest: setup
 
 # the edit-and-test loop: every test except the slow and the browser ones, which `make test` runs too; two
 # pytest-xdist workers per core, since much of the tier waits (on kb processes, on Textual's timers) and a second
-# worker uses the core meanwhile; a test module's tests kept on one worker so its module fixtures are built once.
+# worker uses the core meanwhile; a test module's tests kept on one worker so its module fixtures are built once,
+# and the modules that use the warm check pool kept on one worker together (tests/conftest.py groups them).
 # Bytecode is written even where the environment turns it off: each worker would otherwise rewrite and compile
 # every test module again, and each of the many kb processes the tier starts would compile trainkb again.
 QUICK_WORKERS ?= $(shell echo $$(( $$(nproc) * 2 )))
 quick: setup
-	env -u PYTHONDONTWRITEBYTECODE $(BIN)/pytest -q -n $(QUICK_WORKERS) --dist loadscope -m "not slow and not browser"
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/pytest -q -n $(QUICK_WORKERS) --dist loadgroup -m "not slow and not browser"
 
 lint: setup
 	$(BIN)/kb lint

@@ -75,7 +75,14 @@ def shared_pool(pool: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects anything
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """A test that drives Chromium (it uses the `browser` fixture, itself or through another) is marked browser."""
+    """A test that drives Chromium (it uses the `browser` fixture, itself or through another) is marked browser.
+
+    For xdist's loadgroup (`make quick`) each test module is one unit of work, as under loadscope, so its module
+    fixtures are built once; but the modules that use the warm check pool are one unit together, so one worker
+    pays the pool's torch import (seconds of CPU) instead of every worker."""
+    pooled = {item.nodeid.split("::")[0] for item in items if "pool" in getattr(item, "fixturenames", ())}
     for item in items:
         if "browser" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.browser)
+        module = item.nodeid.split("::")[0]
+        item.add_marker(pytest.mark.xdist_group("check-pool" if module in pooled else module))

@@ -111,6 +111,9 @@ async def test_f1_fits_at_80_columns_and_names_no_widget_class(app: TrainKBApp, 
         assert not any(name in line for line in described for name in ("OptionList", "ResultsList", "PasteBox"))
 
 
+# the palette's own paste path is driven in `make quick` by test_paste_anywhere.py's
+# test_a_crash_pasted_into_the_palette_closes_it_and_searches; this ranking runs in `make test`
+@pytest.mark.slow
 async def test_palette_ranks_the_oom_entries_first_for_oom(real_app: TrainKBApp) -> None:
     from textual.command import CommandList
 

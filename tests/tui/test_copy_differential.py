@@ -55,6 +55,8 @@ async def test_d_copies_the_differential(real_app: TrainKBApp, size: tuple[int, 
         assert message.startswith("Copied a Markdown diagnosis naming " + shown.rows[0].result.id)
 
 
+# `d` is driven in `make quick` by test_d_copies_the_differential[80x24]; an entry read on its own in `make test`
+@pytest.mark.slow
 async def test_d_on_an_entry_read_on_its_own_names_it_without_a_file_path(
     real_app: TrainKBApp, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -88,9 +88,10 @@ async def test_five_candidates_fit_without_scrolling(real_app: TrainKBApp, which
         _all_on_screen(app)
 
 
-# The NCCL timeout is the same kind of paste as the OOM (a long real one): it runs in `make test`
+# One Pilot app per paste: the OOM in `make quick`; the NCCL timeout and the in-place error, pastes of the
+# same kind, in `make test` too
 @pytest.mark.parametrize(
-    "name", [pytest.param(n, marks=pytest.mark.slow) if n == "nccl-timeout" else n for n in sorted(PASTES)]
+    "name", [n if n == "cuda-oom" else pytest.param(n, marks=pytest.mark.slow) for n in sorted(PASTES)]
 )
 async def test_real_pastes_fill_the_pane_within_the_screen(real_app: TrainKBApp, name: str) -> None:
     """A real CUDA OOM, the NCCL timeout and an in-place autograd error, pasted as a terminal sends them."""

@@ -16,7 +16,10 @@ FIXTURES = Path(__file__).resolve().parents[1] / "triage" / "fixtures"
 KILLED = [FIXTURES / "gloo/sigkill-n3-r0/combined.log", FIXTURES / "nccl/sigkill-n2-r1/combined.log"]
 
 
-@pytest.mark.parametrize("log", KILLED, ids=["gloo-3-ranks", "nccl-2-ranks"])
+# one Pilot app per log: the two-rank NCCL log in `make quick`, the three-rank gloo one in `make test` too
+@pytest.mark.parametrize(
+    "log", [pytest.param(KILLED[0], marks=pytest.mark.slow), KILLED[1]], ids=["gloo-3-ranks", "nccl-2-ranks"]
+)
 async def test_the_ranks_panel_and_the_first_match_name_one_entry(real_app: TrainKBApp, log: Path) -> None:
     app = real_app
     async with app.run_test(size=(120, 40)) as pilot:
