@@ -83,11 +83,19 @@ def _find_nested(pattern: _Tree) -> bool:
     return False
 
 
+_CHARSETS: dict[str, frozenset[str]] = {}  # by the atom's repr: the same few atoms recur in every pattern
+
+
 def _charset(item: tuple[_Tree, _Tree]) -> frozenset[str]:
-    """The probe characters one single-character atom (a literal, a class, ".") matches."""
-    one = sre_parse.SubPattern(sre_parse.State(), [item])
-    compiled = sre_compile.compile(one, re.IGNORECASE)
-    return frozenset(c for c in _PROBE if compiled.fullmatch(c))
+    """The probe characters one single-character atom (a literal, a class, ".") matches (compiling it each
+    time made the engine contract of the catalogue cost seconds)."""
+    key = repr(item)
+    found = _CHARSETS.get(key)
+    if found is None:
+        one = sre_parse.SubPattern(sre_parse.State(), [item])
+        compiled = sre_compile.compile(one, re.IGNORECASE)
+        found = _CHARSETS[key] = frozenset(c for c in _PROBE if compiled.fullmatch(c))
+    return found
 
 
 def _single_repeat(op: object, av: _Tree) -> tuple[int, int, frozenset[str]] | None:
