@@ -219,6 +219,26 @@ def test_a_signal_during_the_diagnosis_keeps_the_commands_status(tmp_path, signu
     assert "Traceback" not in err
 
 
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_after_the_advice_keeps_the_commands_status(signum):
+    """The advice is out and kb is exiting: a signal then (a scheduler's SIGTERM, a late Ctrl-C) still leaves
+    the command's 3, not 143 or 130 (the interpreter's exit used to put the default handler back)."""
+    script = "echo 'RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB'; exit 3"
+    kb = subprocess.Popen(
+        [*KB_RUN, "--", "sh", "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert kb.stderr is not None
+    seen = []
+    for line in kb.stderr:  # the advice's last line, then at once the signal, while kb exits
+        seen.append(line)
+        if line.lstrip().startswith("What would help:"):
+            kb.send_signal(signum)
+            break
+    _out, err = kb.communicate(timeout=120)
+    assert seen[-1].lstrip().startswith("What would help:"), "".join(seen)
+    assert kb.returncode == 3, "".join(seen) + err
+
+
 def test_a_job_writing_after_kb_returned_keeps_running_and_is_shown(tmp_path):
     """docs/cli.md: a job the command leaves writing into kb's pipe keeps running and is shown, as without kb."""
     done = tmp_path / "done"

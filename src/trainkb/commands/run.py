@@ -6,6 +6,7 @@ import argparse
 import contextlib
 import shutil
 import signal
+import sys
 from collections.abc import Iterator
 
 from .._ownoutput import closing_heading
@@ -112,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
         if inner is not None and not inner.startswith(f"── {IDLE_HEADING}"):  # a kb inside it diagnosed it
             _say(f"── kb run: {_named(cmd[0])} {what}: see the diagnosis above, by the kb it ran ──\n")
             return outcome.exit_status
-        with contextlib.suppress(_Stopped), _stoppable():
+        with contextlib.suppress(_Stopped), _stoppable(outcome.exit_status, args.whole_process):
             diagnose(
                 outcome.tail,
                 f"kb run: {cmd[0]} {what}",
@@ -160,21 +161,36 @@ class _Stopped(BaseException):
 
 
 @contextlib.contextmanager
-def _stoppable() -> Iterator[None]:
+def _stoppable(status: int, whole_process: bool) -> Iterator[None]:
     """Let a signal cut the advice short without taking the command's exit status with it: the
-    command has ended, so the status kb owes its caller is the command's, not 130 or 143."""
+    command has ended, so the status kb owes its caller is the command's, not 130 or 143.
+
+    In the `kb` process itself that holds until it has exited: after the advice a signal ends kb
+    with that status while kb flushes what it wrote, and is then held back, because the interpreter's
+    own exit puts the default handlers back and a SIGTERM there ended kb as -15."""
 
     def stop(_signum: int, _frame: object) -> None:
         raise _Stopped
 
+    def finish(_signum: int, _frame: object) -> None:
+        raise SystemExit(status)
+
     stoppers = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
     previous = {signum: signal.getsignal(signum) for signum in stoppers}
-    for signum in stoppers:
-        if previous[signum] != signal.SIG_IGN:  # what kb was started ignoring (nohup, `&`) stays ignored
-            signal.signal(signum, stop)
+    caught = [signum for signum in stoppers if previous[signum] != signal.SIG_IGN]  # ignored (nohup, `&`) stays
+    for signum in caught:
+        signal.signal(signum, stop)
     try:
         yield
     finally:
-        for signum, handler in previous.items():
-            if handler is not None:  # None: set outside Python, left as it is
-                signal.signal(signum, handler)
+        if whole_process:
+            for signum in caught:
+                signal.signal(signum, finish)
+            for stream in (sys.stdout, sys.stderr):
+                with contextlib.suppress(OSError, ValueError, AttributeError):
+                    stream.flush()
+            signal.pthread_sigmask(signal.SIG_BLOCK, caught)  # nothing is left to write: only the exit
+        else:  # a library call: the program around it gets its handlers back
+            for signum, handler in previous.items():
+                if handler is not None:  # None: set outside Python, left as it is
+                    signal.signal(signum, handler)
