@@ -17,9 +17,10 @@ from collections.abc import Callable
 from itertools import product
 from typing import Any
 
+from trainkb._advice import advice_block
 from trainkb._ownoutput import OWN
-from trainkb._present import block
 from trainkb._runguard import how_it_ended
+from trainkb.catalogue import find_catalogue
 from trainkb.search import Index, search
 from trainkb.search._input import FAILURE_WEIGHT, Message, parse
 from trainkb.search._policy import ANSWER, SCORE
@@ -262,7 +263,8 @@ def kb_block_first(index: Index, failed: str, then: str, keep: int) -> str:
     ``then`` (a log appended to run after run, read from kb's block on). The block quotes the words only
     ``failed``'s cause prints, which that cause's tell reads: blank from the output's first character, or
     the tell fires on kb's own words when ``then``'s last ``keep`` lines are searched."""
-    said = block(search(failed, top=3, catalogue=index, output=failed), f"kb run: python {how_it_ended(1)}")
+    heading = f"kb run: python {how_it_ended(1)}"  # as kb run calls it for a run that exited 1
+    said = advice_block(failed, catalogue=find_catalogue(), heading=heading, explain_abstention=True, output=failed)
     whole = said + then
     lines = whole.split("\n")
     tail, first = "\n".join(lines[-keep:]), len(lines) - keep + 1
