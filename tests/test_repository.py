@@ -34,18 +34,20 @@ TOP_LEVEL = {
 RUN_OUTPUT = (".pt", ".pth", ".ckpt", ".bin", ".safetensors", ".npy", ".npz", ".pkl")
 
 
-def _tracked() -> list[str]:
+@pytest.fixture(scope="module")
+def tracked() -> list[str]:
+    """The tracked paths, listed once for the module."""
     if shutil.which("git") is None or not (ROOT / ".git").exists():
         pytest.skip("not a git checkout")
     listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True)
     return [name for name in listed.stdout.decode("utf-8", "surrogateescape").split("\0") if name]
 
 
-def test_the_root_holds_only_the_projects_own_entries():
-    strays = sorted({name.split("/", 1)[0] for name in _tracked()} - TOP_LEVEL)
+def test_the_root_holds_only_the_projects_own_entries(tracked):
+    strays = sorted({name.split("/", 1)[0] for name in tracked} - TOP_LEVEL)
     assert not strays, f"tracked at the repository root but not part of the project: {strays}"
 
 
-def test_no_training_output_is_tracked():
-    found = [name for name in _tracked() if name.lower().endswith(RUN_OUTPUT)]
+def test_no_training_output_is_tracked(tracked):
+    found = [name for name in tracked if name.lower().endswith(RUN_OUTPUT)]
     assert not found, f"checkpoints or arrays tracked (a run's output?): {found}"
