@@ -14,7 +14,7 @@
   /* The engine contract this file reads: its version and every field it relies on. An index of
    * another version, or one lacking a field, is refused with an Error rather than searched wrongly.
    * Bump with ENGINE_CONTRACT_VERSION in src/trainkb/search/contract.py (docs/search.md says when). */
-  var CONTRACT_VERSION = 8;
+  var CONTRACT_VERSION = 9;
   var CONTRACT = {
     version: CONTRACT_VERSION,
     fields: ["version", "constants", "patterns", "advice", "entries", "sigs", "phrases", "excludes", "tells",
@@ -23,7 +23,7 @@
                 "ROOT_CAUSE_LINES", "SENTENCE_WORDS", "MIN_DUMP_ITEMS", "FAILURE_WEIGHT", "OTHER_WEIGHT",
                 "WRAPPER_WEIGHT", "WRAPPER_TYPES", "RAW_LINE_CHARS", "MIN_OPTIONS", "WARNING_SUFFIX", "WHAT_TYPE",
                 "NCCL_TYPE", "QUOTES", "NO_TRACEBACK", "CODE_QUOTES", "RUNS_ON", "STOP", "STEM_SUFFIXES", "STEM_KEEP_CHARS", "STEM_MIN_CHARS",
-                "PART_MIN_CHARS", "MAX_HITS_PER_SIG", "EXACT_STRENGTH", "FUZZY_STRENGTH",
+                "PART_MIN_CHARS", "NAMED_CHARS", "MAX_HITS_PER_SIG", "EXACT_STRENGTH", "FUZZY_STRENGTH",
                 "TYPE_BONUS", "MIN_FUZZY_CHARS", "MIN_SHARED_TERMS", "SHARED_TERMS_SHARE", "MIN_LINE_CHARS",
                 "MAX_TERM_REPEATS", "FULL_ALIAS_WORDS", "MIN_ALIAS_WORDS", "PROSE_SATURATION", "BM25_SHARE", "COVER_SHARE",
                 "EXTRA_SIGNATURE", "OTHER_KIND_SHARE", "MAX_EVIDENCE", "SUBSTITUTION_PENALTY", "FUZZY_FLOOR",
@@ -181,6 +181,7 @@
     this.keepChars = C.STEM_KEEP_CHARS;
     this.minChars = C.STEM_MIN_CHARS;
     this.partChars = C.PART_MIN_CHARS;
+    this.namedChars = C.NAMED_CHARS;
   }
   Normalizer.prototype.normalize = function (line) {
     var out = line;
@@ -214,12 +215,25 @@
     return out;
   };
 
-  /* content_words(): stemmed whole words without digits, the fixed wording of a message */
-  Normalizer.prototype.contentWords = function (text) {
+  /* content_words(): stemmed whole words, the fixed wording of a message; a long name that only ends in
+   * digits ('sqrtbackward0') is compared without them: every such name of a paste, of a signature's text
+   * only those in `named` (spelledNames) */
+  Normalizer.prototype.contentWords = function (text, named) {
     var tokens = text.toLowerCase().match(this.token) || [], out = [];
     for (var i = 0; i < tokens.length; i++) {
-      var w = tokens[i];
-      if (/^[a-z]+$/.test(w.replace(/_/g, "")) && !this.stop.has(w)) out.push(this.stem(w));
+      var t = tokens[i], w = t.replace(/[0-9]+$/, "");
+      if (!/^[a-z]+$/.test(w.replace(/_/g, "")) || this.stop.has(w)) continue;
+      if (w !== t && (w.length < this.namedChars || (named && !named.has(w)))) continue;
+      out.push(this.stem(w));
+    }
+    return out;
+  };
+  /* spelled_names(): the long names a signature's literal or regex spells out, without trailing digits */
+  Normalizer.prototype.spelledNames = function (source) {
+    var tokens = source.toLowerCase().match(this.token) || [], out = new Set();
+    for (var i = 0; i < tokens.length; i++) {
+      var w = tokens[i].replace(/[0-9]+$/, "");
+      if (w.length >= this.namedChars && /^[a-z]+$/.test(w.replace(/_/g, ""))) out.add(w);
     }
     return out;
   };
@@ -764,10 +778,12 @@
     this.norm = new Normalizer(C, P);
     this.parser = new Parser(C, P);
     this.entries = data.entries;
+    var norm = this.norm;
     this.sigs = data.sigs.map(function (s) {
       return { entry: s.entry, source: s.source, regex: re(s.regex, "g"), literal: s.literal, type: s.type,
                texts: s.texts.map(codePoints), nterms: s.terms.length, terms: s.terms, spec: s.spec,
-               required: s.required, numbers: s.numbers, ambiguous: s.ambiguous, namesCause: s.names_cause };
+               required: s.required, numbers: s.numbers, ambiguous: s.ambiguous, namesCause: s.names_cause,
+               named: norm.spelledNames(s.source) };
     });
     this.aliases = data.aliases;  // entry -> [[words, idf total], ...]
     // aliases written as error fragments, with their words
@@ -896,8 +912,8 @@
     return more;
   }
   /* _substituted: the aligned windows trade content words (a sibling message, not a retyped copy) */
-  Engine.prototype.substituted = function (candidate, text, aligned) {
-    var mine = counts(this.norm.contentWords(widen(candidate, aligned.srcStart, aligned.srcEnd)));
+  Engine.prototype.substituted = function (candidate, text, aligned, named) {
+    var mine = counts(this.norm.contentWords(widen(candidate, aligned.srcStart, aligned.srcEnd), named));
     var theirs = counts(this.norm.contentWords(widen(text, aligned.destStart, aligned.destEnd)));
     return exceeds(mine, theirs) && exceeds(theirs, mine);
   };
@@ -926,7 +942,7 @@
           if (aligned === null || !aligned.score) return;
           var coverage = Math.min(text.length, candidate.length) / Math.max(candidate.length, 1);
           var strength = (aligned.score - floor) / (100 - floor) * Math.sqrt(coverage);
-          if (self.substituted(candidate, text, aligned)) strength *= C.SUBSTITUTION_PENALTY;
+          if (self.substituted(candidate, text, aligned, sig.named)) strength *= C.SUBSTITUTION_PENALTY;
           best = Math.max(best, strength);
         });
         if (best > 0) {
@@ -1438,11 +1454,12 @@
       return response("answered", results, null, this.vouched(scored[0]), 0);
     }
     // the candidates for a symptom: the entries whose signatures matched the same message as the first entry
-    // that matched a line (entries ranked above it on words alone stay in the results, after the candidates)
+    // that matched it (entries ranked above it on words or on lines no cause is named by stay in the results,
+    // after the candidates)
     var anchor = null;
     for (var k = 0; k < scored.length && anchor === null; k++) {
       var s = scored[k];
-      if (s.symptomAt.length || s.evidence.length) anchor = s.symptomAt;
+      if (s.symptomAt.length || s.evidence.some(function (e) { return e.namesCause; })) anchor = s.symptomAt;
     }
     var at = anchor && anchor.length ? anchor[0] : null, family = [];
     scored.forEach(function (s, i) { if (at !== null && s.symptomAt.indexOf(at) >= 0) family.push(i); });

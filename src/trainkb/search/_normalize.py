@@ -15,9 +15,14 @@ from itertools import chain
 
 from ._policy import FILE_TYPES, WORDS
 
-__all__ = ["MASKS", "NUMBER", "content_words", "normalize", "stem", "terms"]
+TYPE_CHECKING = False  # typing's flag, without importing typing (a warm `kb search` never needs it)
+if TYPE_CHECKING:
+    from collections.abc import Container
+
+__all__ = ["MASKS", "NUMBER", "content_words", "normalize", "spelled_names", "stem", "terms"]
 
 MASKS = WORDS.masks  # (placeholder, pattern) in application order
+DIGITS = "0123456789"  # what a name may end in and still be the same name (content_words)
 
 # What a text must hold before each mask can match, in MASKS order (None: always tried). A mask's
 # regex starts with no fixed text, so the engine tries it at every position: on a line without
@@ -154,7 +159,27 @@ def _cut(text: str) -> list[str]:
     return list(chain.from_iterable(map(known.__getitem__, words)))
 
 
-def content_words(text: str) -> list[str]:
-    """Stemmed whole words without digits: the fixed wording of a message, not its variable parts."""
-    stop = WORDS.stop
-    return [stem(w) for w in WORDS.token.findall(text.lower()) if w.replace("_", "").isalpha() and w not in stop]
+def content_words(text: str, named: Container[str] | None = None) -> list[str]:
+    """Stemmed whole words: the fixed wording of a message, not its variable parts.
+
+    Digits are variable ('1st', 'cuda:0', 'fp16'), but a long name that only ends in them is a name
+    ('SqrtBackward0' is not 'SolveBackward'), compared without its digits: every such name of a paste, and of
+    a signature's text only those in ``named``, the names the signature spells (a `\\w+` leaves them variable).
+    """
+    stop, long = WORDS.stop, WORDS.named_chars
+    out = []
+    for token in WORDS.token.findall(text.lower()):
+        word = token.rstrip(DIGITS)
+        if not word.replace("_", "").isalpha() or word in stop:
+            continue
+        if word != token and (len(word) < long or (named is not None and word not in named)):
+            continue
+        out.append(stem(word))
+    return out
+
+
+@functools.cache
+def spelled_names(source: str) -> frozenset[str]:
+    """The long names a signature's literal or regex spells out, without trailing digits (content_words)."""
+    words = (token.rstrip(DIGITS) for token in WORDS.token.findall(source.lower()))
+    return frozenset(w for w in words if len(w) >= WORDS.named_chars and w.replace("_", "").isalpha())

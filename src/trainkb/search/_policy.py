@@ -109,6 +109,7 @@ class WordRules:
     stem_keep_chars: int  # a word this long or shorter is kept whole
     stem_min_chars: int  # characters a stem keeps at least: a suffix that would leave fewer stays
     part_min_chars: int  # characters an identifier's ``_``-separated part needs to be a term of its own
+    named_chars: int  # letters before its trailing digits that make a word a name ('SqrtBackward0'), not a variable
 
 
 @dataclass(frozen=True, eq=False, repr=False, match_args=False)
@@ -326,6 +327,7 @@ WORDS = WordRules(
     stem_keep_chars=4,
     stem_min_chars=4,
     part_min_chars=3,
+    named_chars=8,
 )
 
 SIGNATURES = SignatureRules(

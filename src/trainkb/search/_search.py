@@ -218,9 +218,10 @@ def _respond(
     symptom = scored[0].symptom if scored else None
     partial = bool(scored) and scored[0].partial
     cut = max(top, 0)
-    # the symptom line the candidates share: the first entry that matched a line (entries ranked above it on
-    # words alone never hide a recognised symptom; they stay in the results, after the candidates)
-    anchor = next((s.symptom_at for s in scored if s.symptom_at or s.evidence), ())
+    # the symptom line the candidates share: the first entry that matched it (entries ranked above it on words
+    # alone, or on lines that name no cause, such as anomaly mode's warning above the error, never hide a
+    # recognised symptom; they stay in the results, after the candidates)
+    anchor = next((s.symptom_at for s in scored if s.symptom_at or any(e.names_cause for e in s.evidence)), ())
     if results and results[0].confidence != "low":
         return SearchResponse(query.kind, False, results[:cut], None, symptom, "answered", _vouched(scored[0]))
     family = [i for i, s in enumerate(scored) if anchor and anchor[0] in s.symptom_at]

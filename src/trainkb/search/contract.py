@@ -44,7 +44,7 @@ __all__ = [
 # 2: tells, status, why, candidates; 3: kb's own blocks, ranks' teardown; 4: all rules; 5: a culprit's own error;
 # 6: ranks in a row named as a range (RANKS_RUN); 7: BETWEEN_WORDS, the character read as a space;
 # 8: CODE_QUOTES, RUNS_ON and the words ranks are named with (RANKS_ONE, RANKS_MANY, RANKS_SPAN, RANKS_JOINER)
-ENGINE_CONTRACT_VERSION = 8
+ENGINE_CONTRACT_VERSION = 9
 # the rules engine.js reads, every field of each, named by its prefix and upper-cased field name
 RULES = (
     ("", PASTE),
