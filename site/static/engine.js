@@ -44,7 +44,7 @@
     advice: ["launcher", "symptom", "partial", "symptom_one", "exception", "cut", "log", "prose", "launcher_output",
              "symptom_output", "symptom_one_output", "exception_output", "cut_output", "log_output", "foreign"],
     entries: ["id", "title", "area", "fix_summary"],
-    sigs: ["entry", "source", "regex", "literal", "type", "texts", "terms", "required", "numbers", "spec", "ambiguous",
+    sigs: ["entry", "source", "regex", "literal", "type", "texts", "terms", "required", "numbers", "names", "spec", "ambiguous",
            "names_cause"],
     phrases: ["entry", "text", "alias", "spec", "ambiguous"],
     excludes: ["entry", "regex"],
@@ -217,7 +217,7 @@
 
   /* content_words(): stemmed whole words, the fixed wording of a message; a long name that only ends in
    * digits ('sqrtbackward0') is compared without them: every such name of a paste, of a signature's text
-   * only those in `named` (spelledNames) */
+   * only those in `named` (the index's names of that signature) */
   Normalizer.prototype.contentWords = function (text, named) {
     var tokens = text.toLowerCase().match(this.token) || [], out = [];
     for (var i = 0; i < tokens.length; i++) {
@@ -225,15 +225,6 @@
       if (!/^[a-z]+$/.test(w.replace(/_/g, "")) || this.stop.has(w)) continue;
       if (w !== t && (w.length < this.namedChars || (named && !named.has(w)))) continue;
       out.push(this.stem(w));
-    }
-    return out;
-  };
-  /* spelled_names(): the long names a signature's literal or regex spells out, without trailing digits */
-  Normalizer.prototype.spelledNames = function (source) {
-    var tokens = source.toLowerCase().match(this.token) || [], out = new Set();
-    for (var i = 0; i < tokens.length; i++) {
-      var w = tokens[i].replace(/[0-9]+$/, "");
-      if (w.length >= this.namedChars && /^[a-z]+$/.test(w.replace(/_/g, ""))) out.add(w);
     }
     return out;
   };
@@ -778,12 +769,11 @@
     this.norm = new Normalizer(C, P);
     this.parser = new Parser(C, P);
     this.entries = data.entries;
-    var norm = this.norm;
     this.sigs = data.sigs.map(function (s) {
       return { entry: s.entry, source: s.source, regex: re(s.regex, "g"), literal: s.literal, type: s.type,
                texts: s.texts.map(codePoints), nterms: s.terms.length, terms: s.terms, spec: s.spec,
                required: s.required, numbers: s.numbers, ambiguous: s.ambiguous, namesCause: s.names_cause,
-               named: norm.spelledNames(s.source) };
+               named: new Set(s.names) };
     });
     this.aliases = data.aliases;  // entry -> [[words, idf total], ...]
     // aliases written as error fragments, with their words

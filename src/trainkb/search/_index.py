@@ -28,7 +28,7 @@ from pathlib import Path
 
 from .._files import read_regular
 from ..catalogue import AREA_FILE, LAYER_FILE, layers_digest, record_files
-from ._normalize import NUMBER, normalize, terms
+from ._normalize import NUMBER, normalize, spelled_names, terms
 from ._policy import SCORE
 from ._sigregex import compile_signature, utf8
 from ._tells import tell_data
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 
 __all__ = ["FORMAT", "Index", "build_data", "cache_dir", "load_index", "unreachable_terms"]
 
-FORMAT = 10  # the plain-data layout; the cache key also hashes this module, the normaliser, rules and background
+FORMAT = 11  # the plain-data layout; the cache key also hashes this module, the normaliser, rules and background
 BACKGROUND = Path(__file__).with_name("background.json")  # words public failure reports share
 # indexes built ahead (python -m trainkb.search._prebuild: `make setup`, the wheel) for the catalogue trainkb
 # ships, named as the user's cache names them: a first search of that very catalogue state needs no build
@@ -90,6 +90,7 @@ class Sig:
     shared: int  # how many other entries' examples this signature also matches
     background: int  # how many public failure reports hold every word the signature requires
     numbers: frozenset[str]  # numbers the signature spells out: a line with other numbers is a sibling message
+    names: frozenset[str]  # long names it spells ('sqrtbackward'): a line naming another is a sibling message
     family: int  # how many entries carry this very pattern
     names_cause: bool  # whoever prints this message has the entry's root cause (the record says so)
 
@@ -118,6 +119,7 @@ class Index:
                 s["shared"],
                 s["background"],
                 frozenset(s["numbers"]),
+                frozenset(s["names"]),
                 s["family"],
                 s["names_cause"],
             )
@@ -231,6 +233,7 @@ def _signature_data(entry_index: int, sig: Any) -> dict[str, Any]:
         "terms": sorted(set(terms(sig.literal or _REGEX_SYNTAX.sub(" ", sig.regex)))),
         "shared": 0,
         "numbers": _fixed_numbers(sig),
+        "names": sorted(spelled_names(sig.literal if sig.literal is not None else sig.regex)),
         "family": 1,
         "names_cause": bool(sig.names_cause),
     }

@@ -178,8 +178,8 @@ def content_words(text: str, named: Container[str] | None = None) -> list[str]:
     return out
 
 
-@functools.cache
 def spelled_names(source: str) -> frozenset[str]:
-    """The long names a signature's literal or regex spells out, without trailing digits (content_words)."""
+    """The long names a signature's literal or regex spells out, without trailing digits (content_words);
+    the index keeps them per signature, so search never works them out again."""
     words = (token.rstrip(DIGITS) for token in WORDS.token.findall(source.lower()))
     return frozenset(w for w in words if len(w) >= WORDS.named_chars and w.replace("_", "").isalpha())

@@ -27,7 +27,7 @@ from itertools import chain
 
 from ._index import Index, Sig
 from ._input import FAILURE_WEIGHT, Message, Query
-from ._normalize import NUMBER, content_words, normalize, spelled_names, terms
+from ._normalize import NUMBER, content_words, normalize, terms
 from ._policy import PASTE, SCORE, SIGNATURES
 from ._sigregex import compile_signature, utf8
 
@@ -239,14 +239,14 @@ def _widen(text: str, start: int, end: int) -> str:
     return text[start:end]
 
 
-def _substituted(candidate: str, text: str, aligned: ScoreAlignment, source: str) -> bool:
+def _substituted(candidate: str, text: str, aligned: ScoreAlignment, names: frozenset[str]) -> bool:
     """True when the aligned windows trade content words, as in '...signal: Killed' against
     '...signal: Segmentation fault': a sibling message, not a retyped copy of this one.
 
     Digits are the variable parts of one message ('1st', 'cuda:0'); a long name ending in them is not
     ('SqrtBackward0' against 'SolveBackward': another op).
     """
-    mine = Counter(content_words(_widen(candidate, aligned.src_start, aligned.src_end), spelled_names(source)))
+    mine = Counter(content_words(_widen(candidate, aligned.src_start, aligned.src_end), names))
     theirs = Counter(content_words(_widen(text, aligned.dest_start, aligned.dest_end)))
     return bool(mine - theirs) and bool(theirs - mine)
 
@@ -288,7 +288,7 @@ def _fuzzy(
                     continue
                 coverage = min(len(text), len(candidate)) / max(len(candidate), 1)
                 strength = (aligned.score - SCORE.fuzzy_floor) / (100 - SCORE.fuzzy_floor) * math.sqrt(coverage)
-                if _substituted(candidate, text, aligned, sig.source):
+                if _substituted(candidate, text, aligned, sig.names):
                     strength *= SCORE.substitution_penalty
                 best = max(best, strength)
             if best > 0:

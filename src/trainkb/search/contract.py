@@ -43,7 +43,8 @@ __all__ = [
 
 # 2: tells, status, why, candidates; 3: kb's own blocks, ranks' teardown; 4: all rules; 5: a culprit's own error;
 # 6: ranks in a row named as a range (RANKS_RUN); 7: BETWEEN_WORDS, the character read as a space;
-# 8: CODE_QUOTES, RUNS_ON and the words ranks are named with (RANKS_ONE, RANKS_MANY, RANKS_SPAN, RANKS_JOINER)
+# 8: CODE_QUOTES, RUNS_ON and the words ranks are named with (RANKS_ONE, RANKS_MANY, RANKS_SPAN, RANKS_JOINER);
+# 9: NAMED_CHARS and each signature's names, the long names that end in digits and still name one thing
 ENGINE_CONTRACT_VERSION = 9
 # the rules engine.js reads, every field of each, named by its prefix and upper-cased field name
 RULES = (
@@ -81,6 +82,7 @@ class SignatureContract(TypedDict):
     terms: list[str]  # its words: how many a line shares decides whether to align it
     required: list[str]  # words every match holds: the gate before the regex runs
     numbers: list[str]  # numbers it spells out: a line with other numbers is a sibling message
+    names: list[str]  # long names it spells, without trailing digits: a line naming another is a sibling message
     spec: float  # specificity: short and shared signatures name the failure less surely
     ambiguous: bool  # many root causes print this message: it never names the cause alone
     names_cause: bool  # the record says whoever prints this message has the entry's root cause
@@ -289,6 +291,7 @@ def engine_contract(index: Index) -> EngineContract:
             "terms": sorted(sig.terms),
             "required": sorted(sig.required),
             "numbers": sorted(sig.numbers),
+            "names": sorted(sig.names),
             "spec": _score._specificity(sig),
             "ambiguous": _score._ambiguous(sig),
             "names_cause": sig.names_cause,
