@@ -149,7 +149,7 @@ async def test_a_paste_cut_to_its_tail_says_so_and_numbers_lines_as_the_users(ap
         assert box.line_number_start == dropped + 1 and f"{dropped} before cut" in str(box.border_title)
         assert app.current_entry == "D1"
         await pilot.press("ctrl+n")
-        await pilot.pause()
+        await settle(pilot, app)  # clearing fires the box's change handlers: wait for them and any worker
         assert box.line_number_start == 1 and "cut" not in str(box.border_title)
 
 
