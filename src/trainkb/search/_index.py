@@ -233,10 +233,10 @@ def _signature_data(entry_index: int, sig: Any) -> dict[str, Any]:
         "terms": sorted(set(terms(sig.literal or _REGEX_SYNTAX.sub(" ", sig.regex)))),
         "shared": 0,
         "numbers": _fixed_numbers(sig),
-        "names": sorted(spelled_names(sig.literal if sig.literal is not None else sig.regex)),
         "family": 1,
         "names_cause": bool(sig.names_cause),
     }
+    made["names"] = sorted(spelled_names(made["source"]))
     made["required"] = sorted(_required_terms(made))
     return made
 
