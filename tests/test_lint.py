@@ -318,3 +318,55 @@ def test_python_blocks_of_a_fix_compile(make_catalogue):
     assert finding == (
         f"{P}:10:1: fix: python block 1 (from line 3 of the fix) does not compile: expected ':' (its line 1) [fix-code]"
     )
+
+
+def _with_root_cause(text: str, checks: str | None = None) -> str:
+    return record(checks=checks).replace("root_cause: Something is wrong.", f"root_cause: {text}")
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Since torch 2.6 the loader refuses it (check demo).",
+        "Since torch 2.6 the loader refuses it (checks other and demo).",
+        "Since torch 2.6 the loader refuses it (https://github.com/pytorch/pytorch/pull/137602).",
+        "Since torch 2.6 the loader refuses it (pytorch/pytorch#137602).",
+        "Since torch 2.6 the loader refuses it (torch/serialization.py).",
+        "Since torch 2.6 the loader refuses it (serialization.py:1400).",
+        "The loader refuses it on every release.",  # no version, nothing to cite
+        "|\n  The loader refuses it:\n  ```python\n  # torch 2.6 and later\n  torch.load(path)\n  ```",
+    ],
+)
+def test_a_version_sentence_with_its_evidence_passes(make_catalogue, sentence):
+    checks = "checks:\n  - name: demo\n    claim: Demonstrates a thing.\n    demonstrates: failure\n"
+    checks += "    code: pass\n    expect: ok\n"
+    assert lint(make_catalogue({"alpha/D1-sample.yaml": _with_root_cause(sentence, checks)})) == []
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Since torch 2.6 the loader refuses it.",
+        "Since torch 2.6 the loader refuses it; check the file first.",  # "check" as a verb cites nothing
+        "Since torch 2.6 the loader refuses it (check missing-name).",  # a check nobody has
+        "pip >= 24.1 refuses the metadata, see train.py.",  # a bare script name is no source
+    ],
+)
+def test_a_version_sentence_without_evidence_is_a_finding(make_catalogue, sentence):
+    found = lint(make_catalogue({"alpha/D1-sample.yaml": _with_root_cause(sentence)}))
+    assert len(found) == 1 and found[0].startswith(f"{P}:9:") and found[0].endswith("[version-evidence]")
+
+
+def test_only_the_unsourced_sentence_of_a_field_is_reported(make_catalogue):
+    text = "'Python 3.12 prints it (https://docs.python.org/3/). Python 3.14 raises PicklingError instead.'"
+    found = lint(make_catalogue({"alpha/D1-sample.yaml": _with_root_cause(text)}))
+    assert len(found) == 1 and "Python 3.14 raises PicklingError instead." in found[0]
+
+
+def test_a_links_why_is_read_too(make_catalogue):
+    links = "links:\n  - {id: D2, relation: contrast, why: Anomaly mode and compile did not mix on torch 2.0.}\n"
+    root = make_catalogue(
+        {"alpha/D1-sample.yaml": record(extra=links), "beta/D2-other.yaml": record("D2", "beta", "three")}
+    )
+    found = lint(root)
+    assert len(found) == 1 and "links[0].why" in found[0] and "[version-evidence]" in found[0]

@@ -39,6 +39,7 @@ from ..search import (
     unreachable_terms,
     utf8,
 )
+from ._versions import unsourced_version_sentences
 
 __all__ = ["LintFinding", "lint_catalogue", "symptom_family_ids"]
 
@@ -498,6 +499,21 @@ def _strings(value: object, here: tuple[str | int, ...]) -> list[tuple[tuple[str
     return []
 
 
+def _check_version_evidence(out: _Collector, entry: Entry, checks: frozenset[str]) -> None:
+    """A sentence stating a version names its evidence in the same sentence (see ``_versions``)."""
+    fields: list[tuple[tuple[str | int, ...], str]] = [((name,), getattr(entry, name)) for name in _PROSE_FIELDS]
+    fields += [(("links", i, "why"), link.why) for i, link in enumerate(entry.links)]
+    for loc, prose in fields:
+        for sentence in unsourced_version_sentences(prose, checks):
+            out.add(
+                entry.id,
+                loc,
+                "version-evidence",
+                f"states a version without its evidence: {sentence[:100]!r}; cite a check (`check NAME`), "
+                "a URL, owner/repo#N or a source file in the same sentence, or drop the version",
+            )
+
+
 def _check_todos(out: _Collector, entry: Entry) -> None:
     for loc, text in _strings(out.cat.positions[entry.id].data, ()):
         if TODO in text:
@@ -600,6 +616,7 @@ def lint_catalogue(cat: Catalogue) -> list[LintFinding]:
                 "duplicate-id",
                 f"id {entry_id!r} is already used by {first}",
             )
+    checks = frozenset(check.name for entry in cat.ordered() for check in entry.checks)
     for entry in cat.ordered():
         if layered and entry.id not in cat.origin:
             continue
@@ -621,6 +638,7 @@ def lint_catalogue(cat: Catalogue) -> list[LintFinding]:
         _check_modeline(out, entry, path)
         _check_override(out, entry)
         _check_todos(out, entry)
+        _check_version_evidence(out, entry, checks)
     _check_families(out, cat.ordered(), {e.id for e in cat.ordered() if not layered or e.id in cat.origin})
     _check_schema_file(out)
     return sorted(out.findings, key=lambda f: (f.path, f.line, f.col, f.rule))
