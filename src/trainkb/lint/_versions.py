@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-__all__ = ["cited_checks", "unsourced_version_sentences"]
+__all__ = ["unsourced_version_sentences"]
 
 # a project or tool this catalogue's prose states versions of, followed by the version it states
 _VERSIONED = re.compile(
@@ -29,13 +29,24 @@ _ELSEWHERE = re.compile(
     r"|\b[\w.-]+(?:/[\w.-]+)+\.(?:py|pyx|cpp|cu|cc|h|hpp|c)\b"  # a source file by path
     r"|\b[\w.-]+\.(?:py|pyx|cpp|cu|cc|h|hpp|c):\d+"  # ... or by line
 )
-_FENCE = re.compile(r"^\s*```.*?^\s*```[^\n]*$", re.MULTILINE | re.DOTALL)
 # a sentence ends at . ; ! ? before a capital, a code span, a bracket, a quote or a digit; a blank line
 # or a list item also ends one
 _SENTENCE_END = re.compile(r"(?<=[.;!?])\s+(?=[A-Z`(\"'*0-9])|\n\s*\n|\n\s*(?:[-*]|\d+\.)\s")
 
 
-def cited_checks(sentence: str) -> list[str]:
+def _without_code(prose: str) -> str:
+    """``prose`` with its code blocks blanked, found by the same CommonMark parser as the fix-code rule."""
+    from markdown_it import MarkdownIt  # only here: lint's other rules need no Markdown
+
+    lines = prose.split("\n")
+    for token in MarkdownIt("commonmark").parse(prose):
+        if token.type in ("fence", "code_block") and token.map:
+            start, end = token.map
+            lines[start:end] = [""] * (end - start)
+    return "\n".join(lines)
+
+
+def _cited_checks(sentence: str) -> list[str]:
     """The check names a sentence cites (``check NAME``, ``checks A, B and C``), known or not."""
     return [
         name.strip(" `'")
@@ -47,8 +58,8 @@ def cited_checks(sentence: str) -> list[str]:
 
 def unsourced_version_sentences(prose: str, checks: frozenset[str]) -> Iterator[str]:
     """The sentences of ``prose`` that state a version and name no evidence (``checks``: every check name)."""
-    for sentence in _SENTENCE_END.split(_FENCE.sub(" ", prose)):
+    for sentence in _SENTENCE_END.split(_without_code(prose)):
         if not _VERSIONED.search(sentence) or _ELSEWHERE.search(sentence):
             continue
-        if not any(name in checks for name in cited_checks(sentence)):
+        if not any(name in checks for name in _cited_checks(sentence)):
             yield " ".join(sentence.split())
