@@ -1,14 +1,35 @@
-"""One entry as a Markdown document: shared by `kb show`, the TUI and the site."""
+"""The catalogue's Markdown: one entry as a document (`kb show`, the TUI, the site) and the code
+blocks of a prose field (the TUI's copy keys, lint)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache, lru_cache
+from typing import TYPE_CHECKING
 
 from .catalogue import RELATION_LABELS, Catalogue, Entry
 
-__all__ = ["entry_header", "entry_markdown"]
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
+
+__all__ = ["code_blocks", "entry_header", "entry_markdown"]
 
 LinkMaker = Callable[[str], str]
+
+
+@cache
+def _commonmark() -> MarkdownIt:
+    from markdown_it import MarkdownIt  # only here: `kb search` never parses Markdown
+
+    return MarkdownIt("commonmark")
+
+
+@lru_cache(maxsize=1024)
+def code_blocks(prose: str) -> tuple[Token, ...]:
+    """The fenced and indented code blocks of ``prose``, in order, as CommonMark reads them (parsed once
+    per text: lint reads a fix for two rules). Tokens are shared: read them, never change them."""
+    return tuple(t for t in _commonmark().parse(prose) if t.type in ("fence", "code_block"))
 
 
 def _inline(text: str) -> str:

@@ -260,8 +260,8 @@ def test_ids_in_signature_notes_and_unlinked_references_are_links(linked_site: P
     assert "print <code>Target 255 is out of bounds</code> for their void label" in o14
 
 
-def test_ids_in_pairs_ranges_and_the_fix_summary_are_links(linked_site: Path) -> None:
-    """Ids joined by a slash or a dash (E1/E2, D29–D35) link each id; so do the fix summary's."""
+def test_ids_in_pairs_ranges_and_the_fix_summary_are_links(linked_site: Path, build_small: Callable[..., Path]) -> None:
+    """Ids joined by a slash, a hyphen or an en dash (E1/E2, D1-D2, D29–D35) link each id; so do the fix summary's."""
 
     def link(entry: str) -> str:
         return f'<a href="../{entry}/index.html" class="entry-ref">{entry}</a>'
@@ -270,6 +270,9 @@ def test_ids_in_pairs_ranges_and_the_fix_summary_are_links(linked_site: Path) ->
     assert f"apart from {link('E1')}/{link('E2')}" in e3
     d26 = (linked_site / "D26" / "index.html").read_text(encoding="utf-8")
     assert f"failure: see {link('D29')}\u2013{link('D35')}" in d26
+    ranged = record("D3", "beta", "three", extra="links: [{id: D1, relation: see-also, why: one of D1-D2}]\n")
+    d3 = (build_small({**RECORDS, "beta/D3-three.yaml": ranged}) / "D3" / "index.html").read_text(encoding="utf-8")
+    assert f"one of {link('D1')}-{link('D2')}" in d3
     d25 = (linked_site / "D25" / "index.html").read_text(encoding="utf-8")
     fix = d25[d25.index('<p class="fix-summary">') :]
     assert f"in <code>dmesg</code> ({link('M8')})" in fix[: fix.index("</p>")]

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .._github import workflow_command
+from .._markdown import code_blocks
 from .._terminal import CONTROL
 from ..catalogue import (
     MODELINE,
@@ -426,9 +427,7 @@ def _check_requires(out: _Collector, entry: Entry) -> None:
 
 def _check_fix_code(out: _Collector, entry: Entry) -> None:
     """A ```python block of a fix compiles: readers (and the TUI's copy key) take it as it stands."""
-    from markdown_it import MarkdownIt  # only here: lint's other rules need no Markdown
-
-    fences = [t for t in MarkdownIt("commonmark").parse(entry.fix) if t.type == "fence"]
+    fences = [t for t in code_blocks(entry.fix) if t.type == "fence"]
     for number, token in enumerate(t for t in fences if t.info.split()[:1] == ["python"]):
         try:
             compile(token.content, f"{entry.id} fix", "exec")

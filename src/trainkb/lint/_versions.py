@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from .._markdown import code_blocks
+
 __all__ = ["unsourced_version_sentences"]
 
 # a project or tool this catalogue's prose states versions of, followed by the version it states
@@ -35,12 +37,10 @@ _SENTENCE_END = re.compile(r"(?<=[.;!?])\s+(?=[A-Z`(\"'*0-9])|\n\s*\n|\n\s*(?:[-
 
 
 def _without_code(prose: str) -> str:
-    """``prose`` with its code blocks blanked, found by the same CommonMark parser as the fix-code rule."""
-    from markdown_it import MarkdownIt  # only here: lint's other rules need no Markdown
-
+    """``prose`` with its code blocks blanked, found as the fix-code rule finds them."""
     lines = prose.split("\n")
-    for token in MarkdownIt("commonmark").parse(prose):
-        if token.type in ("fence", "code_block") and token.map:
+    for token in code_blocks(prose):
+        if token.map:
             start, end = token.map
             lines[start:end] = [""] * (end - start)
     return "\n".join(lines)

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import TypeVar
 
-from .._markdown import entry_header, entry_markdown
+from .._markdown import code_blocks, entry_header, entry_markdown
 from .._terminal import printable
 from ..catalogue import (
     Area,
@@ -64,10 +64,7 @@ def fix_blocks(entry: Entry) -> list[str]:
     markdown-it gives each block's content without the indentation of the list item it sits
     in, so the copy pastes into an editor or a REPL as it stands.
     """
-    from markdown_it import MarkdownIt
-
-    tokens = MarkdownIt("commonmark").parse(entry.fix)
-    return [t.content.rstrip() + "\n" for t in tokens if t.type in ("fence", "code_block")]
+    return [t.content.rstrip() + "\n" for t in code_blocks(entry.fix)]
 
 
 def fix_code(entry: Entry) -> str:
