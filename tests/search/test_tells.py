@@ -216,3 +216,40 @@ def test_a_cut_cause_naming_message_asks_for_the_whole_line() -> None:
     assert response.results[0].id == "D8"
     assert response.advice is not None
     assert "part of a longer message" in response.advice and "Several root causes" not in response.advice
+
+
+# https://github.com/milesial/Pytorch-UNet/issues/258: the device-side assert is O14's symptom line, but the
+# kernel's own assertion (a line V5 claims) carries V5's tell
+SEGMENTATION_ASSERT = (
+    "when I have 3 classes, the net pred maximum label =  tensor(3.0743, device='cuda:0', grad_fn=<MaxBackward1>)\n\n"
+    "RuntimeError: CUDA error: device-side assert triggered\n\n"
+    "/pytorch/aten/src/THCUNN/SpatialClassNLLCriterion.cu:106: cunn_SpatialClassNLLCriterion_updateOutput_kernel: "
+    "block: [0,0,0], thread: [725,0,0] Assertion `t >= 0 && t < n_classes` failed"
+)
+# https://github.com/visinf/da-sac/issues/12: an illegal access in a validation loop; M3's eval-loop tell holds,
+# but M3 matched only a frame many causes share, so it is not an answer
+VALIDATION_ILLEGAL_ACCESS = """\
+Traceback (most recent call last):
+  File "/disk1/hl/da-sac/train.py", line 378, in validation
+    masks_all = eval_batch(batch)
+  File "/disk1/hl/da-sac/train.py", line 151, in step
+    losses_ret[key] = val.mean().item()
+RuntimeError: CUDA error: an illegal memory access was encountered
+CUDA kernel errors might be asynchronously reported at some other API call,so the stacktrace below might be incorrect.
+For debugging consider passing CUDA_LAUNCH_BLOCKING=1.
+"""
+
+
+def test_a_tell_of_an_entry_recognised_on_another_line_answers() -> None:
+    """No member of the symptom's family has a tell that holds, but V5's own line and tell do (real catalogue)."""
+    response = search(SEGMENTATION_ASSERT)
+    assert response.status == "answered"
+    first = response.results[0]
+    assert first.id == "V5" and first.tell is not None and first.tell.fired
+    assert response.why == first.tell.says
+
+
+def test_a_tell_alone_does_not_answer_for_an_entry_matched_on_a_shared_frame() -> None:
+    response = search(VALIDATION_ILLEGAL_ACCESS)
+    assert response.status != "answered"
+    assert "M3" not in [r.id for r in response.results[: response.candidates]]

@@ -166,6 +166,11 @@ def _vouched(s: Scored) -> str | None:
     return ANSWER.why_vouched.replace("{matched}", matched)
 
 
+def _own_line(e: Evidence) -> bool:
+    """A line of the paste that points at this entry: a signature few causes print, strongly matched."""
+    return e.via == "signature" and not e.ambiguous and e.strength >= SCORE.known_failure
+
+
 def _first_tell(index: Index, s: Scored) -> Tell | None:
     tells = index.tells.get(s.entry)
     return Tell(tells[0]["says"], False) if tells else None
@@ -235,6 +240,11 @@ def _respond(
     lines = [line.text for line in (unskipped or query).lines] if output is None else clean_lines(output)
     view = TellText(lines)
     fired = {i: tell for i in family if (tell := first_fired(index.tells.get(scored[i].entry, ()), view))}
+    if not fired:  # no member's tell holds: an entry recognised on another line may have the tell that does
+        outside = [i for i, s in enumerate(scored) if i not in family and any(_own_line(e) for e in s.evidence)]
+        found = {i: tell for i in outside if (tell := first_fired(index.tells.get(scored[i].entry, ()), view))}
+        if len(found) == 1:
+            fired = found
     if len(fired) == 1:
         ((i, tell),) = fired.items()
         confidence: Confidence = "medium" if results[i].confidence == "low" else results[i].confidence
