@@ -24,7 +24,7 @@ _VERSIONED = re.compile(
     r"xformers|flash[-_]attn|apex)\s*(?:>=|≥|<=|≤|<|>|==)?\s*v?\d+(?:\.\d+)+",
     re.IGNORECASE,
 )
-_CHECK_NAME = re.compile(r"\bchecks? [`']?(?P<names>[a-z0-9][a-z0-9-]*(?:[`']?(?:,| and) [`']?[a-z0-9][a-z0-9-]*)*)")
+_CHECK_NAME = re.compile(r"\bchecks?\s+[`']?(?P<names>[a-z0-9][a-z0-9-]*(?:[`']?(?:,| and) [`']?[a-z0-9][a-z0-9-]*)*)")
 _ELSEWHERE = re.compile(
     r"https?://\S+"  # a page
     r"|\b[\w.-]+/[\w.-]+#\d+\b"  # owner/repo#N
