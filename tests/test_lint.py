@@ -330,6 +330,7 @@ def _with_root_cause(text: str, checks: str | None = None) -> str:
         "Since torch 2.6 the loader refuses it (check demo).",
         "Since torch 2.6 the loader refuses it (checks other and demo).",
         "|\n  Since torch 2.6 the loader refuses it (check\n  demo).",  # the name on the next line of a block
+        "|\n  Since torch 2.6 the loader refuses it (checks other and\n  demo).",
         "Since torch 2.6 the loader refuses it (https://github.com/pytorch/pytorch/pull/137602).",
         "Since torch 2.6 the loader refuses it (pytorch/pytorch#137602).",
         "Since torch 2.6 the loader refuses it (torch/serialization.py).",

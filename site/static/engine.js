@@ -1463,18 +1463,20 @@
       : (unskipped || query).lines.map(function (l) { return l.text; });
     // a line of the paste that points at one entry: a signature few causes print, strongly matched
     function ownLine(e) { return e.via === "signature" && !e.ambiguous && e.strength >= C.KNOWN_FAILURE; }
-    var fired = new Map();  // family order
-    family.forEach(function (i) {
-      var tell = firstFired(self.tells.get(scored[i].entry) || [], lines, self);
-      if (tell) fired.set(i, tell);
-    });
-    if (!fired.size) {  // no member's tell holds: an entry recognised on another line may have the tell that does
-      var found = new Map();
-      scored.forEach(function (s, i) {
-        if (family.indexOf(i) >= 0 || !s.evidence.some(ownLine)) return;
-        var tell = firstFired(self.tells.get(s.entry) || [], lines, self);
-        if (tell) found.set(i, tell);
+    // the first tell that fires of each of these ranked entries, for those that have one, in their order
+    function firedAmong(among) {
+      var out = new Map();
+      among.forEach(function (i) {
+        var tell = firstFired(self.tells.get(scored[i].entry) || [], lines, self);
+        if (tell) out.set(i, tell);
       });
+      return out;
+    }
+    var fired = firedAmong(family);
+    if (!fired.size) {  // no member's tell holds: an entry recognised on another line may have the tell that does
+      var outside = [];
+      scored.forEach(function (s, i) { if (family.indexOf(i) < 0 && s.evidence.some(ownLine)) outside.push(i); });
+      var found = firedAmong(outside);
       if (found.size === 1) fired = found;
     }
     if (fired.size === 1) {  // one candidate's tell singles it out

@@ -24,7 +24,10 @@ _VERSIONED = re.compile(
     r"xformers|flash[-_]attn|apex)\s*(?:>=|≥|<=|≤|<|>|==)?\s*v?\d+(?:\.\d+)+",
     re.IGNORECASE,
 )
-_CHECK_NAME = re.compile(r"\bchecks?\s+[`']?(?P<names>[a-z0-9][a-z0-9-]*(?:[`']?(?:,| and) [`']?[a-z0-9][a-z0-9-]*)*)")
+# a name may sit on the next line of a folded block: any run of whitespace stands for the space
+_CHECK_NAME = re.compile(
+    r"\bchecks?\s+[`']?(?P<names>[a-z0-9][a-z0-9-]*(?:[`']?(?:,|\s+and)\s+[`']?[a-z0-9][a-z0-9-]*)*)"
+)
 _ELSEWHERE = re.compile(
     r"https?://\S+"  # a page
     r"|\b[\w.-]+/[\w.-]+#\d+\b"  # owner/repo#N
@@ -51,7 +54,7 @@ def _cited_checks(sentence: str) -> list[str]:
     return [
         name.strip(" `'")
         for match in _CHECK_NAME.finditer(sentence)
-        for name in re.split(r",| and ", match["names"])
+        for name in re.split(r",|\s+and\s+", match["names"])
         if name.strip(" `'")
     ]
 

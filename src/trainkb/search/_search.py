@@ -171,6 +171,11 @@ def _own_line(e: Evidence) -> bool:
     return e.via == "signature" and not e.ambiguous and e.strength >= SCORE.known_failure
 
 
+def _fired_among(index: Index, scored: list[Scored], among: list[int], view: TellText) -> dict[int, dict[str, Any]]:
+    """The first tell that fires of each of these ranked entries, for those that have one, in their order."""
+    return {i: tell for i in among if (tell := first_fired(index.tells.get(scored[i].entry, ()), view))}
+
+
 def _first_tell(index: Index, s: Scored) -> Tell | None:
     tells = index.tells.get(s.entry)
     return Tell(tells[0]["says"], False) if tells else None
@@ -239,10 +244,10 @@ def _respond(
     symptom, partial = scored[family[0]].symptom, scored[family[0]].partial
     lines = [line.text for line in (unskipped or query).lines] if output is None else clean_lines(output)
     view = TellText(lines)
-    fired = {i: tell for i in family if (tell := first_fired(index.tells.get(scored[i].entry, ()), view))}
+    fired = _fired_among(index, scored, family, view)
     if not fired:  # no member's tell holds: an entry recognised on another line may have the tell that does
         outside = [i for i, s in enumerate(scored) if i not in family and any(_own_line(e) for e in s.evidence)]
-        found = {i: tell for i in outside if (tell := first_fired(index.tells.get(scored[i].entry, ()), view))}
+        found = _fired_among(index, scored, outside, view)
         if len(found) == 1:
             fired = found
     if len(fired) == 1:
