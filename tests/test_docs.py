@@ -56,15 +56,22 @@ def test_checks_page_lists_what_skips_where(catalogue):
     text = (DOCS / "checks.md").read_text(encoding="utf-8")
     gpu = [(e.id, c) for e in catalogue.ordered() for c in e.checks if c.requires.cuda or c.requires.min_gpus]
     cpu = [(e.id, c) for e in catalogue.ordered() for c in e.checks if (e.id, c) not in gpu]
-    extra = [(i, c) for i, c in cpu if EXTRA & set(c.requires.packages)]
+    deepspeed = [(i, c) for i, c in cpu if "deepspeed" in c.requires.packages]
+    extra = [(i, c) for i, c in cpu if EXTRA & set(c.requires.packages) and (i, c) not in deepspeed]
     numpy = [(i, c) for i, c in cpu if set(c.requires.packages) == {"numpy"}]
     other = [
-        (i, c) for i, c in cpu if c.requires.packages and not EXTRA & set(c.requires.packages) and (i, c) not in numpy
+        (i, c)
+        for i, c in cpu
+        if c.requires.packages
+        and not EXTRA & set(c.requires.packages)
+        and (i, c) not in numpy
+        and (i, c) not in deepspeed
     ]
     for lead, expected in (
         ("**Without the `checks` extra**", extra),
         ("**Without NumPy**", numpy),
         ("**Without torchvision or OpenCV**", other),
+        ("**Without DeepSpeed**", deepspeed),
         ("**Without a GPU**", gpu),
     ):
         count, ids = _skip_list(text, lead)
