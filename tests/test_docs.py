@@ -76,7 +76,7 @@ def test_checks_page_lists_what_skips_where(catalogue):
     ):
         count, ids = _skip_list(text, lead)
         assert (count, ids) == (len(expected), list(dict.fromkeys(i for i, _ in expected))), lead
-    assert {p for _, c in other for p in c.requires.packages} <= {"torchvision", "cv2", "PIL", "numpy"}
+    assert {p for _, c in other for p in c.requires.packages} <= {"torchvision", "cv2", "PIL", "numpy", "pip"}
 
 
 def _slug(heading: str) -> str:
