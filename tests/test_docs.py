@@ -56,17 +56,11 @@ def test_checks_page_lists_what_skips_where(catalogue):
     text = (DOCS / "checks.md").read_text(encoding="utf-8")
     gpu = [(e.id, c) for e in catalogue.ordered() for c in e.checks if c.requires.cuda or c.requires.min_gpus]
     cpu = [(e.id, c) for e in catalogue.ordered() for c in e.checks if (e.id, c) not in gpu]
-    deepspeed = [(i, c) for i, c in cpu if "deepspeed" in c.requires.packages]
-    extra = [(i, c) for i, c in cpu if EXTRA & set(c.requires.packages) and (i, c) not in deepspeed]
-    numpy = [(i, c) for i, c in cpu if set(c.requires.packages) == {"numpy"}]
-    other = [
-        (i, c)
-        for i, c in cpu
-        if c.requires.packages
-        and not EXTRA & set(c.requires.packages)
-        and (i, c) not in numpy
-        and (i, c) not in deepspeed
-    ]
+    needs = [(i, c, set(c.requires.packages)) for i, c in cpu]
+    deepspeed = [(i, c) for i, c, pk in needs if "deepspeed" in pk]
+    extra = [(i, c) for i, c, pk in needs if EXTRA & pk and "deepspeed" not in pk]
+    numpy = [(i, c) for i, c, pk in needs if pk == {"numpy"}]
+    other = [(i, c) for i, c, pk in needs if pk and not EXTRA & pk and pk != {"numpy"} and "deepspeed" not in pk]
     for lead, expected in (
         ("**Without the `checks` extra**", extra),
         ("**Without NumPy**", numpy),
